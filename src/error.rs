@@ -1,0 +1,121 @@
+//! The library's error type. Messages say what happened and what to do; the
+//! CLI maps [`Error::kind`] to its exit code.
+
+use std::path::PathBuf;
+
+/// What class of failure an [`Error`] is, for exit codes and adapters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The request was understood and refused (exit code 1).
+    Rejected,
+    /// The request itself is malformed: bad id, bad flag value (exit code 2).
+    Usage,
+    /// The database could not be opened, read or written (exit code 3).
+    Storage,
+}
+
+/// Everything the library can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A session id outside `[A-Za-z0-9._:-]{1,128}`.
+    #[error(
+        "invalid session id {0:?}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+    )]
+    InvalidSession(String),
+
+    /// Input the caller must fix (a flag value, a settings key, a file).
+    #[error("{0}")]
+    Usage(String),
+
+    /// An operation that was understood and refused; nothing changed.
+    #[error("{0}")]
+    Rejected(String),
+
+    /// The file exists but is not a goalkeeper database; it was not touched.
+    #[error(
+        "{path} is not a goalkeeper database ({why}); it was left untouched. Point --db or GOALKEEPER_DB at another file"
+    )]
+    NotOurDatabase {
+        /// The file.
+        path: PathBuf,
+        /// What gave it away.
+        why: String,
+    },
+
+    /// The database was written by a newer goalkeeper.
+    #[error(
+        "{path} has schema version {found}, but this goalkeeper only knows up to {known}; upgrade goalkeeper (the file was left untouched)"
+    )]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its `user_version`.
+        found: i64,
+        /// The newest version this build knows.
+        known: i64,
+    },
+
+    /// A stored value that does not parse (a hand-edited or damaged database).
+    #[error("the stored {what} is damaged: {why}")]
+    Corrupt {
+        /// Which value.
+        what: String,
+        /// The parse error.
+        why: String,
+    },
+
+    /// SQLite failed.
+    #[error("database error: {0}{hint}", hint = sqlite_hint(.0))]
+    Sqlite(#[from] rusqlite::Error),
+
+    /// The file system failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The class of failure, for exit codes.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidSession(_) | Error::Usage(_) => ErrorKind::Usage,
+            Error::Rejected(_) => ErrorKind::Rejected,
+            Error::NotOurDatabase { .. }
+            | Error::NewerSchema { .. }
+            | Error::Corrupt { .. }
+            | Error::Sqlite(_)
+            | Error::Io { .. } => ErrorKind::Storage,
+        }
+    }
+}
+
+fn sqlite_hint(error: &rusqlite::Error) -> &'static str {
+    use rusqlite::ErrorCode;
+    match error.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => {
+            " (the database file or its directory is read-only; fix the permissions or use --db)"
+        }
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            " (another process held the database too long; retry)"
+        }
+        Some(ErrorCode::NotADatabase) => {
+            " (the file is not a SQLite database, or it is damaged; use --db to choose another)"
+        }
+        Some(ErrorCode::DatabaseCorrupt) => {
+            " (the database is damaged; restore a backup or use --db to choose another)"
+        }
+        Some(ErrorCode::CannotOpen) => {
+            " (the file cannot be opened; check the path and its permissions)"
+        }
+        _ => "",
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+mod error;
+pub mod prompt;
+mod session;
+pub mod store;
+pub mod todo;
+mod tool;
+
+pub use error::{Error, ErrorKind, Result};
+pub use session::SessionId;
+pub use store::Store;
+pub use tool::{TextContent, ToolResult};

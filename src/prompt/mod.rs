@@ -1,0 +1,3 @@
+//! Prompt text: sanitizing what goes into prompts.
+
+pub mod sanitize;

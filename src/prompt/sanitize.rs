@@ -1,0 +1,120 @@
+//! Making stored text safe to place inside a prompt (SPEC §3.2).
+//!
+//! Phase names, task contents and blocker notes become one safe line: line
+//! breaks and tabs turn into visible backslash escapes, `&`, `<` and `>` are
+//! XML-escaped (so no text can close `<todo_context>` or open a tag), and any
+//! other control character, and U+2028/U+2029, becomes a space.
+
+use std::borrow::Cow;
+
+use quick_xml::escape::partial_escape;
+
+/// One safe line for a prompt: newline escapes, then `&`/`<`/`>`, then
+/// control characters to spaces. Quotes stay as they are.
+pub fn sanitize(text: &str) -> String {
+    // Newline escapes come first: quick-xml would turn `\r` into `&#13;`.
+    let escaped = escape_breaks(text);
+    blank_controls(&partial_escape(escaped.as_ref()), false)
+}
+
+/// Escapes a multi-line text (the goal objective) for a prompt: `&`, `<`,
+/// `>` escaped, line breaks kept (CRLF and lone CR become LF), tabs kept,
+/// every other control character and U+2028/U+2029 turned into a space.
+pub fn sanitize_multiline(text: &str) -> String {
+    let unified = text.replace("\r\n", "\n").replace('\r', "\n");
+    blank_controls(&partial_escape(unified.as_str()), true)
+}
+
+/// One line for plain-text output (summaries, status lines): the newline
+/// escapes and control-character blanking of [`sanitize`], without XML
+/// escaping.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(blank_controls(&escape_breaks(text), false))
+}
+
+fn escape_breaks(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\r', '\n', '\t']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.replace("\r\n", "\\n")
+            .replace('\r', "\\r")
+            .replace('\n', "\\n")
+            .replace('\t', "\\t"),
+    )
+}
+
+fn blank_controls(text: &str, keep_breaks: bool) -> String {
+    text.chars()
+        .map(|c| {
+            let kept = keep_breaks && (c == '\n' || c == '\t');
+            if !kept && is_unsafe(c) { ' ' } else { c }
+        })
+        .collect()
+}
+
+/// Control characters (C0, DEL, C1) and the Unicode line and paragraph
+/// separators.
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_tags_and_ampersands_are_escaped() {
+        assert_eq!(
+            sanitize("Choose <next> & slice </todo_context>"),
+            "Choose &lt;next&gt; &amp; slice &lt;/todo_context&gt;"
+        );
+        assert_eq!(sanitize("&amp;"), "&amp;amp;");
+    }
+
+    #[test]
+    fn quotes_stay() {
+        assert_eq!(sanitize(r#"say "hi" it's"#), r#"say "hi" it's"#);
+    }
+
+    #[test]
+    fn line_breaks_become_visible_escapes() {
+        assert_eq!(sanitize("a\r\nb"), "a\\nb");
+        assert_eq!(sanitize("a\rb"), "a\\rb");
+        assert_eq!(sanitize("a\nb"), "a\\nb");
+        assert_eq!(sanitize("a\tb"), "a\\tb");
+        assert_eq!(sanitize("a\n\rb"), "a\\n\\rb");
+    }
+
+    #[test]
+    fn control_characters_and_separators_become_spaces() {
+        for c in [
+            '\u{0}', '\u{7}', '\u{b}', '\u{c}', '\u{1b}', '\u{1f}', '\u{7f}', '\u{85}', '\u{9f}',
+            '\u{2028}', '\u{2029}',
+        ] {
+            assert_eq!(sanitize(&format!("a{c}b")), "a b", "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn other_text_is_unchanged() {
+        assert_eq!(sanitize("数据库迁移 🚀 ü"), "数据库迁移 🚀 ü");
+        assert!(matches!(one_line("plain"), Cow::Borrowed("plain")));
+    }
+
+    #[test]
+    fn one_line_escapes_breaks_without_xml() {
+        assert_eq!(one_line("a <b>\n&\u{7}"), "a <b>\\n& ");
+    }
+
+    #[test]
+    fn multiline_keeps_breaks_and_escapes_markup() {
+        assert_eq!(
+            sanitize_multiline("Ship </todo_context>\r\nthen\rrest\u{2028}\tok\u{0}"),
+            "Ship &lt;/todo_context&gt;\nthen\nrest \tok "
+        );
+    }
+}

@@ -1,0 +1,84 @@
+//! Session ids: the unit of isolation, one per agent conversation.
+
+use std::fmt;
+
+use crate::error::Error;
+
+/// A validated session id: 1–128 characters of `[A-Za-z0-9._:-]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// The session used when none is given.
+    pub const DEFAULT: &'static str = "default";
+
+    /// Checks `id` and wraps it; anything outside the alphabet or length is
+    /// [`Error::InvalidSession`].
+    pub fn parse(id: &str) -> Result<SessionId, Error> {
+        let valid = (1..=128).contains(&id.len())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+        if valid {
+            Ok(SessionId(id.to_owned()))
+        } else {
+            Err(Error::InvalidSession(id.to_owned()))
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for SessionId {
+    fn default() -> SessionId {
+        SessionId(SessionId::DEFAULT.to_owned())
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_documented_alphabet() {
+        for id in [
+            "default",
+            "a",
+            "A.b_c:d-9",
+            &"x".repeat(128),
+            "0f8e-uuid:1.2",
+        ] {
+            assert_eq!(SessionId::parse(id).unwrap().as_str(), id);
+        }
+    }
+
+    #[test]
+    fn rejects_everything_else_with_the_rule() {
+        for id in [
+            "",
+            &"x".repeat(129),
+            "a b",
+            "a/b",
+            "../x",
+            "é",
+            "a\nb",
+            "a\0",
+        ] {
+            let err = SessionId::parse(id).unwrap_err();
+            assert!(
+                err.to_string().starts_with("invalid session id")
+                    && err.to_string().contains("1-128 characters"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The append-only event log: every mutation and every failed agent call.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::Serialize;
+
+use crate::SessionId;
+use crate::error::Result;
+use crate::todo::Actor;
+
+/// What part of the session an event changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// The todo list.
+    Todo,
+}
+
+impl EventKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Todo => "todo",
+        }
+    }
+
+    fn parse(text: &str) -> EventKind {
+        match text {
+            _ => EventKind::Todo,
+        }
+    }
+}
+
+/// One entry of the event log, as `todo log` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    /// Position in the log (global, increasing).
+    pub id: i64,
+    /// When it happened, milliseconds since the epoch.
+    pub at_ms: i64,
+    /// Who acted.
+    pub actor: Actor,
+    /// What it changed.
+    pub kind: EventKind,
+    /// The op name (`done`, `import`, `undo`, ...), if readable.
+    pub op: Option<String>,
+    /// The call as recorded: the canonical op, or the raw text of a failed call.
+    pub payload: serde_json::Value,
+    /// False for a rejected agent call.
+    pub ok: bool,
+    /// Why it was rejected.
+    pub error: Option<String>,
+    /// The resulting list version, for a successful todo mutation.
+    pub version: Option<i64>,
+}
+
+/// An event about to be appended.
+pub(crate) struct NewEvent<'a> {
+    pub session: &'a SessionId,
+    pub at_ms: i64,
+    pub actor: Actor,
+    pub kind: EventKind,
+    pub op: Option<&'a str>,
+    pub payload: &'a str,
+    pub error: Option<&'a str>,
+    pub version: Option<i64>,
+    pub undo_to: Option<i64>,
+    pub state: Option<&'a str>,
+}
+
+pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version, undo_to, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        event.session.as_str(),
+        event.at_ms,
+        event.actor.as_str(),
+        event.kind.as_str(),
+        event.op,
+        event.payload,
+        event.error.is_none(),
+        event.error,
+        event.version,
+        event.undo_to,
+        event.state,
+    ])?;
+    Ok(())
+}
+
+/// The last `limit` events of a session, oldest first.
+pub(crate) fn recent(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    limit: usize,
+) -> Result<Vec<Event>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, at_ms, actor, kind, op, payload, ok, error, version FROM events
+         WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![session.as_str(), limit as i64], |r| {
+        let actor: String = r.get(2)?;
+        let kind: String = r.get(3)?;
+        let payload: String = r.get(5)?;
+        Ok(Event {
+            id: r.get(0)?,
+            at_ms: r.get(1)?,
+            actor: if actor == "user" {
+                Actor::User
+            } else {
+                Actor::Agent
+            },
+            kind: EventKind::parse(&kind),
+            op: r.get(4)?,
+            // A rejected call may not be JSON at all; keep its text.
+            payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::String(payload)),
+            ok: r.get(6)?,
+            error: r.get(7)?,
+            version: r.get(8)?,
+        })
+    })?;
+    let mut events = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    events.reverse();
+    Ok(events)
+}
+
+/// The stored list state and undo pointer of a todo version.
+pub(crate) fn todo_version(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    version: i64,
+) -> Result<Option<(String, Option<i64>)>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT state, undo_to FROM events
+             WHERE session_id = ?1 AND kind = 'todo' AND version = ?2",
+        )?
+        .query_row(params![session.as_str(), version], |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                r.get(1)?,
+            ))
+        })
+        .optional()?)
+}

@@ -1,0 +1,232 @@
+//! The SQLite store (SPEC §7): one file, WAL, a busy timeout, versioned
+//! migrations, and one `BEGIN IMMEDIATE` transaction per command.
+//!
+//! Opening checks the file before touching it: something that is not a
+//! SQLite database, a SQLite database of another program, or a goalkeeper
+//! database from a newer version is refused and left byte-for-byte as it was.
+
+mod events;
+mod migrations;
+mod sessions;
+mod todos;
+
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+
+use crate::error::{Error, Result};
+
+pub use events::{Event, EventKind};
+pub use sessions::SessionInfo;
+
+/// `PRAGMA application_id` of a goalkeeper database ("gkpr").
+pub const APPLICATION_ID: i64 = 0x676b_7072;
+
+/// How long a command waits for another process's transaction. Commands
+/// hold the lock for a millisecond or two, so this is only reached when a
+/// process hangs mid-transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The goalkeeper database. One connection; every public method is one
+/// immediate transaction.
+pub struct Store {
+    conn: Connection,
+    path: Option<PathBuf>,
+}
+
+impl Store {
+    /// Opens (creating with mode 0600 if missing) the database at `path`,
+    /// migrating it to the current schema. Refuses, untouched, a file that
+    /// is not a goalkeeper database or comes from a newer version.
+    pub fn open(path: &Path) -> Result<Store> {
+        precheck_file(path)?;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let store = Store {
+            conn,
+            path: Some(path.to_owned()),
+        };
+        store.setup()?;
+        Ok(store)
+    }
+
+    /// A private in-memory database, for tests and one-off runs.
+    pub fn open_in_memory() -> Result<Store> {
+        let store = Store {
+            conn: Connection::open_in_memory()?,
+            path: None,
+        };
+        store.setup()?;
+        Ok(store)
+    }
+
+    /// The file behind the store, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn setup(&self) -> Result<()> {
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        self.check_identity()?;
+        if self.path.is_some() {
+            // Switching to WAL needs a brief exclusive lock that a racing
+            // opener may hold; it does not always go through the busy handler.
+            retry_busy(|| {
+                self.conn
+                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            })?;
+        }
+        // NORMAL is durable against a crashed process in WAL mode; only a
+        // power loss can drop the last commits.
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        self.conn.pragma_update(None, "foreign_keys", true)?;
+        migrations::migrate(&self.conn, self.path.as_deref())
+    }
+
+    /// Refuses a SQLite database that belongs to another program or to a
+    /// newer goalkeeper, before anything writes to it.
+    fn check_identity(&self) -> Result<()> {
+        let (app_id, version, tables) = retry_busy(|| {
+            let app_id: i64 = self
+                .conn
+                .query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            let version: i64 = self
+                .conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let tables: i64 =
+                self.conn
+                    .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+            Ok((app_id, version, tables))
+        })
+        .map_err(|e| match (e.sqlite_error_code(), &self.path) {
+            (Some(ErrorCode::NotADatabase), Some(path)) => Error::NotOurDatabase {
+                path: path.clone(),
+                why: "SQLite cannot read it as a database".into(),
+            },
+            _ => Error::Sqlite(e),
+        })?;
+        let path = || self.path.clone().unwrap_or_default();
+        if app_id == APPLICATION_ID {
+            if version > migrations::LATEST {
+                return Err(Error::NewerSchema {
+                    path: path(),
+                    found: version,
+                    known: migrations::LATEST,
+                });
+            }
+            return Ok(());
+        }
+        if app_id != 0 {
+            return Err(Error::NotOurDatabase {
+                path: path(),
+                why: format!("its application id is {app_id:#x}"),
+            });
+        }
+        if tables > 0 || version != 0 {
+            return Err(Error::NotOurDatabase {
+                path: path(),
+                why: "it is a SQLite database of another program".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Starts the one immediate transaction of a command.
+    pub(crate) fn immediate(&mut self) -> Result<Transaction<'_>> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its verdict (`"ok"` when
+    /// the file is sound).
+    pub fn integrity_check(&self) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+}
+
+/// Rejects, without opening it through SQLite, a path that is a directory or
+/// a file without the SQLite header; creates a missing file with mode 0600.
+fn precheck_file(path: &Path) -> Result<()> {
+    let io = |what: &str| {
+        let what = format!("{what} {}", path.display());
+        move |source| Error::Io { what, source }
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(Error::Usage(format!(
+            "{} is a directory; give the path of a database file, e.g. {}/goalkeeper.db",
+            path.display(),
+            path.display()
+        ))),
+        Ok(_) => {
+            let mut header = [0u8; 16];
+            let mut file = std::fs::File::open(path).map_err(io("cannot read"))?;
+            let read = read_up_to(&mut file, &mut header).map_err(io("cannot read"))?;
+            if read == 0 || header.starts_with(b"SQLite format 3\0") {
+                Ok(())
+            } else {
+                Err(Error::NotOurDatabase {
+                    path: path.to_owned(),
+                    why: "it does not start with the SQLite header".into(),
+                })
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(io("cannot create the directory of"))?;
+            }
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(path) {
+                Ok(_) => Ok(()),
+                // Another process created it first; that is fine.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+                Err(e) => Err(io("cannot create")(e)),
+            }
+        }
+        Err(e) => Err(io("cannot access")(e)),
+    }
+}
+
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// Retries `f` while SQLite reports the database busy or locked, for the
+/// few setup statements that bypass the busy handler.
+fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match f() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}

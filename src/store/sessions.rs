@@ -1,0 +1,132 @@
+//! Session rows: creation on first write, listing, removal.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::Serialize;
+
+use super::Store;
+use crate::SessionId;
+use crate::error::{Error, Result};
+use crate::todo::{Counts, TodoList};
+
+/// A session as `session list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    /// The id.
+    pub id: String,
+    /// First write, milliseconds since the epoch.
+    pub created_ms: i64,
+    /// Last write, milliseconds since the epoch.
+    pub updated_ms: i64,
+    /// The todo list's version.
+    pub todo_version: i64,
+    /// Counts over the todo list.
+    pub todos: Counts,
+    /// Entries in the event log.
+    pub events: i64,
+}
+
+/// The stored todo state of a session.
+pub(crate) struct TodoRow {
+    pub list: TodoList,
+    pub version: i64,
+}
+
+/// Reads a session's list; a session never written reads as empty, version 0.
+pub(crate) fn load_todos(tx: &Transaction<'_>, session: &SessionId) -> Result<TodoRow> {
+    let row = tx
+        .prepare_cached("SELECT todos, todo_version FROM sessions WHERE id = ?1")?
+        .query_row([session.as_str()], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })
+        .optional()?;
+    match row {
+        None => Ok(TodoRow {
+            list: TodoList::default(),
+            version: 0,
+        }),
+        Some((json, version)) => Ok(TodoRow {
+            list: parse_list(&json, session)?,
+            version,
+        }),
+    }
+}
+
+pub(crate) fn parse_list(json: &str, session: &SessionId) -> Result<TodoList> {
+    serde_json::from_str(json).map_err(|e| Error::Corrupt {
+        what: format!("todo list of session {session}"),
+        why: e.to_string(),
+    })
+}
+
+/// Creates the session row if missing; bumps `updated_ms` either way.
+pub(crate) fn touch(tx: &Transaction<'_>, session: &SessionId, now_ms: i64) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO sessions (id, created_ms, updated_ms) VALUES (?1, ?2, ?2)
+         ON CONFLICT(id) DO UPDATE SET updated_ms = excluded.updated_ms",
+    )?
+    .execute(params![session.as_str(), now_ms])?;
+    Ok(())
+}
+
+impl Store {
+    /// Every session, most recently updated first.
+    pub fn sessions(&mut self) -> Result<Vec<SessionInfo>> {
+        let tx = self.immediate()?;
+        let sessions = {
+            let mut stmt = tx.prepare(
+                "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version, s.todos,
+                        (SELECT count(*) FROM events e WHERE e.session_id = s.id)
+                 FROM sessions s ORDER BY s.updated_ms DESC, s.id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, i64>(5)?,
+                ))
+            })?;
+            let mut sessions = Vec::new();
+            for row in rows {
+                let (id, created_ms, updated_ms, todo_version, todos, events) = row?;
+                let session = SessionId::parse(&id)?;
+                let todos = parse_list(&todos, &session)?.counts();
+                sessions.push(SessionInfo {
+                    id,
+                    created_ms,
+                    updated_ms,
+                    todo_version,
+                    todos,
+                    events,
+                });
+            }
+            sessions
+        };
+        tx.commit()?;
+        Ok(sessions)
+    }
+
+    /// One session's row, if it was ever written.
+    pub fn session(&mut self, session: &SessionId) -> Result<Option<SessionInfo>> {
+        Ok(self
+            .sessions()?
+            .into_iter()
+            .find(|s| s.id == session.as_str()))
+    }
+
+    /// Deletes a session with its list and event log. Refused when the
+    /// session does not exist.
+    pub fn remove_session(&mut self, session: &SessionId) -> Result<()> {
+        let tx = self.immediate()?;
+        let removed = tx.execute("DELETE FROM sessions WHERE id = ?1", [session.as_str()])?;
+        if removed == 0 {
+            return Err(Error::Rejected(format!(
+                "session {session} not found; `session list` shows the sessions"
+            )));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,372 @@
+//! Applying an [`Op`] to a [`TodoList`]: the pure state transition of the
+//! todo tool (SPEC §2.1–§2.3). No I/O happens here.
+//!
+//! Every op first checks everything it needs (targets exist, no duplicates,
+//! limits) and only then changes the list, so an error leaves the list
+//! exactly as it was.
+//!
+//! Decisions where the spec is silent (also in the README):
+//! - A bulk `done` (a phase, or every task) completes the *open* tasks in
+//!   scope; closed tasks keep their status, so a bulk `done` never turns
+//!   dropped work into finished work. A targeted `done` completes its task
+//!   whatever its status.
+//! - A bulk user `drop` abandons every task in scope except completed ones
+//!   and stamps them `dropped_by: user`; finished work stays finished.
+//! - `block` without a `reason` keeps a blocked task's existing note.
+//! - `rm` without a target empties every phase but keeps the phase names.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::call::{Op, PhaseItems, Target};
+use super::model::{Actor, DroppedBy, MAX_TASKS, Phase, Status, Task, TodoList};
+
+/// A task that moved into `completed` during a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CompletedTask {
+    /// The phase it sits in.
+    pub phase: String,
+    /// Its content.
+    pub content: String,
+}
+
+/// Applies `op` for `actor`. On success the list holds the new state,
+/// normalized (one `in_progress` at most, auto-advanced), and the tasks that
+/// moved into `completed` are returned. On error the list is untouched and
+/// every problem is returned. `view` changes nothing and does not normalize.
+pub fn apply(
+    list: &mut TodoList,
+    op: &Op,
+    actor: Actor,
+) -> Result<Vec<CompletedTask>, Vec<String>> {
+    let mut completed = Vec::new();
+    match op {
+        Op::View => return Ok(completed),
+        Op::Init(phases) => init(list, phases, actor)?,
+        Op::Start(task) => {
+            let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
+            for phase in &mut list.phases {
+                for other in &mut phase.tasks {
+                    if other.status == Status::InProgress {
+                        other.set_status(Status::Pending);
+                    }
+                }
+            }
+            list.phases[p].tasks[t].set_status(Status::InProgress);
+        }
+        Op::Done(target) => {
+            let targeted = matches!(target, Target::Task(_));
+            for_each_target(list, target, |phase, task| {
+                if task.status != Status::Completed && (targeted || task.status.is_open()) {
+                    task.set_status(Status::Completed);
+                    completed.push(CompletedTask {
+                        phase: phase.to_owned(),
+                        content: task.content.clone(),
+                    });
+                }
+            })?;
+        }
+        Op::Drop(target) => {
+            let targeted = matches!(target, Target::Task(_));
+            for_each_target(list, target, |_, task| drop_task(task, actor, targeted))?;
+        }
+        Op::Rm(target) => rm(list, target, actor)?,
+        Op::Block(target, reason) => {
+            for_each_target(list, target, |_, task| {
+                if task.status.is_open() {
+                    let note = reason.clone().or_else(|| task.blocker.take());
+                    task.set_status(Status::Blocked);
+                    task.blocker = note;
+                }
+            })?;
+        }
+        Op::Unblock(target) => {
+            for_each_target(list, target, |_, task| {
+                if task.status == Status::Blocked {
+                    task.set_status(Status::Pending);
+                }
+            })?;
+        }
+        Op::Append(phase, items) => append(list, phase, items)?,
+    }
+    normalize(list);
+    Ok(completed)
+}
+
+/// Restores the single-active-task rule: of several `in_progress` tasks only
+/// the earliest stays; with none, the earliest `pending` task is promoted.
+/// `blocked` tasks are never promoted.
+pub fn normalize(list: &mut TodoList) {
+    let mut seen_active = false;
+    for task in list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()) {
+        if task.status == Status::InProgress {
+            if seen_active {
+                task.set_status(Status::Pending);
+            }
+            seen_active = true;
+        }
+    }
+    if !seen_active
+        && let Some(task) = list
+            .phases
+            .iter_mut()
+            .flat_map(|p| p.tasks.iter_mut())
+            .find(|t| t.status == Status::Pending)
+    {
+        task.set_status(Status::InProgress);
+    }
+}
+
+fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
+    match actor {
+        Actor::User => {
+            if targeted || task.status != Status::Completed {
+                task.set_status(Status::Abandoned);
+                task.dropped_by = Some(DroppedBy::User);
+            }
+        }
+        Actor::Agent => {
+            let spared = !targeted
+                && (matches!(task.status, Status::Completed | Status::Blocked)
+                    || task.dropped_by.is_some());
+            if !spared && task.status != Status::Abandoned {
+                task.set_status(Status::Abandoned);
+            }
+        }
+    }
+}
+
+fn rm(list: &mut TodoList, target: &Target, actor: Actor) -> Result<(), Vec<String>> {
+    match actor {
+        Actor::Agent => for_each_target(list, target, |_, task| {
+            // An agent cannot make work disappear: open work is abandoned in
+            // place, and blocked work (waiting on someone else) is kept.
+            if matches!(task.status, Status::Pending | Status::InProgress) {
+                task.set_status(Status::Abandoned);
+            }
+        }),
+        Actor::User => {
+            match target {
+                Target::All => list.phases.iter_mut().for_each(|p| p.tasks.clear()),
+                Target::Phase(name) => {
+                    let p = find_phase(list, name).map_err(|e| vec![e])?;
+                    list.phases[p].tasks.clear();
+                }
+                Target::Task(content) => {
+                    let (p, t) = find_task(list, content).map_err(|e| vec![e])?;
+                    list.phases[p].tasks.remove(t);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn init(list: &mut TodoList, phases: &[PhaseItems], actor: Actor) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let mut names = HashSet::new();
+    let mut contents = HashSet::new();
+    for phase in phases {
+        if !names.insert(phase.name.as_str()) {
+            errors.push(format!(
+                "phase \"{}\" appears twice in `list`; phase names must be unique",
+                phase.name
+            ));
+        }
+        for item in &phase.items {
+            if !contents.insert(item.as_str()) {
+                errors.push(format!(
+                    "task \"{item}\" appears twice; task contents must be unique across the list"
+                ));
+            }
+        }
+    }
+    let mut next = TodoList::new(
+        phases
+            .iter()
+            .map(|p| Phase {
+                name: p.name.clone(),
+                tasks: p.items.iter().map(Task::pending).collect(),
+            })
+            .collect(),
+    );
+    if actor == Actor::Agent {
+        // Settle-gaming guard: work an agent abandoned stays visible even if
+        // the new list leaves it out.
+        for phase in &list.phases {
+            for task in &phase.tasks {
+                if task.is_agent_abandoned() && !contents.contains(task.content.as_str()) {
+                    let p = match next.find_phase(&phase.name) {
+                        Some(p) => p,
+                        None => {
+                            next.phases.push(Phase::new(phase.name.clone()));
+                            next.phases.len() - 1
+                        }
+                    };
+                    next.phases[p].tasks.push(task.clone());
+                }
+            }
+        }
+    }
+    check_limit(next.task_count(), &mut errors);
+    if errors.is_empty() {
+        *list = next;
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn append(list: &mut TodoList, phase: &str, items: &[String]) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let mut fresh = HashSet::new();
+    // A set of every content only pays off for larger batches.
+    let existing: Option<HashSet<&str>> =
+        (items.len() > 8).then(|| list.tasks().map(|(_, t)| t.content.as_str()).collect());
+    for item in items {
+        let exists = match &existing {
+            Some(set) => set.contains(item.as_str()),
+            None => list.find_task(item).is_some(),
+        };
+        if exists {
+            let (p, _) = list.find_task(item).expect("the content exists");
+            errors.push(format!(
+                "task \"{item}\" already exists in phase \"{}\"; task contents must be unique",
+                list.phases[p].name
+            ));
+        } else if !fresh.insert(item.as_str()) {
+            errors.push(format!(
+                "task \"{item}\" appears twice in `items`; task contents must be unique"
+            ));
+        }
+    }
+    check_limit(list.task_count() + items.len(), &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let p = match list.find_phase(phase) {
+        Some(p) => p,
+        None => {
+            list.phases.push(Phase::new(phase));
+            list.phases.len() - 1
+        }
+    };
+    list.phases[p].tasks.extend(items.iter().map(Task::pending));
+    Ok(())
+}
+
+fn check_limit(count: usize, errors: &mut Vec<String>) {
+    if count > MAX_TASKS {
+        errors.push(format!(
+            "the list would hold {count} tasks; the limit is {MAX_TASKS}, so close out or remove tasks first"
+        ));
+    }
+}
+
+/// Runs `f` on every task the target names, after checking it exists.
+fn for_each_target(
+    list: &mut TodoList,
+    target: &Target,
+    mut f: impl FnMut(&str, &mut Task),
+) -> Result<(), Vec<String>> {
+    match target {
+        Target::All => {
+            for phase in &mut list.phases {
+                for task in &mut phase.tasks {
+                    f(&phase.name, task);
+                }
+            }
+        }
+        Target::Phase(name) => {
+            let p = find_phase(list, name).map_err(|e| vec![e])?;
+            let phase = &mut list.phases[p];
+            for task in &mut phase.tasks {
+                f(&phase.name, task);
+            }
+        }
+        Target::Task(content) => {
+            let (p, t) = find_task(list, content).map_err(|e| vec![e])?;
+            let phase = &mut list.phases[p];
+            f(&phase.name, &mut phase.tasks[t]);
+        }
+    }
+    Ok(())
+}
+
+fn find_task(list: &TodoList, content: &str) -> Result<(usize, usize), String> {
+    list.find_task(content)
+        .ok_or_else(|| task_not_found(list, content))
+}
+
+fn find_phase(list: &TodoList, name: &str) -> Result<usize, String> {
+    list.find_phase(name)
+        .ok_or_else(|| phase_not_found(list, name))
+}
+
+/// The message for a task that does not exist, with the most useful hint.
+pub(crate) fn task_not_found(list: &TodoList, content: &str) -> String {
+    if list.is_empty() {
+        return format!(
+            "task \"{content}\" not found: the todo list is empty; create it with `init`"
+        );
+    }
+    if looks_like_id(content) {
+        let example = list
+            .tasks()
+            .next()
+            .map(|(_, t)| t.content.as_str())
+            .unwrap_or("");
+        return format!(
+            "task \"{content}\" not found: tasks have no ids or numbers; name a task by its exact content, for example \"{example}\""
+        );
+    }
+    let lowered = content.to_lowercase();
+    let close: Vec<&str> = list
+        .tasks()
+        .map(|(_, t)| t.content.as_str())
+        .filter(|c| c.to_lowercase() == lowered)
+        .collect();
+    match close.as_slice() {
+        [one] => format!(
+            "task \"{content}\" not found; did you mean \"{one}\"? Tasks are matched by their exact content"
+        ),
+        _ => format!(
+            "task \"{content}\" not found; tasks are matched by their exact content (see `view`)"
+        ),
+    }
+}
+
+fn phase_not_found(list: &TodoList, name: &str) -> String {
+    if list.phases.is_empty() {
+        return format!(
+            "phase \"{name}\" not found: the todo list is empty; create it with `init`"
+        );
+    }
+    const SHOWN: usize = 10;
+    let mut names: Vec<String> = list
+        .phases
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("\"{}\"", p.name))
+        .collect();
+    if list.phases.len() > SHOWN {
+        names.push(format!("and {} more", list.phases.len() - SHOWN));
+    }
+    format!(
+        "phase \"{name}\" not found; the phases are {}",
+        names.join(", ")
+    )
+}
+
+/// `task-3`, `#3`, `3`, `todo_12`, `item 2`: what a model sends when it
+/// assumes tasks have ids.
+fn looks_like_id(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let rest = ["task", "todo", "item", "id", "t"]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix))
+        .unwrap_or(&lower);
+    let rest = rest.trim_start_matches(['-', '_', ' ', '#', ':']);
+    !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit())
+}
