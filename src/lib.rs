@@ -5,6 +5,7 @@ mod error;
 pub mod prompt;
 mod session;
 pub mod store;
+pub mod time;
 pub mod todo;
 mod tool;
 

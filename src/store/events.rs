@@ -13,18 +13,23 @@ use crate::todo::Actor;
 pub enum EventKind {
     /// The todo list.
     Todo,
+    /// The goal.
+    Goal,
 }
 
 impl EventKind {
     fn as_str(self) -> &'static str {
         match self {
             EventKind::Todo => "todo",
+            EventKind::Goal => "goal",
         }
     }
 
     fn parse(text: &str) -> EventKind {
-        match text {
-            _ => EventKind::Todo,
+        if text == "goal" {
+            EventKind::Goal
+        } else {
+            EventKind::Todo
         }
     }
 }

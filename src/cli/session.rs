@@ -1,0 +1,83 @@
+//! `goalkeeper session list|show|rm`.
+
+use clap::Subcommand;
+use goalkeeper::time::utc_datetime;
+use goalkeeper::todo::{SummaryKind, summary};
+use goalkeeper::{Error, SessionId};
+use serde_json::json;
+
+use super::{Context, Outcome, print_json};
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// List every session, most recently updated first
+    List,
+    /// Show one session [default: the current --session]
+    Show {
+        /// The session id
+        id: Option<String>,
+    },
+    /// Delete a session with its todo list and event log
+    Rm {
+        /// The session id
+        id: String,
+    },
+}
+
+pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
+    let mut store = ctx.store()?;
+    match command {
+        SessionCommand::List => {
+            let sessions = store.sessions()?;
+            if ctx.json {
+                print_json(&sessions);
+            } else if sessions.is_empty() {
+                println!("No sessions yet.");
+            } else {
+                for s in &sessions {
+                    println!(
+                        "{}  todos {}/{} done, {} open  v{}  {} events  updated {}",
+                        s.id,
+                        s.todos.closed,
+                        s.todos.total,
+                        s.todos.open,
+                        s.todo_version,
+                        s.events,
+                        utc_datetime(s.updated_ms)
+                    );
+                }
+            }
+        }
+        SessionCommand::Show { id } => {
+            let session = match id {
+                Some(id) => SessionId::parse(&id)?,
+                None => ctx.session.clone(),
+            };
+            let Some(info) = store.session(&session)? else {
+                return Err(Error::Rejected(format!(
+                    "session {session} not found; `session list` shows the sessions"
+                )));
+            };
+            let (list, _) = store.todo_list(&session)?;
+            if ctx.json {
+                print_json(&json!({"session": info, "todos": list}));
+            } else {
+                println!("Session {}", info.id);
+                println!("Created {}", utc_datetime(info.created_ms));
+                println!("Updated {}", utc_datetime(info.updated_ms));
+                println!("Todo version {}, {} events", info.todo_version, info.events);
+                println!("{}", summary(&list, &[], SummaryKind::View));
+            }
+        }
+        SessionCommand::Rm { id } => {
+            let session = SessionId::parse(&id)?;
+            store.remove_session(&session)?;
+            if ctx.json {
+                print_json(&json!({"removed": session.as_str()}));
+            } else {
+                println!("Removed session {session}.");
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,293 @@
+//! `goalkeeper todo ...`: the agent's tool call (`apply`), the user's
+//! subcommands, markdown export/import, the event log and undo.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{ArgMatches, Args, Subcommand};
+use goalkeeper::Error;
+use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, TodoResult};
+use serde_json::{Map, Value, json};
+
+use super::{Context, Outcome, print_json};
+
+#[derive(Debug, Subcommand)]
+pub enum TodoCommand {
+    /// Run one `todo` tool call as the agent: JSON argument, or stdin with `-` or nothing
+    Apply {
+        /// The call, e.g. '{"op":"done","task":"Run tests"}'; `-` reads stdin
+        #[arg(value_name = "JSON")]
+        call: Option<String>,
+    },
+    /// Replace the list: --phase P --item T ... (repeat --phase to start the next phase)
+    Init {
+        /// Starts a phase; the items after it belong to it [default phase: Tasks]
+        #[arg(long = "phase", value_name = "PHASE")]
+        phases: Vec<String>,
+        /// A task of the current phase
+        #[arg(long = "item", value_name = "TASK", required = true)]
+        items: Vec<String>,
+    },
+    /// Make a task the one in progress
+    Start {
+        /// The task's exact content
+        task: String,
+    },
+    /// Complete a task, a phase, or (with neither) every task
+    Done(TargetArgs),
+    /// Abandon a task, a phase, or every task (stamped as dropped by you)
+    Drop(TargetArgs),
+    /// Delete a task, empty a phase, or empty every phase
+    Rm(TargetArgs),
+    /// Mark a task or a phase blocked, with an optional reason
+    Block {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// What it waits for (one line)
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Clear the block on a task or a phase
+    Unblock(TargetArgs),
+    /// Add tasks to a phase, creating it at the end if missing
+    Append {
+        /// The phase
+        #[arg(long)]
+        phase: String,
+        /// A task to add (repeatable)
+        #[arg(long = "item", value_name = "TASK", required = true)]
+        items: Vec<String>,
+    },
+    /// Show the list
+    View,
+    /// Write the list as markdown [default: TODO.md; `-` for stdout]
+    Export {
+        /// The file to write
+        path: Option<PathBuf>,
+    },
+    /// Replace the list with a markdown file [default: TODO.md; `-` for stdin]
+    Import {
+        /// The file to read
+        path: Option<PathBuf>,
+    },
+    /// Show the event log of the session
+    Log {
+        /// How many of the latest events to show
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Restore the list as it was before the last change
+    Undo,
+}
+
+/// A task (positional or `--task`) or a `--phase`; neither means every task
+/// where the op allows it.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The task's exact content
+    #[arg(conflicts_with_all = ["task_flag", "phase"])]
+    task: Option<String>,
+    /// The task's exact content (same as the positional TASK)
+    #[arg(
+        long = "task",
+        id = "task_flag",
+        value_name = "TASK",
+        conflicts_with = "phase"
+    )]
+    task_flag: Option<String>,
+    /// Every task of this phase
+    #[arg(long)]
+    phase: Option<String>,
+}
+
+impl TargetArgs {
+    fn into_call(self, op: &str) -> Map<String, Value> {
+        let mut call = Map::new();
+        call.insert("op".into(), op.into());
+        if let Some(task) = self.task.or(self.task_flag) {
+            call.insert("task".into(), task.into());
+        }
+        if let Some(phase) = self.phase {
+            call.insert("phase".into(), phase.into());
+        }
+        call
+    }
+}
+
+pub fn run(
+    ctx: &Context,
+    command: TodoCommand,
+    matches: Option<&ArgMatches>,
+) -> Result<Outcome, Error> {
+    let user_call = match command {
+        TodoCommand::Apply { call } => {
+            let text = match call.as_deref() {
+                None | Some("-") => read_stdin()?,
+                Some(text) => text.to_owned(),
+            };
+            let result =
+                ctx.store()?
+                    .todo(&ctx.session, Call::Json(&text), Actor::Agent, ctx.now_ms)?;
+            return Ok(print_result(ctx, &result));
+        }
+        TodoCommand::Init { phases, items } => init_call(phases, items, matches),
+        TodoCommand::Start { task } => json!({"op": "start", "task": task}),
+        TodoCommand::Done(target) => Value::Object(target.into_call("done")),
+        TodoCommand::Drop(target) => Value::Object(target.into_call("drop")),
+        TodoCommand::Rm(target) => Value::Object(target.into_call("rm")),
+        TodoCommand::Block { target, reason } => {
+            let mut call = target.into_call("block");
+            if let Some(reason) = reason {
+                call.insert("reason".into(), reason.into());
+            }
+            Value::Object(call)
+        }
+        TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
+        TodoCommand::Append { phase, items } => {
+            json!({"op": "append", "phase": phase, "items": items})
+        }
+        TodoCommand::View => json!({"op": "view"}),
+        TodoCommand::Export { path } => return export(ctx, path),
+        TodoCommand::Import { path } => return import(ctx, path),
+        TodoCommand::Log { limit } => return log(ctx, limit),
+        TodoCommand::Undo => {
+            let result = ctx.store()?.todo_undo(&ctx.session, ctx.now_ms)?;
+            return Ok(print_result(ctx, &result));
+        }
+    };
+    let result = ctx.store()?.todo(
+        &ctx.session,
+        Call::Value(&user_call),
+        Actor::User,
+        ctx.now_ms,
+    )?;
+    Ok(print_result(ctx, &result))
+}
+
+/// Rebuilds the interleaving of `--phase` and `--item` from their argument
+/// positions: each item belongs to the last `--phase` before it; items
+/// before any `--phase` go to `Tasks`.
+fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatches>) -> Value {
+    let indices = |id: &str| -> Vec<usize> {
+        matches
+            .and_then(|m| m.indices_of(id))
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    };
+    let mut tokens: Vec<(usize, bool, String)> = Vec::new();
+    tokens.extend(
+        indices("phases")
+            .into_iter()
+            .zip(phases)
+            .map(|(i, p)| (i, true, p)),
+    );
+    tokens.extend(
+        indices("items")
+            .into_iter()
+            .zip(items)
+            .map(|(i, t)| (i, false, t)),
+    );
+    tokens.sort_by_key(|(i, _, _)| *i);
+    let mut list: Vec<(String, Vec<String>)> = Vec::new();
+    for (_, is_phase, text) in tokens {
+        if is_phase {
+            list.push((text, Vec::new()));
+        } else {
+            match list.last_mut() {
+                Some((_, entries)) => entries.push(text),
+                None => list.push(("Tasks".to_owned(), vec![text])),
+            }
+        }
+    }
+    let list: Vec<Value> = list
+        .into_iter()
+        .map(|(phase, items)| json!({"phase": phase, "items": items}))
+        .collect();
+    json!({"op": "init", "list": list})
+}
+
+/// Prints a todo result (summary, or the whole object with `--json`) and
+/// says whether it was a rejection.
+pub(super) fn print_result(ctx: &Context, result: &TodoResult) -> Outcome {
+    if ctx.json {
+        print_json(result);
+    } else {
+        println!("{}", result.text());
+    }
+    if result.is_error {
+        Outcome::Rejected
+    } else {
+        Outcome::Success
+    }
+}
+
+/// Reads a tool call from stdin, refusing more than the call limit without
+/// reading the rest, and text that is not UTF-8.
+fn read_stdin() -> Result<String, Error> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_CALL_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Io {
+            what: "cannot read the call from stdin".into(),
+            source,
+        })?;
+    if bytes.len() > MAX_CALL_BYTES {
+        return Err(Error::Usage(format!(
+            "the call on stdin is larger than {MAX_CALL_BYTES} bytes (1 MiB); split it into several calls"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Usage(format!(
+            "the call on stdin is not UTF-8 text (invalid byte at offset {}); send JSON text",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn export(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
+    let _ = (ctx, path);
+    Err(Error::Usage("export is not available yet".into()))
+}
+
+fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
+    let _ = (ctx, path);
+    Err(Error::Usage("import is not available yet".into()))
+}
+
+fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
+    let events = ctx.store()?.todo_log(&ctx.session, limit)?;
+    if ctx.json {
+        print_json(&events);
+        return Ok(Outcome::Success);
+    }
+    if events.is_empty() {
+        println!("No events in session {}.", ctx.session);
+    }
+    for event in &events {
+        let when = goalkeeper::time::utc_datetime(event.at_ms);
+        let op = event.op.as_deref().unwrap_or("?");
+        let payload = match &event.payload {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        };
+        let payload = goalkeeper::prompt::sanitize::one_line(&payload).into_owned();
+        match (&event.error, event.version) {
+            (Some(error), _) => println!(
+                "#{} {when} {} {op} REJECTED: {} -- {payload}",
+                event.id,
+                event.actor,
+                goalkeeper::prompt::sanitize::one_line(error)
+            ),
+            (None, Some(version)) => {
+                println!(
+                    "#{} {when} {} {op} -> v{version} {payload}",
+                    event.id, event.actor
+                )
+            }
+            (None, None) => println!("#{} {when} {} {op} {payload}", event.id, event.actor),
+        }
+    }
+    Ok(Outcome::Success)
+}

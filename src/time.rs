@@ -1,0 +1,56 @@
+//! Wall-clock helpers without a date library: UTC civil dates from
+//! milliseconds since the epoch, for timestamps people read.
+
+/// Days since 1970-01-01 → (year, month 1–12, day 1–31), proleptic Gregorian.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Howard Hinnant's days-to-civil algorithm, eras of 400 years.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `YYYY-MM-DD` (UTC) of a millisecond timestamp.
+pub fn utc_date(ms: i64) -> String {
+    let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of a millisecond timestamp.
+pub fn utc_datetime(ms: i64) -> String {
+    let secs = ms.div_euclid(1000).rem_euclid(86_400);
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        utc_date(ms),
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// Milliseconds since the epoch, from the system clock.
+pub fn system_now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_dates() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        assert_eq!(utc_datetime(1_764_441_600_000), "2025-11-29T18:40:00Z");
+        assert_eq!(utc_date(951_782_400_000), "2000-02-29");
+        assert_eq!(utc_date(-86_400_000), "1969-12-31");
+        assert_eq!(utc_datetime(1_798_761_599_999), "2026-12-31T23:59:59Z");
+    }
+}
