@@ -3,12 +3,14 @@
 
 mod apply;
 mod call;
+mod markdown;
 mod model;
 mod summary;
 pub(crate) mod text;
 
 pub use apply::{CompletedTask, apply, normalize};
 pub use call::{CallError, Op, OpKind, PhaseItems, Target, parse_call, parse_value};
+pub use markdown::{MarkdownError, from_markdown, to_markdown};
 pub use model::{
     Actor, Counts, DroppedBy, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS,
     MAX_TASKS, Phase, Status, Task, TodoList,
