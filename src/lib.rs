@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod goal;
 pub mod prompt;
 mod session;
 pub mod store;

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 type Step = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order; step `i` brings the schema to version `i + 1`.
-const STEPS: &[Step] = &[v1_sessions_and_events];
+const STEPS: &[Step] = &[v1_sessions_and_events, v2_goals];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS.len() as i64;
@@ -80,6 +80,30 @@ fn v1_sessions_and_events(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     )
 }
 
+/// Goals (the current one is a session's latest row; older ones are its
+/// history) and the runaway guard's per-session counters.
+fn v2_goals(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE goals (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            objective        TEXT NOT NULL,
+            status           TEXT NOT NULL,
+            token_budget     INTEGER,
+            tokens_used      INTEGER NOT NULL DEFAULT 0,
+            time_used_ms     INTEGER NOT NULL DEFAULT 0,
+            active_since_ms  INTEGER,
+            revision         INTEGER NOT NULL DEFAULT 0,
+            budget_notice    TEXT NOT NULL DEFAULT 'none',
+            created_ms       INTEGER NOT NULL,
+            updated_ms       INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX goals_by_session ON goals(session_id, id);
+        ALTER TABLE sessions ADD COLUMN idle_continuations INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sessions ADD COLUMN progress_mark TEXT;",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,10 +119,13 @@ mod tests {
     }
 
     #[test]
-    fn v1_creates_sessions_and_events() {
+    fn a_new_database_gets_every_table() {
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, None).unwrap();
-        assert_eq!(tables(&conn), ["events", "sessions", "sqlite_sequence"]);
+        assert_eq!(
+            tables(&conn),
+            ["events", "goals", "sessions", "sqlite_sequence"]
+        );
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
@@ -107,6 +134,34 @@ mod tests {
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .unwrap();
         assert_eq!(app, APPLICATION_ID);
+    }
+
+    #[test]
+    fn each_step_applies_on_top_of_the_previous_one() {
+        let conn = Connection::open_in_memory().unwrap();
+        let tx = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate).unwrap();
+        v1_sessions_and_events(&tx).unwrap();
+        tx.execute(
+            "INSERT INTO sessions (id, created_ms, updated_ms, todo_version, todos) VALUES ('s', 1, 1, 4, '[]')",
+            [],
+        )
+        .unwrap();
+        tx.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
+        tx.pragma_update(None, "user_version", 1).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(tables(&conn), ["events", "sessions", "sqlite_sequence"]);
+
+        migrate(&conn, None).unwrap();
+        assert_eq!(tables(&conn), ["events", "goals", "sessions", "sqlite_sequence"]);
+        // v1 data survives v2, with the new columns at their defaults.
+        let (version, idle): (i64, i64) = conn
+            .query_row(
+                "SELECT todo_version, idle_continuations FROM sessions WHERE id = 's'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((version, idle), (4, 0));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! database from a newer version is refused and left byte-for-byte as it was.
 
 mod events;
+mod goals;
 mod migrations;
 mod sessions;
 mod todos;
@@ -20,6 +21,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavio
 use crate::error::{Error, Result};
 
 pub use events::{Event, EventKind};
+pub use goals::GoalCall;
 pub use sessions::SessionInfo;
 
 /// `PRAGMA application_id` of a goalkeeper database ("gkpr").

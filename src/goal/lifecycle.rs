@@ -1,0 +1,414 @@
+//! The goal lifecycle and its accounting as pure transitions (SPEC §5):
+//! `(current goal, op, actor, now) -> new state and a message`, or a refusal
+//! that changes nothing.
+
+use serde::Serialize;
+
+use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration};
+use crate::todo::Actor;
+
+/// Token usage reported for one model turn (or a batch of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Tokens written to the prompt cache.
+    pub cache_write: u64,
+    /// Tokens read from the prompt cache: a reused prefix, never counted.
+    pub cache_read: u64,
+}
+
+impl Usage {
+    /// Input + output + cache writes; cache reads do not count.
+    pub fn counted(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_write)
+    }
+}
+
+/// One goal operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GoalOp {
+    /// Start a goal, replacing a live one (new id, counters reset).
+    Set {
+        /// The objective (validated by [`objective`]).
+        objective: String,
+        /// The token budget.
+        budget: Option<u64>,
+    },
+    /// Start a goal; refused while one is live.
+    Create {
+        /// The objective.
+        objective: String,
+        /// The token budget.
+        budget: Option<u64>,
+    },
+    /// Read the goal.
+    Get,
+    /// Stop the clock and the continuations.
+    Pause,
+    /// Continue a paused goal; refused while the budget is used up.
+    Resume,
+    /// Mark the goal achieved.
+    Complete,
+    /// Abandon the goal.
+    Drop,
+    /// Set (`Some`) or remove (`None`) the token budget.
+    Budget(Option<u64>),
+    /// Count tokens spent on the goal.
+    Usage(Usage),
+}
+
+impl GoalOp {
+    /// The op name, as logged and shown in results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GoalOp::Set { .. } => "set",
+            GoalOp::Create { .. } => "create",
+            GoalOp::Get => "get",
+            GoalOp::Pause => "pause",
+            GoalOp::Resume => "resume",
+            GoalOp::Complete => "complete",
+            GoalOp::Drop => "drop",
+            GoalOp::Budget(_) => "budget",
+            GoalOp::Usage(_) => "usage",
+        }
+    }
+}
+
+/// What a successful op produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    /// The previous live goal, now dropped because `set` replaced it.
+    pub replaced: Option<Goal>,
+    /// The current goal after the op. A goal with `id == 0` is new: the
+    /// store assigns its id.
+    pub goal: Option<Goal>,
+    /// True when anything must be written.
+    pub changed: bool,
+    /// The summary for the caller.
+    pub message: String,
+}
+
+/// Trims and checks an objective: 1–4,000 characters.
+pub fn objective(raw: &str) -> Result<String, String> {
+    let text = raw.trim();
+    if text.is_empty() {
+        return Err("the objective is empty; say what the goal should achieve".into());
+    }
+    let chars = text.chars().count();
+    if chars > MAX_OBJECTIVE_CHARS {
+        return Err(format!(
+            "the objective is {chars} characters; the limit is {MAX_OBJECTIVE_CHARS}"
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// Largest budget or usage figure accepted: what SQLite's integer holds.
+pub const MAX_TOKENS: u64 = i64::MAX as u64;
+
+/// Applies `op` for `actor` to the session's current goal.
+pub fn apply(
+    current: Option<&Goal>,
+    op: &GoalOp,
+    actor: Actor,
+    now_ms: i64,
+) -> Result<Transition, String> {
+    if actor == Actor::Agent {
+        agent_may(current, op)?;
+    }
+    let live = current.filter(|g| g.status.is_live());
+    let unchanged = |message: String| Transition {
+        replaced: None,
+        goal: current.cloned(),
+        changed: false,
+        message,
+    };
+    match op {
+        GoalOp::Get => Ok(unchanged(match current {
+            Some(goal) => describe(goal, now_ms),
+            None => "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into(),
+        })),
+        GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
+            if let (GoalOp::Create { .. }, Some(goal)) = (op, live) {
+                return Err(format!(
+                    "goal #{} is already live ({}): {}; complete or drop it first{}",
+                    goal.id,
+                    goal.status,
+                    quote(&goal.objective),
+                    if actor == Actor::User {
+                        ", or use `goal set` to replace it"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            check_budget(*budget)?;
+            let replaced = live.map(|goal| {
+                let mut old = goal.clone();
+                old.set_status(GoalStatus::Dropped, now_ms);
+                old
+            });
+            let goal = Goal::new(0, objective.clone(), *budget, now_ms);
+            let mut message = format!("Goal set: {}{}.", quote(objective), budget_phrase(*budget));
+            if let Some(old) = &replaced {
+                message.push_str(&format!(
+                    " It replaces goal #{} ({}), which stays in the history as dropped.",
+                    old.id,
+                    quote(&old.objective)
+                ));
+            }
+            Ok(Transition {
+                replaced,
+                goal: Some(goal),
+                changed: true,
+                message,
+            })
+        }
+        GoalOp::Pause => {
+            let goal = require(live, current, "pause")?;
+            if goal.status == GoalStatus::Paused {
+                return Err(format!("goal #{} is already paused", goal.id));
+            }
+            let mut goal = goal.clone();
+            goal.set_status(GoalStatus::Paused, now_ms);
+            let message = format!(
+                "Goal #{} paused; its clock is stopped until it is resumed.",
+                goal.id
+            );
+            Ok(changed(goal, message))
+        }
+        GoalOp::Resume => {
+            let goal = require(live, current, "resume")?;
+            if goal.status == GoalStatus::Active {
+                return Err(format!("goal #{} is already active", goal.id));
+            }
+            if goal.budget_exhausted() {
+                return Err(format!(
+                    "goal #{} has used its whole token budget ({} of {} tokens); raise it first with `goalkeeper goal budget N`",
+                    goal.id,
+                    goal.tokens_used,
+                    goal.token_budget.unwrap_or_default()
+                ));
+            }
+            let mut goal = goal.clone();
+            goal.set_status(GoalStatus::Active, now_ms);
+            let message = format!("Goal #{} resumed.", goal.id);
+            Ok(changed(goal, message))
+        }
+        GoalOp::Complete => {
+            let goal = require(live, current, "complete")?;
+            let mut goal = goal.clone();
+            goal.set_status(GoalStatus::Complete, now_ms);
+            let message = format!(
+                "Goal #{} complete: {} {}.",
+                goal.id,
+                quote(&goal.objective),
+                used_phrase(&goal, now_ms)
+            );
+            Ok(changed(goal, message))
+        }
+        GoalOp::Drop => {
+            let goal = require(live, current, "drop")?;
+            let mut goal = goal.clone();
+            goal.set_status(GoalStatus::Dropped, now_ms);
+            let message = format!(
+                "Goal #{} dropped; it stays in the history.",
+                goal.id
+            );
+            Ok(changed(goal, message))
+        }
+        GoalOp::Budget(budget) => {
+            check_budget(*budget)?;
+            let goal = require(live, current, "budget")?;
+            let mut goal = goal.clone();
+            goal.token_budget = *budget;
+            goal.revision += 1;
+            goal.updated_at_ms = now_ms;
+            let mut message = match budget {
+                Some(n) => format!(
+                    "Goal #{} budget set to {n} tokens ({} used).",
+                    goal.id, goal.tokens_used
+                ),
+                None => format!("Goal #{} has no token budget now.", goal.id),
+            };
+            message.push_str(&settle_budget(&mut goal, now_ms));
+            Ok(changed(goal, message))
+        }
+        GoalOp::Usage(usage) => {
+            let Some(goal) = live else {
+                return Ok(unchanged(
+                    "No live goal: the usage was not counted.".into(),
+                ));
+            };
+            if goal.status == GoalStatus::Paused {
+                return Ok(unchanged(format!(
+                    "Goal #{} is paused: the usage was not counted.",
+                    goal.id
+                )));
+            }
+            let counted = usage.counted();
+            let mut goal = goal.clone();
+            goal.tokens_used = goal.tokens_used.saturating_add(counted).min(MAX_TOKENS);
+            goal.updated_at_ms = now_ms;
+            let mut message = format!(
+                "Counted {counted} tokens for goal #{} (cache reads excluded): {}.",
+                goal.id,
+                match goal.token_budget {
+                    Some(budget) => format!("{} of {budget} used", goal.tokens_used),
+                    None => format!("{} used, no budget", goal.tokens_used),
+                }
+            );
+            message.push_str(&settle_budget(&mut goal, now_ms));
+            Ok(changed(goal, message))
+        }
+    }
+}
+
+/// The agent may only read, create when nothing is live, resume a paused
+/// goal, and complete.
+fn agent_may(current: Option<&Goal>, op: &GoalOp) -> Result<(), String> {
+    match op {
+        GoalOp::Get | GoalOp::Complete | GoalOp::Usage(_) => Ok(()),
+        GoalOp::Create { budget: None, .. } => Ok(()),
+        GoalOp::Create { budget: Some(_), .. } => {
+            Err("only the user can set a token budget; create the goal without one".into())
+        }
+        GoalOp::Resume => match current {
+            Some(goal) if goal.status == GoalStatus::Paused => Ok(()),
+            Some(goal) if goal.status == GoalStatus::BudgetLimited => Err(format!(
+                "goal #{} ran out of budget; only the user can raise it, so wrap up and report instead",
+                goal.id
+            )),
+            _ => Ok(()),
+        },
+        GoalOp::Set { .. } => Err("only the user can replace the goal".into()),
+        GoalOp::Pause => Err("only the user can pause the goal".into()),
+        GoalOp::Drop => Err("only the user can drop the goal".into()),
+        GoalOp::Budget(_) => Err("only the user can change the token budget".into()),
+    }
+}
+
+/// Flips an active goal whose budget ran out to budget-limited (queueing the
+/// wrap-up once per goal), and a budget-limited goal whose budget was raised
+/// back to active. Returns a sentence for the message, or nothing.
+fn settle_budget(goal: &mut Goal, now_ms: i64) -> String {
+    match goal.status {
+        GoalStatus::Active if goal.budget_exhausted() => {
+            goal.set_status(GoalStatus::BudgetLimited, now_ms);
+            if goal.budget_notice == BudgetNotice::None {
+                goal.budget_notice = BudgetNotice::Pending;
+            }
+            " The budget is used up: the goal is now budget-limited.".into()
+        }
+        GoalStatus::BudgetLimited if !goal.budget_exhausted() => {
+            goal.set_status(GoalStatus::Active, now_ms);
+            " The goal is active again.".into()
+        }
+        _ => String::new(),
+    }
+}
+
+fn require<'a>(
+    live: Option<&'a Goal>,
+    current: Option<&'a Goal>,
+    verb: &str,
+) -> Result<&'a Goal, String> {
+    match (live, current) {
+        (Some(goal), _) => Ok(goal),
+        (None, Some(goal)) => Err(format!(
+            "goal #{} is {}; there is no live goal to {verb} (start one with `goal set OBJECTIVE`)",
+            goal.id, goal.status
+        )),
+        (None, None) => Err(format!(
+            "there is no goal to {verb}; start one with `goal set OBJECTIVE`"
+        )),
+    }
+}
+
+fn check_budget(budget: Option<u64>) -> Result<(), String> {
+    match budget {
+        Some(0) => Err("the token budget must be a positive whole number, or `none`".into()),
+        Some(n) if n > MAX_TOKENS => Err(format!(
+            "the token budget {n} is too large; the limit is {MAX_TOKENS}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn changed(goal: Goal, message: String) -> Transition {
+    Transition {
+        replaced: None,
+        goal: Some(goal),
+        changed: true,
+        message,
+    }
+}
+
+impl Goal {
+    /// Moves to `status`, keeping the clock right: time accrues only while
+    /// active. Counts as a lifecycle change for the runaway guard.
+    pub(crate) fn set_status(&mut self, status: GoalStatus, now_ms: i64) {
+        if let Some(since) = self.active_since_ms.take() {
+            self.time_used_ms += now_ms.saturating_sub(since).max(0);
+        }
+        if status == GoalStatus::Active {
+            self.active_since_ms = Some(now_ms);
+        }
+        self.status = status;
+        self.revision += 1;
+        self.updated_at_ms = now_ms;
+    }
+}
+
+/// The multi-line description `goal get` prints.
+pub fn describe(goal: &Goal, now_ms: i64) -> String {
+    let mut text = format!(
+        "Goal #{} ({}): {}\n",
+        goal.id,
+        goal.status,
+        crate::prompt::sanitize::one_line(&goal.objective)
+    );
+    match goal.token_budget {
+        Some(budget) => text.push_str(&format!(
+            "Tokens: {} of {budget} used, {} left.\n",
+            goal.tokens_used,
+            goal.tokens_left().unwrap_or_default()
+        )),
+        None => text.push_str(&format!("Tokens: {} used, no budget.\n", goal.tokens_used)),
+    }
+    text.push_str(&format!(
+        "Time: {}.",
+        format_duration(goal.time_used_seconds(now_ms))
+    ));
+    text
+}
+
+fn used_phrase(goal: &Goal, now_ms: i64) -> String {
+    let time = format_duration(goal.time_used_seconds(now_ms));
+    match goal.token_budget {
+        Some(budget) => format!(
+            "used {} of {budget} tokens ({}%) in {time}",
+            goal.tokens_used,
+            goal.tokens_used.saturating_mul(100) / budget.max(1)
+        ),
+        None => format!("used {} tokens in {time}, with no budget", goal.tokens_used),
+    }
+}
+
+fn budget_phrase(budget: Option<u64>) -> String {
+    match budget {
+        Some(n) => format!(", budget {n} tokens"),
+        None => ", no token budget".into(),
+    }
+}
+
+fn quote(objective: &str) -> String {
+    let line = crate::prompt::sanitize::one_line(objective);
+    let short = crate::todo::text::preview(&line);
+    format!("\"{short}\"")
+}

@@ -1,0 +1,12 @@
+//! Goal mode: the goal, its lifecycle and budget accounting, and the agent's
+//! `goal` tool. Everything here is pure; the store persists it.
+
+mod lifecycle;
+mod model;
+mod tool;
+
+pub use lifecycle::{GoalOp, MAX_TOKENS, Transition, Usage, apply, describe, objective};
+pub use model::{
+    BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration, format_tokens,
+};
+pub use tool::{GoalDetails, GoalResult, GoalView, parse_goal_call};

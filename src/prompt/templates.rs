@@ -1,0 +1,209 @@
+//! The prompt templates: Handlebars files under `prompts/`, compiled into the
+//! binary and overridable file by file from a user directory (`prompts.dir`).
+//!
+//! Rendering uses no HTML escaping (values are sanitized explicitly before
+//! they reach a template) and strict mode (a missing value is an error, not
+//! an empty string). Afterwards trailing whitespace is removed from every
+//! line and the output ends without a newline.
+
+use std::path::Path;
+
+use handlebars::Handlebars;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Every built-in template: its name (the path under `prompts/` without
+/// `.md`) and its text.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "goal-todo-context",
+        include_str!("../../prompts/goal-todo-context.md"),
+    ),
+    (
+        "goal-todo-context-extended",
+        include_str!("../../prompts/goal-todo-context-extended.md"),
+    ),
+    (
+        "goal-mode-context",
+        include_str!("../../prompts/goal-mode-context.md"),
+    ),
+    ("goal-active", include_str!("../../prompts/goal-active.md")),
+    (
+        "goal-continuation",
+        include_str!("../../prompts/goal-continuation.md"),
+    ),
+    (
+        "goal-budget-limit",
+        include_str!("../../prompts/goal-budget-limit.md"),
+    ),
+    (
+        "todo-error-reminder",
+        include_str!("../../prompts/todo-error-reminder.md"),
+    ),
+    (
+        "todo-incomplete-reminder",
+        include_str!("../../prompts/todo-incomplete-reminder.md"),
+    ),
+    (
+        "todo-eager-preferred",
+        include_str!("../../prompts/todo-eager-preferred.md"),
+    ),
+    (
+        "todo-eager-always",
+        include_str!("../../prompts/todo-eager-always.md"),
+    ),
+    ("tools/todo", include_str!("../../prompts/tools/todo.md")),
+    ("tools/goal", include_str!("../../prompts/tools/goal.md")),
+];
+
+/// The compiled templates, built-in or overridden.
+pub struct Templates {
+    registry: Handlebars<'static>,
+}
+
+impl Templates {
+    /// The built-in templates only.
+    pub fn builtin() -> Templates {
+        Templates::load(None).expect("the built-in templates compile")
+    }
+
+    /// The built-in templates, each replaced by `<dir>/<name>.md` when that
+    /// file exists. Files with other names are ignored. An override that
+    /// cannot be read or does not compile is an error naming the file.
+    pub fn load(dir: Option<&Path>) -> Result<Templates> {
+        let mut registry = Handlebars::new();
+        registry.set_strict_mode(true);
+        registry.register_escape_fn(handlebars::no_escape);
+        for (name, builtin) in BUILTIN {
+            let path = dir.map(|d| d.join(format!("{name}.md")));
+            let text = match &path {
+                Some(path) if path.is_file() => {
+                    std::fs::read_to_string(path).map_err(|source| Error::Io {
+                        what: format!("cannot read prompt override {}", path.display()),
+                        source,
+                    })?
+                }
+                _ => (*builtin).to_owned(),
+            };
+            registry
+                .register_template_string(name, text)
+                .map_err(|e| {
+                    let origin = match &path {
+                        Some(path) if path.is_file() => path.display().to_string(),
+                        _ => format!("built-in template {name}"),
+                    };
+                    Error::Usage(format!("prompt template {origin} does not compile: {e}"))
+                })?;
+        }
+        Ok(Templates { registry })
+    }
+
+    /// Renders template `name` with `data`, then strips trailing whitespace
+    /// from every line and the final newline.
+    pub fn render(&self, name: &str, data: &impl Serialize) -> Result<String> {
+        if !self.registry.has_template(name) {
+            let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+            return Err(Error::Usage(format!(
+                "unknown prompt template {name:?}; the templates are {}",
+                names.join(", ")
+            )));
+        }
+        let raw = self
+            .registry
+            .render(name, data)
+            .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
+        Ok(tidy(&raw))
+    }
+}
+
+/// Trailing whitespace off every line, no trailing newline.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.truncate(out.trim_end_matches('\n').len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_builtin_compiles() {
+        let templates = Templates::builtin();
+        for (name, _) in BUILTIN {
+            assert!(templates.registry.has_template(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn strict_mode_rejects_missing_values() {
+        let err = Templates::builtin()
+            .render("todo-error-reminder", &json!({}))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("cannot render prompt todo-error-reminder:"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn values_are_not_html_escaped() {
+        let text = Templates::builtin()
+            .render("todo-error-reminder", &json!({"error": "<a> & \"b\""}))
+            .unwrap();
+        assert!(text.contains("\n<a> & \"b\"\n"), "{text}");
+    }
+
+    #[test]
+    fn unknown_template_lists_the_names() {
+        let err = Templates::builtin().render("nope", &json!({})).unwrap_err();
+        assert!(err.to_string().starts_with("unknown prompt template \"nope\"; the templates are goal-todo-context, "));
+    }
+
+    #[test]
+    fn tidy_strips_trailing_whitespace_and_final_newlines() {
+        assert_eq!(tidy("a  \n b\t\n\n"), "a\n b");
+    }
+
+    #[test]
+    fn an_override_replaces_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("todo-error-reminder.md"), "ERR {{error}}\n").unwrap();
+        let templates = Templates::load(Some(dir.path())).unwrap();
+        assert_eq!(
+            templates
+                .render("todo-error-reminder", &json!({"error": "x"}))
+                .unwrap(),
+            "ERR x"
+        );
+        // The others stay built in.
+        assert!(
+            templates
+                .render("todo-eager-always", &json!({}))
+                .unwrap()
+                .starts_with("<todo_plan>")
+        );
+    }
+
+    #[test]
+    fn a_broken_override_names_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("goal-active.md");
+        std::fs::write(&path, "{{#if x}}unclosed").unwrap();
+        let err = Templates::load(Some(dir.path())).err().unwrap();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "prompt template {} does not compile:",
+                path.display()
+            )),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! Goal commands against the store: each lifecycle op or usage report is
+//! one immediate transaction, so two processes reporting usage at once
+//! both count.
+
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+use serde_json::{Value, json};
+
+use super::Store;
+use super::events::{self, EventKind, NewEvent};
+use super::sessions;
+use crate::SessionId;
+use crate::error::{Error, Result};
+use crate::goal::{
+    self, BudgetNotice, Goal, GoalDetails, GoalOp, GoalResult, GoalStatus, GoalView,
+    parse_goal_call,
+};
+use crate::todo::Actor;
+use crate::tool::ToolResult;
+
+/// One goal call as it arrives: a typed op (CLI, library) or the agent
+/// tool's JSON.
+#[derive(Clone, Copy, Debug)]
+pub enum GoalCall<'a> {
+    /// A typed op.
+    Op(&'a GoalOp),
+    /// A decoded JSON tool call.
+    Value(&'a Value),
+    /// JSON text of a tool call.
+    Json(&'a str),
+}
+
+impl Store {
+    /// Runs one goal op for `session` as `actor`. A refusal changes nothing
+    /// (a refused agent call is logged) and comes back as an error result.
+    pub fn goal(
+        &mut self,
+        session: &SessionId,
+        call: GoalCall<'_>,
+        actor: Actor,
+        now_ms: i64,
+    ) -> Result<GoalResult> {
+        let tx = self.immediate()?;
+        let current = load_goal(&tx, session)?;
+        let parsed = match call {
+            GoalCall::Op(op) => Ok(op.clone()),
+            GoalCall::Value(value) => parse_goal_call(value),
+            GoalCall::Json(text) => match serde_json::from_str::<Value>(text) {
+                Ok(value) => parse_goal_call(&value),
+                Err(e) => Err(vec![format!(
+                    "the call is not valid JSON ({e}); send one object such as {{\"op\": \"get\"}}"
+                )]),
+            },
+        };
+        let op_name = parsed.as_ref().ok().map(|op| op.name().to_owned());
+        let outcome = parsed.and_then(|op| {
+            goal::apply(current.as_ref(), &op, actor, now_ms)
+                .map(|t| (op, t))
+                .map_err(|e| vec![e])
+        });
+        let view = |goal: Option<&Goal>| goal.map(|g| GoalView::new(g, now_ms));
+        let result = match outcome {
+            Ok((op, transition)) => {
+                let mut goal = transition.goal;
+                if transition.changed {
+                    sessions::touch(&tx, session, now_ms)?;
+                    if let Some(old) = &transition.replaced {
+                        save_goal(&tx, session, &mut old.clone())?;
+                    }
+                    if let Some(goal) = goal.as_mut() {
+                        save_goal(&tx, session, goal)?;
+                    }
+                    events::append(
+                        &tx,
+                        &NewEvent {
+                            session,
+                            at_ms: now_ms,
+                            actor,
+                            kind: EventKind::Goal,
+                            op: Some(op.name()),
+                            payload: &op_payload(&op, goal.as_ref()).to_string(),
+                            error: None,
+                            version: None,
+                            undo_to: None,
+                            state: None,
+                        },
+                    )?;
+                }
+                let mut message = transition.message;
+                if let (GoalOp::Set { .. } | GoalOp::Create { .. }, Some(goal)) = (&op, &goal) {
+                    message = message.replacen("Goal set:", &format!("Goal #{} set:", goal.id), 1);
+                }
+                ToolResult::new(
+                    message,
+                    GoalDetails {
+                        op: op_name,
+                        goal: view(goal.as_ref()),
+                    },
+                    false,
+                )
+            }
+            Err(errors) => {
+                let text = errors.join("; ");
+                if actor == Actor::Agent {
+                    sessions::touch(&tx, session, now_ms)?;
+                    let payload = match call {
+                        GoalCall::Op(op) => op_payload(op, None).to_string(),
+                        GoalCall::Value(value) => value.to_string(),
+                        GoalCall::Json(text) => text.to_owned(),
+                    };
+                    events::append(
+                        &tx,
+                        &NewEvent {
+                            session,
+                            at_ms: now_ms,
+                            actor,
+                            kind: EventKind::Goal,
+                            op: op_name.as_deref(),
+                            payload: &payload,
+                            error: Some(&text),
+                            version: None,
+                            undo_to: None,
+                            state: None,
+                        },
+                    )?;
+                }
+                ToolResult::new(
+                    format!("Error: {text}"),
+                    GoalDetails {
+                        op: op_name,
+                        goal: view(current.as_ref()),
+                    },
+                    true,
+                )
+            }
+        };
+        tx.commit()?;
+        Ok(result)
+    }
+
+    /// The session's current goal (its latest, whatever the status).
+    pub fn current_goal(&mut self, session: &SessionId) -> Result<Option<Goal>> {
+        let tx = self.immediate()?;
+        let goal = load_goal(&tx, session)?;
+        tx.commit()?;
+        Ok(goal)
+    }
+}
+
+fn op_payload(op: &GoalOp, goal: Option<&Goal>) -> Value {
+    let mut payload = json!({"op": op.name()});
+    match op {
+        GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
+            payload["objective"] = objective.as_str().into();
+            payload["budget"] = json!(budget);
+        }
+        GoalOp::Budget(budget) => payload["budget"] = json!(budget),
+        GoalOp::Usage(usage) => payload["usage"] = json!(usage),
+        _ => {}
+    }
+    if let Some(goal) = goal {
+        payload["goal"] = goal.id.into();
+    }
+    payload
+}
+
+const COLUMNS: &str = "id, objective, status, token_budget, tokens_used, time_used_ms, \
+    active_since_ms, revision, budget_notice, created_ms, updated_ms";
+
+/// The session's latest goal, if any.
+pub(crate) fn load_goal(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<Goal>> {
+    let row = tx
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM goals WHERE session_id = ?1 ORDER BY id DESC LIMIT 1"
+        ))?
+        .query_row([session.as_str()], read_goal)
+        .optional()?;
+    row.map(|r| r.map_err(|why| Error::Corrupt {
+        what: format!("goal of session {session}"),
+        why,
+    }))
+    .transpose()
+}
+
+type GoalRow = std::result::Result<Goal, String>;
+
+fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
+    let status: String = row.get(2)?;
+    let notice: String = row.get(8)?;
+    let budget: Option<i64> = row.get(3)?;
+    let used: i64 = row.get(4)?;
+    let Some(status) = GoalStatus::parse(&status) else {
+        return Ok(Err(format!("unknown status {status:?}")));
+    };
+    let Some(budget_notice) = BudgetNotice::parse(&notice) else {
+        return Ok(Err(format!("unknown budget notice {notice:?}")));
+    };
+    Ok(Ok(Goal {
+        id: row.get(0)?,
+        objective: row.get(1)?,
+        status,
+        token_budget: budget.map(|b| b.max(0) as u64),
+        tokens_used: used.max(0) as u64,
+        time_used_ms: row.get(5)?,
+        active_since_ms: row.get(6)?,
+        revision: row.get(7)?,
+        budget_notice,
+        created_at_ms: row.get(9)?,
+        updated_at_ms: row.get(10)?,
+    }))
+}
+
+/// Writes `goal`; a goal with id 0 is inserted and gets its id.
+pub(crate) fn save_goal(tx: &Transaction<'_>, session: &SessionId, goal: &mut Goal) -> Result<()> {
+    let budget = goal.token_budget.map(|b| b as i64);
+    if goal.id == 0 {
+        tx.prepare_cached(
+            "INSERT INTO goals (session_id, objective, status, token_budget, tokens_used,
+                time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?
+        .execute(params![
+            session.as_str(),
+            goal.objective,
+            goal.status.as_str(),
+            budget,
+            goal.tokens_used as i64,
+            goal.time_used_ms,
+            goal.active_since_ms,
+            goal.revision,
+            goal.budget_notice.as_str(),
+            goal.created_at_ms,
+            goal.updated_at_ms,
+        ])?;
+        goal.id = tx.last_insert_rowid();
+    } else {
+        tx.prepare_cached(
+            "UPDATE goals SET status = ?2, token_budget = ?3, tokens_used = ?4, time_used_ms = ?5,
+                active_since_ms = ?6, revision = ?7, budget_notice = ?8, updated_ms = ?9
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            goal.id,
+            goal.status.as_str(),
+            budget,
+            goal.tokens_used as i64,
+            goal.time_used_ms,
+            goal.active_since_ms,
+            goal.revision,
+            goal.budget_notice.as_str(),
+            goal.updated_at_ms,
+        ])?;
+    }
+    Ok(())
+}
