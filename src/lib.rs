@@ -4,11 +4,13 @@
 mod error;
 pub mod prompt;
 mod session;
+pub mod settings;
 pub mod store;
 pub mod todo;
 mod tool;
 
 pub use error::{Error, ErrorKind, Result};
 pub use session::SessionId;
+pub use settings::Settings;
 pub use store::Store;
 pub use tool::{TextContent, ToolResult};
