@@ -5,6 +5,7 @@ mod error;
 pub mod goal;
 pub mod prompt;
 mod session;
+pub mod settings;
 pub mod store;
 pub mod time;
 pub mod todo;
@@ -12,5 +13,6 @@ mod tool;
 
 pub use error::{Error, ErrorKind, Result};
 pub use session::SessionId;
+pub use settings::Settings;
 pub use store::Store;
 pub use tool::{TextContent, ToolResult};
