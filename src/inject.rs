@@ -10,40 +10,14 @@ use crate::error::Result;
 use crate::goal::{BudgetNotice, Goal, GoalStatus, format_duration};
 use crate::prompt::sanitize::{one_line, sanitize, sanitize_multiline};
 use crate::prompt::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, todo_context};
-use crate::store::Store;
-use crate::todo::{Status, TodoList};
-
-/// The settings the injector reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InjectOptions {
-    /// `todo.enabled`.
-    pub todo_enabled: bool,
-    /// `goal.enabled`.
-    pub goal_enabled: bool,
-    /// `todo.context.inactive_tool = "read-only"`.
-    pub read_only_when_inactive: bool,
-    /// `todo.context.max_tasks`.
-    pub max_tasks: usize,
-    /// `goal.continuation.max_idle`.
-    pub max_idle: u32,
-}
-
-impl Default for InjectOptions {
-    fn default() -> InjectOptions {
-        InjectOptions {
-            todo_enabled: true,
-            goal_enabled: true,
-            read_only_when_inactive: false,
-            max_tasks: 0,
-            max_idle: 3,
-        }
-    }
-}
+use crate::settings::{InactiveTool, Settings};
+use crate::store::{Store, events, goals, sessions};
+use crate::todo::TodoList;
 
 /// Renders hidden messages from state, with the configured templates.
 pub struct Injector {
     templates: Templates,
-    options: InjectOptions,
+    settings: Settings,
 }
 
 #[derive(Serialize)]
@@ -68,9 +42,19 @@ impl GoalData {
 }
 
 impl Injector {
-    /// An injector with these templates and options.
-    pub fn new(templates: Templates, options: InjectOptions) -> Injector {
-        Injector { templates, options }
+    /// An injector with these templates and settings.
+    pub fn new(templates: Templates, settings: Settings) -> Injector {
+        Injector {
+            templates,
+            settings,
+        }
+    }
+
+    /// An injector for `settings`, with the templates of `prompts.dir`
+    /// overriding the built-in ones.
+    pub fn from_settings(settings: Settings) -> Result<Injector> {
+        let templates = Templates::load(settings.prompts.dir.as_deref())?;
+        Ok(Injector::new(templates, settings))
     }
 
     /// The templates in use.
@@ -78,9 +62,9 @@ impl Injector {
         &self.templates
     }
 
-    /// The options in use.
-    pub fn options(&self) -> &InjectOptions {
-        &self.options
+    /// The settings in use.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// The bare `<todo_context>` block, or the gate that keeps it out.
@@ -89,11 +73,12 @@ impl Injector {
         list: &TodoList,
         active_tools: &[String],
     ) -> Result<std::result::Result<String, Gate>> {
+        let todo = &self.settings.todo;
         let options = ContextOptions {
-            enabled: self.options.todo_enabled,
+            enabled: todo.enabled,
             tool_active: active_tools.iter().any(|t| t == "todo"),
-            read_only_when_inactive: self.options.read_only_when_inactive,
-            max_tasks: self.options.max_tasks,
+            read_only_when_inactive: todo.context.inactive_tool == InactiveTool::ReadOnly,
+            max_tasks: usize::try_from(todo.context.max_tasks).unwrap_or(usize::MAX),
         };
         todo_context(&self.templates, list, &options)
     }
@@ -164,7 +149,7 @@ impl Injector {
     }
 
     /// The `goal-budget-limit` wrap-up for a goal whose budget ran out.
-    pub fn budget_limit(&self, goal: &Goal, list: &TodoList, now_ms: i64) -> Result<HiddenMessage> {
+    pub fn budget_limit(&self, goal: &Goal, now_ms: i64) -> Result<HiddenMessage> {
         let content = self
             .templates
             .render("goal-budget-limit", &GoalData::new(goal, now_ms))?;
@@ -174,7 +159,6 @@ impl Injector {
             goal.tokens_used,
             goal.token_budget.unwrap_or_default()
         );
-        let _ = list;
         Ok(HiddenMessage::new(
             MessageKind::GoalBudgetLimit,
             content,
@@ -184,10 +168,16 @@ impl Injector {
     }
 
     /// The `todo-error-reminder` for a rejected agent call.
-    pub fn todo_error_reminder(&self, error: &str, list: &TodoList, now_ms: i64) -> Result<HiddenMessage> {
-        let content = self
-            .templates
-            .render("todo-error-reminder", &serde_json::json!({"error": sanitize(error)}))?;
+    pub fn todo_error_reminder(
+        &self,
+        error: &str,
+        list: &TodoList,
+        now_ms: i64,
+    ) -> Result<HiddenMessage> {
+        let content = self.templates.render(
+            "todo-error-reminder",
+            &serde_json::json!({"error": sanitize(error)}),
+        )?;
         Ok(HiddenMessage::new(
             MessageKind::TodoErrorReminder,
             content,
@@ -198,7 +188,11 @@ impl Injector {
 
     /// The `todo-incomplete-reminder`: the open tasks by phase. `None` when
     /// nothing is open.
-    pub fn incomplete_reminder(&self, list: &TodoList, now_ms: i64) -> Result<Option<HiddenMessage>> {
+    pub fn incomplete_reminder(
+        &self,
+        list: &TodoList,
+        now_ms: i64,
+    ) -> Result<Option<HiddenMessage>> {
         let counts = list.counts();
         if counts.open == 0 {
             return Ok(None);
@@ -236,7 +230,7 @@ impl Injector {
     }
 
     fn active_goal<'g>(&self, goal: Option<&'g Goal>) -> std::result::Result<&'g Goal, Gate> {
-        if !self.options.goal_enabled {
+        if !self.settings.goal.enabled {
             return Err(Gate::GoalDisabled);
         }
         match goal {
@@ -285,14 +279,18 @@ pub fn goal_mode_context(
     active_tools: &[String],
     now_ms: i64,
 ) -> Result<std::result::Result<HiddenMessage, Gate>> {
-    let (goal, list) = store.goal_and_list(session)?;
+    let tx = store.immediate()?;
+    let list = sessions::load_todos(&tx, session)?.list;
+    let goal = goals::load_goal(&tx, session)?;
+    tx.commit()?;
     injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
 }
 
-/// The next continuation for `session`, in one transaction: a pending
-/// budget-limit wrap-up is delivered (once); an active goal gets the
-/// continuation steer, unless it made no progress (no todo or goal change)
-/// for `max_idle` continuations in a row, in which case it is paused.
+/// The next continuation for `session`, decided and recorded in one
+/// transaction: a pending budget-limit wrap-up is delivered (once, then
+/// marked delivered); an active goal gets the continuation steer, unless
+/// `goal.continuation.max_idle` continuations in a row saw no change to the
+/// todo list or the goal, in which case the goal is paused instead.
 pub fn continuation(
     store: &mut Store,
     injector: &Injector,
@@ -300,56 +298,63 @@ pub fn continuation(
     active_tools: &[String],
     now_ms: i64,
 ) -> Result<Continuation> {
-    store.continue_goal(session, now_ms, injector.options.max_idle, |state| {
-        let Some(goal) = state.goal else {
-            return Ok(Step::Closed(Gate::NoGoal));
-        };
-        if !injector.options.goal_enabled {
-            return Ok(Step::Closed(Gate::GoalDisabled));
-        }
-        if goal.budget_notice == BudgetNotice::Pending {
-            return Ok(Step::BudgetLimit(injector.budget_limit(goal, state.list, now_ms)?));
-        }
-        if goal.status != GoalStatus::Active {
-            return Ok(Step::Closed(Gate::GoalNotActive));
-        }
-        Ok(Step::Continue)
-    })
-    .and_then(|step| match step {
-        StepOutcome::Message(message) => Ok(Continuation::Message(message)),
-        StepOutcome::Paused(text) => Ok(Continuation::Paused(text)),
-        StepOutcome::Closed(gate) => Ok(Continuation::Closed(gate)),
-        StepOutcome::Render(goal, list) => {
-            match injector.continuation(Some(&goal), &list, active_tools, now_ms)? {
-                Ok(message) => Ok(Continuation::Message(message)),
-                Err(gate) => Ok(Continuation::Closed(gate)),
-            }
-        }
-    })
-}
-
-/// The state a continuation decision reads.
-pub(crate) struct ContinuationState<'a> {
-    pub goal: Option<&'a Goal>,
-    pub list: &'a TodoList,
-}
-
-/// The decision, before the store applies it.
-pub(crate) enum Step {
-    BudgetLimit(HiddenMessage),
-    Continue,
-    Closed(Gate),
-}
-
-/// What the store did with the decision.
-pub(crate) enum StepOutcome {
-    Message(HiddenMessage),
-    Paused(String),
-    Closed(Gate),
-    Render(Goal, TodoList),
-}
-
-/// True when some task is still open (used by reminders).
-pub fn has_open_tasks(list: &TodoList) -> bool {
-    list.tasks().any(|(_, t)| t.status != Status::Completed && t.status.is_open())
+    let tx = store.immediate()?;
+    let todos = sessions::load_todos(&tx, session)?;
+    let Some(mut goal) = goals::load_goal(&tx, session)? else {
+        return Ok(Continuation::Closed(Gate::NoGoal));
+    };
+    if !injector.settings.goal.enabled {
+        return Ok(Continuation::Closed(Gate::GoalDisabled));
+    }
+    if goal.budget_notice == BudgetNotice::Pending {
+        let message = injector.budget_limit(&goal, now_ms)?;
+        goal.budget_notice = BudgetNotice::Delivered;
+        goals::save_goal(&tx, session, &mut goal)?;
+        tx.commit()?;
+        return Ok(Continuation::Message(message));
+    }
+    if goal.status != GoalStatus::Active {
+        return Ok(Continuation::Closed(Gate::GoalNotActive));
+    }
+    // Progress is any todo change or goal lifecycle change; token usage
+    // alone is not progress.
+    let mark = format!("{}:{}:{}", todos.version, goal.id, goal.revision);
+    let (idle, last_mark) = sessions::idle_state(&tx, session)?;
+    let idle = if last_mark.as_deref() == Some(mark.as_str()) {
+        idle + 1
+    } else {
+        0
+    };
+    if idle >= injector.settings.goal.continuation.max_idle {
+        goal.set_status(GoalStatus::Paused, now_ms);
+        goals::save_goal(&tx, session, &mut goal)?;
+        sessions::set_idle_state(&tx, session, 0, None)?;
+        let text = format!(
+            "goalkeeper paused goal #{} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward.",
+            goal.id
+        );
+        events::append(
+            &tx,
+            &events::NewEvent {
+                session,
+                at_ms: now_ms,
+                actor: "goalkeeper",
+                kind: events::EventKind::Goal,
+                op: Some("pause"),
+                payload: &serde_json::json!({"op": "pause", "reason": "runaway guard", "idle_continuations": idle, "goal": goal.id}).to_string(),
+                error: None,
+                version: None,
+                undo_to: None,
+                state: None,
+            },
+        )?;
+        tx.commit()?;
+        return Ok(Continuation::Paused(text));
+    }
+    sessions::set_idle_state(&tx, session, idle, Some(&mark))?;
+    tx.commit()?;
+    match injector.continuation(Some(&goal), &todos.list, active_tools, now_ms)? {
+        Ok(message) => Ok(Continuation::Message(message)),
+        Err(gate) => Ok(Continuation::Closed(gate)),
+    }
 }

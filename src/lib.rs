@@ -3,6 +3,7 @@
 
 mod error;
 pub mod goal;
+pub mod inject;
 pub mod prompt;
 mod session;
 pub mod settings;

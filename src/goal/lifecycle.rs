@@ -131,7 +131,9 @@ pub fn apply(
     match op {
         GoalOp::Get => Ok(unchanged(match current {
             Some(goal) => describe(goal, now_ms),
-            None => "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into(),
+            None => {
+                "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into()
+            }
         })),
         GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
             if let (GoalOp::Create { .. }, Some(goal)) = (op, live) {
@@ -216,10 +218,7 @@ pub fn apply(
             let goal = require(live, current, "drop")?;
             let mut goal = goal.clone();
             goal.set_status(GoalStatus::Dropped, now_ms);
-            let message = format!(
-                "Goal #{} dropped; it stays in the history.",
-                goal.id
-            );
+            let message = format!("Goal #{} dropped; it stays in the history.", goal.id);
             Ok(changed(goal, message))
         }
         GoalOp::Budget(budget) => {
@@ -241,9 +240,7 @@ pub fn apply(
         }
         GoalOp::Usage(usage) => {
             let Some(goal) = live else {
-                return Ok(unchanged(
-                    "No live goal: the usage was not counted.".into(),
-                ));
+                return Ok(unchanged("No live goal: the usage was not counted.".into()));
             };
             if goal.status == GoalStatus::Paused {
                 return Ok(unchanged(format!(
@@ -275,9 +272,9 @@ fn agent_may(current: Option<&Goal>, op: &GoalOp) -> Result<(), String> {
     match op {
         GoalOp::Get | GoalOp::Complete | GoalOp::Usage(_) => Ok(()),
         GoalOp::Create { budget: None, .. } => Ok(()),
-        GoalOp::Create { budget: Some(_), .. } => {
-            Err("only the user can set a token budget; create the goal without one".into())
-        }
+        GoalOp::Create {
+            budget: Some(_), ..
+        } => Err("only the user can set a token budget; create the goal without one".into()),
         GoalOp::Resume => match current {
             Some(goal) if goal.status == GoalStatus::Paused => Ok(()),
             Some(goal) if goal.status == GoalStatus::BudgetLimited => Err(format!(

@@ -162,8 +162,14 @@ mod tests {
     #[test]
     fn the_four_agent_ops_parse() {
         assert_eq!(parse_goal_call(&json!({"op": "get"})), Ok(GoalOp::Get));
-        assert_eq!(parse_goal_call(&json!({"op": "resume"})), Ok(GoalOp::Resume));
-        assert_eq!(parse_goal_call(&json!({"op": "complete"})), Ok(GoalOp::Complete));
+        assert_eq!(
+            parse_goal_call(&json!({"op": "resume"})),
+            Ok(GoalOp::Resume)
+        );
+        assert_eq!(
+            parse_goal_call(&json!({"op": "complete"})),
+            Ok(GoalOp::Complete)
+        );
         assert_eq!(
             parse_goal_call(&json!({"op": "create", "objective": "  Ship it "})),
             Ok(GoalOp::Create {
@@ -185,7 +191,9 @@ mod tests {
         assert_eq!(
             parse_goal_call(&json!({"op": "create", "objective": "x", "token_budget": 5}))
                 .unwrap_err(),
-            ["unknown field `token_budget` (only the user can set a budget); the accepted fields are op, objective"]
+            [
+                "unknown field `token_budget` (only the user can set a budget); the accepted fields are op, objective"
+            ]
         );
     }
 

@@ -86,15 +86,13 @@ impl Templates {
                 }
                 _ => (*builtin).to_owned(),
             };
-            registry
-                .register_template_string(name, text)
-                .map_err(|e| {
-                    let origin = match &path {
-                        Some(path) if path.is_file() => path.display().to_string(),
-                        _ => format!("built-in template {name}"),
-                    };
-                    Error::Usage(format!("prompt template {origin} does not compile: {e}"))
-                })?;
+            registry.register_template_string(name, text).map_err(|e| {
+                let origin = match &path {
+                    Some(path) if path.is_file() => path.display().to_string(),
+                    _ => format!("built-in template {name}"),
+                };
+                Error::Usage(format!("prompt template {origin} does not compile: {e}"))
+            })?;
         }
         Ok(Templates { registry })
     }
@@ -164,7 +162,9 @@ mod tests {
     #[test]
     fn unknown_template_lists_the_names() {
         let err = Templates::builtin().render("nope", &json!({})).unwrap_err();
-        assert!(err.to_string().starts_with("unknown prompt template \"nope\"; the templates are goal-todo-context, "));
+        assert!(err.to_string().starts_with(
+            "unknown prompt template \"nope\"; the templates are goal-todo-context, "
+        ));
     }
 
     #[test]

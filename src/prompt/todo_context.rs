@@ -170,10 +170,13 @@ pub fn todo_context(
 fn shown_tasks(list: &TodoList, max: usize) -> Vec<(usize, usize)> {
     let mut shown = Vec::with_capacity(max);
     let positions = || {
-        list.phases
-            .iter()
-            .enumerate()
-            .flat_map(|(p, phase)| phase.tasks.iter().enumerate().map(move |(t, task)| (p, t, task)))
+        list.phases.iter().enumerate().flat_map(|(p, phase)| {
+            phase
+                .tasks
+                .iter()
+                .enumerate()
+                .map(move |(t, task)| (p, t, task))
+        })
     };
     if let Some((p, t, _)) = positions().find(|(_, _, task)| task.status == Status::InProgress) {
         shown.push((p, t));

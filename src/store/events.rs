@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use crate::SessionId;
 use crate::error::Result;
-use crate::todo::Actor;
 
 /// What part of the session an event changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -41,8 +40,8 @@ pub struct Event {
     pub id: i64,
     /// When it happened, milliseconds since the epoch.
     pub at_ms: i64,
-    /// Who acted.
-    pub actor: Actor,
+    /// Who acted: `agent`, `user`, or `goalkeeper` for its own guards.
+    pub actor: String,
     /// What it changed.
     pub kind: EventKind,
     /// The op name (`done`, `import`, `undo`, ...), if readable.
@@ -61,7 +60,7 @@ pub struct Event {
 pub(crate) struct NewEvent<'a> {
     pub session: &'a SessionId,
     pub at_ms: i64,
-    pub actor: Actor,
+    pub actor: &'a str,
     pub kind: EventKind,
     pub op: Option<&'a str>,
     pub payload: &'a str,
@@ -79,7 +78,7 @@ pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
     .execute(params![
         event.session.as_str(),
         event.at_ms,
-        event.actor.as_str(),
+        event.actor,
         event.kind.as_str(),
         event.op,
         event.payload,
@@ -103,17 +102,12 @@ pub(crate) fn recent(
          WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![session.as_str(), limit as i64], |r| {
-        let actor: String = r.get(2)?;
         let kind: String = r.get(3)?;
         let payload: String = r.get(5)?;
         Ok(Event {
             id: r.get(0)?,
             at_ms: r.get(1)?,
-            actor: if actor == "user" {
-                Actor::User
-            } else {
-                Actor::Agent
-            },
+            actor: r.get(2)?,
             kind: EventKind::parse(&kind),
             op: r.get(4)?,
             // A rejected call may not be JSON at all; keep its text.

@@ -74,7 +74,7 @@ impl Store {
                         &NewEvent {
                             session,
                             at_ms: now_ms,
-                            actor,
+                            actor: actor.as_str(),
                             kind: EventKind::Goal,
                             op: Some(op.name()),
                             payload: &op_payload(&op, goal.as_ref()).to_string(),
@@ -112,7 +112,7 @@ impl Store {
                         &NewEvent {
                             session,
                             at_ms: now_ms,
-                            actor,
+                            actor: actor.as_str(),
                             kind: EventKind::Goal,
                             op: op_name.as_deref(),
                             payload: &payload,
@@ -174,10 +174,12 @@ pub(crate) fn load_goal(tx: &Transaction<'_>, session: &SessionId) -> Result<Opt
         ))?
         .query_row([session.as_str()], read_goal)
         .optional()?;
-    row.map(|r| r.map_err(|why| Error::Corrupt {
-        what: format!("goal of session {session}"),
-        why,
-    }))
+    row.map(|r| {
+        r.map_err(|why| Error::Corrupt {
+            what: format!("goal of session {session}"),
+            why,
+        })
+    })
     .transpose()
 }
 

@@ -146,13 +146,17 @@ mod tests {
             [],
         )
         .unwrap();
-        tx.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
         tx.pragma_update(None, "user_version", 1).unwrap();
         tx.commit().unwrap();
         assert_eq!(tables(&conn), ["events", "sessions", "sqlite_sequence"]);
 
         migrate(&conn, None).unwrap();
-        assert_eq!(tables(&conn), ["events", "goals", "sessions", "sqlite_sequence"]);
+        assert_eq!(
+            tables(&conn),
+            ["events", "goals", "sessions", "sqlite_sequence"]
+        );
         // v1 data survives v2, with the new columns at their defaults.
         let (version, idle): (i64, i64) = conn
             .query_row(

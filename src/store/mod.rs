@@ -5,10 +5,10 @@
 //! SQLite database, a SQLite database of another program, or a goalkeeper
 //! database from a newer version is refused and left byte-for-byte as it was.
 
-mod events;
-mod goals;
+pub(crate) mod events;
+pub(crate) mod goals;
 mod migrations;
-mod sessions;
+pub(crate) mod sessions;
 mod todos;
 
 use std::fs::OpenOptions;

@@ -68,6 +68,34 @@ pub(crate) fn touch(tx: &Transaction<'_>, session: &SessionId, now_ms: i64) -> R
     Ok(())
 }
 
+/// The runaway guard's state: idle continuations in a row and the progress
+/// mark seen at the last continuation.
+pub(crate) fn idle_state(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+) -> Result<(u64, Option<String>)> {
+    Ok(tx
+        .prepare_cached("SELECT idle_continuations, progress_mark FROM sessions WHERE id = ?1")?
+        .query_row([session.as_str()], |r| {
+            Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get(1)?))
+        })
+        .optional()?
+        .unwrap_or((0, None)))
+}
+
+pub(crate) fn set_idle_state(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    idle: u64,
+    mark: Option<&str>,
+) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE sessions SET idle_continuations = ?2, progress_mark = ?3 WHERE id = ?1",
+    )?
+    .execute(params![session.as_str(), idle as i64, mark])?;
+    Ok(())
+}
+
 impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&mut self) -> Result<Vec<SessionInfo>> {

@@ -59,7 +59,7 @@ impl Store {
                 &NewEvent {
                     session,
                     at_ms: now_ms,
-                    actor,
+                    actor: actor.as_str(),
                     kind: EventKind::Todo,
                     op: outcome.kind.map(|k| k.as_str()),
                     payload: &call.raw_payload(),
@@ -155,7 +155,7 @@ impl Store {
             &NewEvent {
                 session,
                 at_ms: now_ms,
-                actor: Actor::User,
+                actor: Actor::User.as_str(),
                 kind: EventKind::Todo,
                 op: Some("undo"),
                 payload: &payload,
@@ -221,7 +221,7 @@ fn commit_state(
         &NewEvent {
             session,
             at_ms: change.at_ms,
-            actor: change.actor,
+            actor: change.actor.as_str(),
             kind: EventKind::Todo,
             op: Some(change.op),
             payload: change.payload,
