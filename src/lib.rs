@@ -3,6 +3,7 @@
 
 mod error;
 pub mod prompt;
+pub mod resources;
 mod session;
 pub mod store;
 pub mod todo;
