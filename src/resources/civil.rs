@@ -1,8 +1,47 @@
-//! UTC calendar dates from the injected clock (milliseconds since
+//! UTC calendar dates and times from the injected clock (milliseconds since
 //! the Unix epoch), without a date library: the memory files are named by
-//! day, which is all we need.
+//! day and backups are stamped to the second, which is all we need.
 
 const MS_PER_DAY: i64 = 86_400_000;
+
+/// A UTC instant broken into calendar fields, to the second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UtcTime {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+}
+
+impl UtcTime {
+    /// The calendar fields of `now_ms`. Negative values (before 1970) work
+    /// too: the day is found with floor division, not truncation.
+    pub fn from_ms(now_ms: i64) -> UtcTime {
+        let days = now_ms.div_euclid(MS_PER_DAY);
+        let secs_of_day = now_ms.rem_euclid(MS_PER_DAY) / 1000;
+        let (year, month, day) = civil_from_days(days);
+        UtcTime {
+            year,
+            month,
+            day,
+            // Below 86_400, so every field fits in u32.
+            hour: (secs_of_day / 3600) as u32,
+            minute: (secs_of_day / 60 % 60) as u32,
+            second: (secs_of_day % 60) as u32,
+        }
+    }
+
+    /// `YYYYMMDDTHHMMSSZ` (ISO 8601 basic format): sorts by time and is safe
+    /// in a file name on every platform (no `:`).
+    pub fn stamp(&self) -> String {
+        format!(
+            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
+    }
+}
 
 /// `YYYY-MM-DD` of the UTC day `offset_days` away from the day of `now_ms`
 /// (`-1` is yesterday).
@@ -87,7 +126,19 @@ mod tests {
     }
 
     #[test]
+    fn time_of_day_and_stamp() {
+        // 2026-11-29 18:56:07.999 UTC.
+        let ms = 1_795_978_567_999;
+        assert_eq!(date_string(ms, 0), "2026-11-29");
+        assert_eq!(UtcTime::from_ms(ms).stamp(), "20261129T185607Z");
+        // One millisecond before the epoch is the last second of 1969.
+        assert_eq!(UtcTime::from_ms(-1).stamp(), "19691231T235959Z");
+    }
+
+    #[test]
     fn yesterday_crosses_month_and_year() {
+        let new_year = UtcTime::from_ms(0).year; // sanity: 1970
+        assert_eq!(new_year, 1970);
         let jan_first_2027 = 1_798_761_600_000; // 2027-01-01T00:00:00Z
         assert_eq!(date_string(jan_first_2027, 0), "2027-01-01");
         assert_eq!(date_string(jan_first_2027, -1), "2026-12-31");

@@ -1,10 +1,13 @@
 //! Context resources (SPEC §10): the files around an agent that shape its
-//! system prompt.
+//! system prompt, and the `AGENTS.md` single-source links.
 //!
 //! - [`assemble`] builds the system prompt from a base prompt, the project's
 //!   `AGENTS.md`/`CLAUDE.md` files, the workspace files (`SOUL.md`, memory of
 //!   today and yesterday, ...), the list of skills, and the date and working
 //!   directory. It never fails: what it cannot use becomes a [`Diagnostic`].
+//! - [`link`] makes `AGENTS.md` the one real file of a directory, with
+//!   `CLAUDE.md` and `GEMINI.md` as relative symlinks to it; [`status`]
+//!   reports how far a directory is from that.
 //!
 //! Nothing here prints or reads the real clock: the caller passes the time.
 
@@ -12,11 +15,16 @@ mod civil;
 mod file;
 mod skills;
 mod system_prompt;
+mod workspace;
 
 pub use file::MAX_RESOURCE_BYTES;
 pub use system_prompt::{
     AssembleOptions, Assembly, Block, BlockKind, Diagnostic, PROJECT_FILES, WORKSPACE_FILES,
     assemble,
+};
+pub use workspace::{
+    LINK_NAMES, LinkAction, LinkOutcome, LinkReport, LinkState, LinkStatus, SOURCE_FILE,
+    SourceState, StatusReport, link, status,
 };
 
 /// Paths in JSON output: as text, with any bytes that are not UTF-8 replaced
