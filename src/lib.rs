@@ -5,6 +5,7 @@ mod error;
 pub mod goal;
 pub mod inject;
 pub mod prompt;
+pub mod resources;
 mod session;
 pub mod settings;
 pub mod store;

@@ -1,0 +1,48 @@
+//! Context resources (SPEC §10): the files around an agent that shape its
+//! system prompt, and the `AGENTS.md` single-source links.
+//!
+//! - [`assemble`] builds the system prompt from a base prompt, the project's
+//!   `AGENTS.md`/`CLAUDE.md` files, the workspace files (`SOUL.md`, memory of
+//!   today and yesterday, ...), the list of skills, and the date and working
+//!   directory. It never fails: what it cannot use becomes a [`Diagnostic`].
+//! - [`link`] makes `AGENTS.md` the one real file of a directory, with
+//!   `CLAUDE.md` and `GEMINI.md` as relative symlinks to it; [`status`]
+//!   reports how far a directory is from that.
+//!
+//! Nothing here prints or reads the real clock: the caller passes the time.
+
+mod civil;
+mod file;
+mod skills;
+mod system_prompt;
+mod workspace;
+
+pub use file::MAX_RESOURCE_BYTES;
+pub use system_prompt::{
+    AssembleOptions, Assembly, Block, BlockKind, Diagnostic, PROJECT_FILES, WORKSPACE_FILES,
+    assemble,
+};
+pub use workspace::{
+    LINK_NAMES, LinkAction, LinkOutcome, LinkReport, LinkState, LinkStatus, SOURCE_FILE,
+    SourceState, StatusReport, link, status,
+};
+
+/// Paths in JSON output: as text, with any bytes that are not UTF-8 replaced
+/// (serde's own `Path` impl fails on those, and one odd file name must not
+/// break `--json`).
+mod serialize_path {
+    use std::path::{Path, PathBuf};
+
+    use serde::Serializer;
+
+    pub fn plain<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&path.to_string_lossy())
+    }
+
+    pub fn option<S: Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(path) => plain(path, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
