@@ -34,6 +34,12 @@ pub fn utc_datetime(ms: i64) -> String {
     )
 }
 
+/// `YYYYMMDDTHHMMSSZ` (ISO 8601 basic format) of a millisecond timestamp:
+/// sorts by time and is safe in a file name on every platform (no `:`).
+pub fn utc_stamp(ms: i64) -> String {
+    utc_datetime(ms).replace(['-', ':'], "")
+}
+
 /// Milliseconds since the epoch, from the system clock.
 pub fn system_now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -52,5 +58,48 @@ mod tests {
         assert_eq!(utc_date(951_782_400_000), "2000-02-29");
         assert_eq!(utc_date(-86_400_000), "1969-12-31");
         assert_eq!(utc_datetime(1_798_761_599_999), "2026-12-31T23:59:59Z");
+        assert_eq!(utc_date(4_107_542_400_000), "2100-03-01");
+    }
+
+    #[test]
+    fn stamps_sort_and_suit_file_names() {
+        assert_eq!(utc_stamp(1_795_978_567_999), "20261129T185607Z");
+        assert_eq!(utc_stamp(-1), "19691231T235959Z");
+    }
+
+    #[test]
+    fn every_day_of_four_centuries_follows_the_previous_one() {
+        let start = -25_567; // 1900-01-01
+        let mut previous = civil_from_days(start - 1);
+        assert_eq!(previous, (1899, 12, 31));
+        for days in start..start + 146_097 {
+            let current = civil_from_days(days);
+            let (y, m, d) = previous;
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let length = match m {
+                2 if leap => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            let expected = if d < length {
+                (y, m, d + 1)
+            } else if m < 12 {
+                (y, m + 1, 1)
+            } else {
+                (y + 1, 1, 1)
+            };
+            assert_eq!(current, expected, "day {days}");
+            previous = current;
+        }
+    }
+
+    #[test]
+    fn yesterday_crosses_month_and_year() {
+        let jan_first_2027 = 1_798_761_600_000;
+        assert_eq!(utc_date(jan_first_2027 - 86_400_000), "2026-12-31");
+        let march_first_2028 = jan_first_2027 + (365 + 31 + 29) * 86_400_000;
+        assert_eq!(utc_date(march_first_2028), "2028-03-01");
+        assert_eq!(utc_date(march_first_2028 - 86_400_000), "2028-02-29");
     }
 }

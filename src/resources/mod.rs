@@ -11,7 +11,6 @@
 //!
 //! Nothing here prints or reads the real clock: the caller passes the time.
 
-mod civil;
 mod file;
 mod skills;
 mod system_prompt;

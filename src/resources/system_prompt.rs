@@ -22,7 +22,6 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use super::civil;
 use super::file::{Loaded, Seen, load};
 use super::serialize_path;
 use super::skills;
@@ -220,8 +219,11 @@ pub fn assemble(opts: &AssembleOptions) -> Assembly {
         check_dir(&workspace, "workspace directory", &mut out.diagnostics)
     };
     if workspace_ok {
-        let today = format!("memory/{}.md", civil::date_string(opts.now_ms, 0));
-        let yesterday = format!("memory/{}.md", civil::date_string(opts.now_ms, -1));
+        let today = format!("memory/{}.md", crate::time::utc_date(opts.now_ms));
+        let yesterday = format!(
+            "memory/{}.md",
+            crate::time::utc_date(opts.now_ms - 86_400_000)
+        );
         let names = WORKSPACE_FILES.iter().map(|s| (*s).to_owned());
         for name in names.chain([today, yesterday]) {
             let path = workspace.join(&name);
@@ -257,7 +259,7 @@ pub fn assemble(opts: &AssembleOptions) -> Assembly {
     // keeps a provider's prompt cache warm.
     let text = format!(
         "Current date: {} (UTC)\nWorking directory: {}",
-        civil::date_string(opts.now_ms, 0),
+        crate::time::utc_date(opts.now_ms),
         cwd.display()
     );
     out.blocks.push(Block::new(

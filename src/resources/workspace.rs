@@ -10,7 +10,6 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path};
 
-use super::civil::UtcTime;
 use crate::error::{Error, Result};
 
 mod report;
@@ -48,7 +47,7 @@ pub fn link(dir: &Path, now_ms: i64) -> Result<LinkReport> {
     if let Err(problem) = check_source(dir) {
         problems.push(format!("{SOURCE_FILE} is {problem}"));
     }
-    let stamp = UtcTime::from_ms(now_ms).stamp();
+    let stamp = crate::time::utc_stamp(now_ms);
     let mut plans = Vec::new();
     for name in LINK_NAMES {
         let path = dir.join(name);
