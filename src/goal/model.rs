@@ -181,7 +181,7 @@ pub fn format_duration(seconds: i64) -> String {
 pub fn format_tokens(tokens: u64) -> String {
     fn scaled(value: u64, unit: u64, suffix: &str) -> String {
         let tenths = (value * 10 + unit / 2) / unit;
-        if tenths % 10 == 0 {
+        if tenths.is_multiple_of(10) {
             format!("{}{suffix}", tenths / 10)
         } else {
             format!("{}.{}{suffix}", tenths / 10, tenths % 10)

@@ -306,10 +306,10 @@ fn working_dir(dir: &Path) -> PathBuf {
     let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
     // Rebuilt from its components: no trailing `/`, no `.`.
     let absolute: PathBuf = absolute.components().collect();
-    if absolute.components().any(|c| c == Component::ParentDir) {
-        if let Ok(canonical) = fs::canonicalize(&absolute) {
-            return canonical;
-        }
+    if absolute.components().any(|c| c == Component::ParentDir)
+        && let Ok(canonical) = fs::canonicalize(&absolute)
+    {
+        return canonical;
     }
     absolute
 }

@@ -258,10 +258,10 @@ impl Settings {
     pub fn load_from(file: Option<&ConfigFile>, sets: &[String]) -> Result<Settings> {
         let mut settings = Settings::default();
         let mut problems = Vec::new();
-        if let Some(file) = file {
-            if let Some(text) = file::read(file)? {
-                settings.apply_document(&text, &file.path, &mut problems)?;
-            }
+        if let Some(file) = file
+            && let Some(text) = file::read(file)?
+        {
+            settings.apply_document(&text, &file.path, &mut problems)?;
         }
         for assignment in sets {
             settings.apply_assignment(assignment, &mut problems)?;
