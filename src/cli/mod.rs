@@ -1,14 +1,28 @@
 //! The command-line shell: argument parsing, one file per command group,
 //! printing, and the mapping from library errors to exit codes.
 
+/// `println!` that ignores a closed stdout (`goalkeeper ... | head`): the
+/// reader is gone, so there is no one left to tell.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
+mod goal;
+mod prompt;
 mod session;
 mod todo;
+mod tour;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
+use goalkeeper::inject::Injector;
+use goalkeeper::settings::Settings;
+use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};
 
 /// Exit code of a rejected operation (the result is still printed).
@@ -38,6 +52,14 @@ pub struct Cli {
     )]
     session: String,
 
+    /// The settings file [default: $GOALKEEPER_CONFIG, else the platform config dir]
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+
+    /// Override one setting, e.g. --set todo.eager=always (repeatable)
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+
     /// Print JSON instead of text
     #[arg(long, global = true)]
     json: bool,
@@ -51,9 +73,21 @@ enum Command {
     /// Read and change the todo list
     #[command(subcommand)]
     Todo(todo::TodoCommand),
+    /// Set, read and finish the goal; report token usage
+    #[command(subcommand)]
+    Goal(goal::GoalCommand),
+    /// Print the goal-mode context message (nothing when a gate is closed)
+    Context(prompt::ContextArgs),
+    /// Print the next continuation (or the budget-limit wrap-up, once)
+    Continuation(prompt::ContextArgs),
+    /// Render prompt templates
+    #[command(subcommand)]
+    Prompt(prompt::PromptCommand),
     /// List, show and remove sessions
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// A guided run of a whole goal session on a temporary database
+    Tour,
 }
 
 /// What a command hands back to `main`: how to exit.
@@ -68,6 +102,8 @@ pub enum Outcome {
 pub struct Context {
     db: Option<PathBuf>,
     session: SessionId,
+    config: Option<PathBuf>,
+    sets: Vec<String>,
     json: bool,
     now_ms: i64,
 }
@@ -81,6 +117,40 @@ impl Context {
             None => default_db_path()?,
         };
         Store::open(&path)
+    }
+
+    /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the
+    /// platform default, then each `--set`.
+    fn settings(&self) -> Result<Settings, Error> {
+        Settings::load(self.config.as_deref(), &self.sets)
+    }
+
+    /// The prompt injector for the settings (with `prompts.dir` overrides).
+    fn injector(&self) -> Result<Injector, Error> {
+        Injector::from_settings(self.settings()?)
+    }
+}
+
+/// `--active-tools a,b`: the tool names the agent can call right now.
+#[derive(Debug, clap::Args)]
+struct ActiveTools {
+    /// The tools the agent can call now, comma-separated
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "todo,goal",
+        value_name = "NAMES"
+    )]
+    active_tools: Vec<String>,
+}
+
+impl ActiveTools {
+    fn names(&self) -> Vec<String> {
+        self.active_tools
+            .iter()
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .collect()
     }
 }
 
@@ -132,6 +202,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
     let ctx = Context {
         db: cli.db,
         session: SessionId::parse(&cli.session)?,
+        config: cli.config,
+        sets: cli.sets,
         json: cli.json,
         now_ms: now_ms()?,
     };
@@ -143,12 +215,47 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
     };
     match cli.command {
         Command::Todo(command) => todo::run(&ctx, command, sub("todo")),
+        Command::Goal(command) => goal::run(&ctx, command),
+        Command::Context(args) => prompt::context(&ctx, &args),
+        Command::Continuation(args) => prompt::continuation(&ctx, &args),
+        Command::Prompt(command) => prompt::run(&ctx, command),
         Command::Session(command) => session::run(&ctx, command),
+        Command::Tour => tour::run(&ctx),
     }
+}
+
+/// Writes one line to stdout, ignoring a closed pipe.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stdout().lock(), "{args}");
 }
 
 /// Prints `value` as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) {
     let text = serde_json::to_string_pretty(value).expect("output serializes");
-    println!("{text}");
+    out!("{text}");
+}
+
+/// Reads a tool call from stdin, refusing more than the call limit without
+/// reading the rest, and text that is not UTF-8.
+pub(super) fn read_stdin() -> Result<String, Error> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_CALL_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Io {
+            what: "cannot read the call from stdin".into(),
+            source,
+        })?;
+    if bytes.len() > MAX_CALL_BYTES {
+        return Err(Error::Usage(format!(
+            "the call on stdin is larger than {MAX_CALL_BYTES} bytes (1 MiB); split it into several calls"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Usage(format!(
+            "the call on stdin is not UTF-8 text (invalid byte at offset {}); send JSON text",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }

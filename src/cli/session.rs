@@ -32,10 +32,10 @@ pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
             if ctx.json {
                 print_json(&sessions);
             } else if sessions.is_empty() {
-                println!("No sessions yet.");
+                out!("No sessions yet.");
             } else {
                 for s in &sessions {
-                    println!(
+                    out!(
                         "{}  todos {}/{} done, {} open  v{}  {} events  updated {}",
                         s.id,
                         s.todos.closed,
@@ -62,11 +62,11 @@ pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
             if ctx.json {
                 print_json(&json!({"session": info, "todos": list}));
             } else {
-                println!("Session {}", info.id);
-                println!("Created {}", utc_datetime(info.created_ms));
-                println!("Updated {}", utc_datetime(info.updated_ms));
-                println!("Todo version {}, {} events", info.todo_version, info.events);
-                println!("{}", summary(&list, &[], SummaryKind::View));
+                out!("Session {}", info.id);
+                out!("Created {}", utc_datetime(info.created_ms));
+                out!("Updated {}", utc_datetime(info.updated_ms));
+                out!("Todo version {}, {} events", info.todo_version, info.events);
+                out!("{}", summary(&list, &[], SummaryKind::View));
             }
         }
         SessionCommand::Rm { id } => {
@@ -75,7 +75,7 @@ pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
             if ctx.json {
                 print_json(&json!({"removed": session.as_str()}));
             } else {
-                println!("Removed session {session}.");
+                out!("Removed session {session}.");
             }
         }
     }

@@ -1,15 +1,14 @@
 //! `goalkeeper todo ...`: the agent's tool call (`apply`), the user's
 //! subcommands, markdown export/import, the event log and undo.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{ArgMatches, Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, TodoResult};
+use goalkeeper::todo::{Actor, Call, TodoResult, from_markdown, to_markdown};
 use serde_json::{Map, Value, json};
 
-use super::{Context, Outcome, print_json};
+use super::{Context, Outcome, print_json, read_stdin};
 
 #[derive(Debug, Subcommand)]
 pub enum TodoCommand {
@@ -60,6 +59,8 @@ pub enum TodoCommand {
     },
     /// Show the list
     View,
+    /// Print the bare <todo_context> block (for hosts that inject without a goal)
+    Context(super::prompt::ContextArgs),
     /// Write the list as markdown [default: TODO.md; `-` for stdout]
     Export {
         /// The file to write
@@ -147,6 +148,7 @@ pub fn run(
             json!({"op": "append", "phase": phase, "items": items})
         }
         TodoCommand::View => json!({"op": "view"}),
+        TodoCommand::Context(args) => return super::prompt::todo_context(ctx, &args),
         TodoCommand::Export { path } => return export(ctx, path),
         TodoCommand::Import { path } => return import(ctx, path),
         TodoCommand::Log { limit } => return log(ctx, limit),
@@ -212,7 +214,7 @@ pub(super) fn print_result(ctx: &Context, result: &TodoResult) -> Outcome {
     if ctx.json {
         print_json(result);
     } else {
-        println!("{}", result.text());
+        out!("{}", result.text());
     }
     if result.is_error {
         Outcome::Rejected
@@ -221,40 +223,70 @@ pub(super) fn print_result(ctx: &Context, result: &TodoResult) -> Outcome {
     }
 }
 
-/// Reads a tool call from stdin, refusing more than the call limit without
-/// reading the rest, and text that is not UTF-8.
-fn read_stdin() -> Result<String, Error> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_CALL_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Io {
-            what: "cannot read the call from stdin".into(),
-            source,
-        })?;
-    if bytes.len() > MAX_CALL_BYTES {
-        return Err(Error::Usage(format!(
-            "the call on stdin is larger than {MAX_CALL_BYTES} bytes (1 MiB); split it into several calls"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::Usage(format!(
-            "the call on stdin is not UTF-8 text (invalid byte at offset {}); send JSON text",
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
+/// `todo export`: the list as markdown, with a provenance comment on top.
 fn export(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
-    let _ = (ctx, path);
-    Err(Error::Usage("export is not available yet".into()))
+    let path = path.unwrap_or_else(|| PathBuf::from(DEFAULT_MARKDOWN));
+    let (list, version) = ctx.store()?.todo_list(&ctx.session)?;
+    let text = format!(
+        "<!-- goalkeeper export: session {}, version {version} -->\n\n{}",
+        ctx.session,
+        to_markdown(&list)
+    );
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(Outcome::Success);
+    }
+    std::fs::write(&path, &text)
+        .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+    let counts = list.counts();
+    if ctx.json {
+        print_json(
+            &json!({"path": path, "version": version, "tasks": counts.total, "phases": list.phases.len()}),
+        );
+    } else {
+        out!(
+            "Exported {} tasks in {} phases (version {version}) to {}.",
+            counts.total,
+            list.phases.len(),
+            path.display()
+        );
+    }
+    Ok(Outcome::Success)
 }
 
+/// `todo import`: replaces the list with a markdown file, as the user.
+/// Any problem in the file rejects the whole import.
 fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
-    let _ = (ctx, path);
-    Err(Error::Usage("import is not available yet".into()))
+    let path = path.unwrap_or_else(|| PathBuf::from(DEFAULT_MARKDOWN));
+    let (text, source) = if path.as_os_str() == "-" {
+        (read_stdin()?, "stdin".to_owned())
+    } else {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::Rejected(format!(
+                "cannot import {}: it is not UTF-8 text (invalid byte at offset {}); nothing was imported",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        (text, path.display().to_string())
+    };
+    let list = from_markdown(&text).map_err(|errors| {
+        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        Error::Rejected(format!(
+            "cannot import {source}: {}; nothing was imported",
+            errors.join("; ")
+        ))
+    })?;
+    let result = ctx
+        .store()?
+        .todo_import(&ctx.session, list, &source, ctx.now_ms)?;
+    Ok(print_result(ctx, &result))
 }
+
+/// The markdown file `export` and `import` use when no path is given.
+const DEFAULT_MARKDOWN: &str = "TODO.md";
 
 fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
     let events = ctx.store()?.todo_log(&ctx.session, limit)?;
@@ -263,7 +295,7 @@ fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
         return Ok(Outcome::Success);
     }
     if events.is_empty() {
-        println!("No events in session {}.", ctx.session);
+        out!("No events in session {}.", ctx.session);
     }
     for event in &events {
         let when = goalkeeper::time::utc_datetime(event.at_ms);
@@ -274,19 +306,20 @@ fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
         };
         let payload = goalkeeper::prompt::sanitize::one_line(&payload).into_owned();
         match (&event.error, event.version) {
-            (Some(error), _) => println!(
+            (Some(error), _) => out!(
                 "#{} {when} {} {op} REJECTED: {} -- {payload}",
                 event.id,
                 event.actor,
                 goalkeeper::prompt::sanitize::one_line(error)
             ),
             (None, Some(version)) => {
-                println!(
+                out!(
                     "#{} {when} {} {op} -> v{version} {payload}",
-                    event.id, event.actor
+                    event.id,
+                    event.actor
                 )
             }
-            (None, None) => println!("#{} {when} {} {op} {payload}", event.id, event.actor),
+            (None, None) => out!("#{} {when} {} {op} {payload}", event.id, event.actor),
         }
     }
     Ok(Outcome::Success)

@@ -207,7 +207,7 @@ pub fn apply(
             let mut goal = goal.clone();
             goal.set_status(GoalStatus::Complete, now_ms);
             let message = format!(
-                "Goal #{} complete: {} {}.",
+                "Goal #{} complete: {}. It {}.",
                 goal.id,
                 quote(&goal.objective),
                 used_phrase(&goal, now_ms)

@@ -18,8 +18,12 @@ pub struct TestEnv {
 
 impl TestEnv {
     pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("temp dir");
+        // An empty settings file: defaults, whatever the developer's own
+        // config says.
+        std::fs::write(dir.path().join("config.toml"), "").expect("config");
         TestEnv {
-            dir: tempfile::tempdir().expect("temp dir"),
+            dir,
             now_ms: NOW_MS,
         }
     }
@@ -41,7 +45,7 @@ impl TestEnv {
             .current_dir(self.dir.path())
             .env("GOALKEEPER_DB", self.db())
             .env("GOALKEEPER_NOW", self.now_ms.to_string())
-            .env("GOALKEEPER_CONFIG", self.dir.path().join("no-config.toml"))
+            .env("GOALKEEPER_CONFIG", self.dir.path().join("config.toml"))
             .env_remove("GOALKEEPER_SESSION")
             .env_remove("RUST_BACKTRACE");
         cmd

@@ -1,0 +1,164 @@
+//! `goalkeeper goal ...`: the user's goal lifecycle, usage reports, and the
+//! agent's `goal` tool call (`apply`).
+
+use clap::{Args, Subcommand};
+use goalkeeper::Error;
+use goalkeeper::goal::{GoalOp, GoalResult, MAX_TOKENS, Usage};
+use goalkeeper::store::GoalCall;
+use goalkeeper::todo::Actor;
+
+use super::{Context, Outcome, print_json, read_stdin};
+
+#[derive(Debug, Subcommand)]
+pub enum GoalCommand {
+    /// Start a goal, replacing a live one (new id, counters reset)
+    Set(NewGoal),
+    /// Start a goal; refused while one is live
+    Create(NewGoal),
+    /// Show the goal
+    Get,
+    /// Pause the goal: its clock and continuations stop
+    Pause,
+    /// Resume a paused goal (refused while its budget is used up)
+    Resume,
+    /// Mark the goal achieved and report the budget used
+    Complete,
+    /// Abandon the goal (it stays in the history)
+    Drop,
+    /// Set the token budget, or `none` to remove it
+    Budget {
+        /// A positive number of tokens, or `none`
+        #[arg(value_parser = parse_budget_or_none, allow_hyphen_values = true)]
+        budget: BudgetArg,
+    },
+    /// Count tokens spent on the goal (cache reads are accepted and not counted)
+    Usage {
+        /// Input tokens
+        #[arg(long, default_value_t = 0, value_parser = parse_tokens, allow_hyphen_values = true)]
+        input: u64,
+        /// Output tokens
+        #[arg(long, default_value_t = 0, value_parser = parse_tokens, allow_hyphen_values = true)]
+        output: u64,
+        /// Tokens written to the prompt cache
+        #[arg(long, default_value_t = 0, value_parser = parse_tokens, allow_hyphen_values = true)]
+        cache_write: u64,
+        /// Tokens read from the prompt cache (not counted)
+        #[arg(long, default_value_t = 0, value_parser = parse_tokens, allow_hyphen_values = true)]
+        cache_read: u64,
+    },
+    /// Run one `goal` tool call as the agent: JSON argument, or stdin with `-` or nothing
+    Apply {
+        /// The call, e.g. '{"op":"complete"}'; `-` reads stdin
+        #[arg(value_name = "JSON")]
+        call: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct NewGoal {
+    /// What the goal should achieve
+    objective: String,
+    /// The token budget (a positive number)
+    #[arg(long, value_parser = parse_budget, allow_hyphen_values = true)]
+    budget: Option<u64>,
+}
+
+/// `goal budget N|none`.
+#[derive(Clone, Debug)]
+pub struct BudgetArg(Option<u64>);
+
+fn parse_budget(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 && n <= MAX_TOKENS => Ok(n),
+        Ok(0) => Err("the budget must be a positive whole number of tokens".into()),
+        Ok(_) => Err(format!(
+            "the budget is too large; the limit is {MAX_TOKENS}"
+        )),
+        Err(_) => Err(format!(
+            "the budget must be a positive whole number of tokens, e.g. 100000 (got {text:?})"
+        )),
+    }
+}
+
+fn parse_budget_or_none(text: &str) -> Result<BudgetArg, String> {
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(BudgetArg(None));
+    }
+    parse_budget(text)
+        .map(|n| BudgetArg(Some(n)))
+        .map_err(|e| format!("{e}, or `none` to remove it"))
+}
+
+fn parse_tokens(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_TOKENS => Ok(n),
+        Ok(_) => Err(format!("too large; the limit is {MAX_TOKENS}")),
+        Err(_) => Err(format!(
+            "a token count must be a whole number of 0 or more (got {text:?})"
+        )),
+    }
+}
+
+pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
+    let op = match command {
+        GoalCommand::Set(NewGoal { objective, budget }) => GoalOp::Set {
+            objective: checked_objective(&objective)?,
+            budget,
+        },
+        GoalCommand::Create(NewGoal { objective, budget }) => GoalOp::Create {
+            objective: checked_objective(&objective)?,
+            budget,
+        },
+        GoalCommand::Get => GoalOp::Get,
+        GoalCommand::Pause => GoalOp::Pause,
+        GoalCommand::Resume => GoalOp::Resume,
+        GoalCommand::Complete => GoalOp::Complete,
+        GoalCommand::Drop => GoalOp::Drop,
+        GoalCommand::Budget { budget } => GoalOp::Budget(budget.0),
+        GoalCommand::Usage {
+            input,
+            output,
+            cache_write,
+            cache_read,
+        } => GoalOp::Usage(Usage {
+            input,
+            output,
+            cache_write,
+            cache_read,
+        }),
+        GoalCommand::Apply { call } => {
+            let text = match call.as_deref() {
+                None | Some("-") => read_stdin()?,
+                Some(text) => text.to_owned(),
+            };
+            let result = ctx.store()?.goal(
+                &ctx.session,
+                GoalCall::Json(&text),
+                Actor::Agent,
+                ctx.now_ms,
+            )?;
+            return Ok(print_result(ctx, &result));
+        }
+    };
+    let result = ctx
+        .store()?
+        .goal(&ctx.session, GoalCall::Op(&op), Actor::User, ctx.now_ms)?;
+    Ok(print_result(ctx, &result))
+}
+
+fn checked_objective(text: &str) -> Result<String, Error> {
+    goalkeeper::goal::objective(text).map_err(Error::Usage)
+}
+
+fn print_result(ctx: &Context, result: &GoalResult) -> Outcome {
+    if ctx.json {
+        print_json(result);
+    } else {
+        out!("{}", result.text());
+    }
+    if result.is_error {
+        Outcome::Rejected
+    } else {
+        Outcome::Success
+    }
+}

@@ -1,0 +1,131 @@
+//! `goalkeeper context`, `continuation`, `todo context` and
+//! `prompt render`: printing the hidden messages an agent receives.
+
+use clap::{Args, Subcommand};
+use goalkeeper::Error;
+use goalkeeper::inject::{self, Continuation};
+use goalkeeper::prompt::{BUILTIN, Gate, HiddenMessage};
+
+use super::{ActiveTools, Context, Outcome, print_json};
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    #[command(flatten)]
+    tools: ActiveTools,
+    /// Say on stderr which gate kept a message (or the todo block) out
+    #[arg(long)]
+    explain: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// Render one template with JSON data
+    Render {
+        /// The template name, e.g. goal-todo-context or tools/todo
+        name: String,
+        /// The data, a JSON object
+        #[arg(long, default_value = "{}")]
+        data: String,
+    },
+    /// List the template names
+    List,
+}
+
+/// `context`: the goal-mode-context message, or nothing when a gate is closed.
+pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+    let injector = ctx.injector()?;
+    let tools = args.tools.names();
+    let mut store = ctx.store()?;
+    let message =
+        inject::goal_mode_context(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)?;
+    match message {
+        Ok(message) => {
+            if args.explain {
+                let (list, _) = store.todo_list(&ctx.session)?;
+                match injector.todo_block(&list, &tools)? {
+                    Ok(_) => eprintln!("goalkeeper: goal-mode context with the todo block"),
+                    Err(gate) => {
+                        eprintln!("goalkeeper: goal-mode context without the todo block: {gate}")
+                    }
+                }
+            }
+            print_message(ctx, &message);
+        }
+        Err(gate) => explain(args.explain, "goal-mode context", gate),
+    }
+    Ok(Outcome::Success)
+}
+
+/// `continuation`: the continuation steer, the pending budget-limit
+/// wrap-up, a note that the runaway guard paused the goal, or nothing.
+pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+    let injector = ctx.injector()?;
+    let mut store = ctx.store()?;
+    let tools = args.tools.names();
+    match inject::continuation(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)? {
+        Continuation::Message(message) => print_message(ctx, &message),
+        Continuation::Paused(text) => {
+            if ctx.json {
+                print_json(&serde_json::json!({"paused": true, "reason": text}));
+            } else {
+                out!("{text}");
+            }
+        }
+        Continuation::Closed(gate) => explain(args.explain, "continuation", gate),
+    }
+    Ok(Outcome::Success)
+}
+
+/// `todo context`: the bare `<todo_context>` block.
+pub fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+    let injector = ctx.injector()?;
+    let (list, _) = ctx.store()?.todo_list(&ctx.session)?;
+    match injector.todo_context_message(&list, &args.tools.names(), ctx.now_ms)? {
+        Ok(message) => print_message(ctx, &message),
+        Err(gate) => explain(args.explain, "todo context", gate),
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn run(ctx: &Context, command: PromptCommand) -> Result<Outcome, Error> {
+    match command {
+        PromptCommand::Render { name, data } => {
+            let data: serde_json::Value = serde_json::from_str(&data).map_err(|e| {
+                Error::Usage(format!(
+                    "--data is not valid JSON ({e}); give an object such as '{{\"error\": \"x\"}}'"
+                ))
+            })?;
+            let text = ctx.injector()?.templates().render(&name, &data)?;
+            if ctx.json {
+                print_json(&serde_json::json!({"name": name, "text": text}));
+            } else {
+                out!("{text}");
+            }
+        }
+        PromptCommand::List => {
+            let names: Vec<&str> = BUILTIN.iter().map(|(name, _)| *name).collect();
+            if ctx.json {
+                print_json(&names);
+            } else {
+                for name in names {
+                    out!("{name}");
+                }
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn print_message(ctx: &Context, message: &HiddenMessage) {
+    if ctx.json {
+        print_json(message);
+    } else {
+        out!("{}", message.content);
+    }
+}
+
+fn explain(explain: bool, what: &str, gate: Gate) {
+    if explain {
+        eprintln!("goalkeeper: no {what}: {gate}");
+    }
+}
