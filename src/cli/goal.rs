@@ -68,12 +68,10 @@ pub struct NewGoal {
 pub struct BudgetArg(Option<u64>);
 
 fn parse_budget(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(n) if n > 0 && n <= MAX_TOKENS => Ok(n),
+    match parse_tokens(text) {
         Ok(0) => Err("the budget must be a positive whole number of tokens".into()),
-        Ok(_) => Err(format!(
-            "the budget is too large; the limit is {MAX_TOKENS}"
-        )),
+        Ok(n) => Ok(n),
+        Err(e) if e.contains("too large") => Err(e),
         Err(_) => Err(format!(
             "the budget must be a positive whole number of tokens, e.g. 100000 (got {text:?})"
         )),
@@ -89,13 +87,17 @@ fn parse_budget_or_none(text: &str) -> Result<BudgetArg, String> {
         .map_err(|e| format!("{e}, or `none` to remove it"))
 }
 
+/// A whole number of tokens, 0 or more, within what the store holds.
 fn parse_tokens(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(n) if n <= MAX_TOKENS => Ok(n),
-        Ok(_) => Err(format!("too large; the limit is {MAX_TOKENS}")),
-        Err(_) => Err(format!(
+    let digits = text.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
             "a token count must be a whole number of 0 or more (got {text:?})"
-        )),
+        ));
+    }
+    match digits.parse::<u64>() {
+        Ok(n) if n <= MAX_TOKENS => Ok(n),
+        _ => Err(format!("{digits} is too large; the limit is {MAX_TOKENS}")),
     }
 }
 

@@ -79,11 +79,14 @@ pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
                 None
             }
         },
-        "set" | "budget" => {
-            errors.push(format!(
-                "only the user can {} the goal; use `create` when no goal is live",
-                if op == "set" { "replace" } else { "budget" }
-            ));
+        "set" => {
+            errors.push(
+                "only the user can replace the goal; use `create` when no goal is live".into(),
+            );
+            None
+        }
+        "budget" => {
+            errors.push("only the user can change the token budget".into());
             None
         }
         other => {
