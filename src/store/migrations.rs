@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 type Step = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order; step `i` brings the schema to version `i + 1`.
-const STEPS: &[Step] = &[v1_sessions_and_events, v2_goals];
+const STEPS: &[Step] = &[v1_sessions_and_events, v2_goals, v3_session_marks];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS.len() as i64;
@@ -104,6 +104,20 @@ fn v2_goals(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     )
 }
 
+/// Small per-session facts the integrations remember between processes:
+/// what was last injected, how many reminders went out, how far a
+/// transcript was read, whether the memory file was delivered.
+fn v3_session_marks(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE session_marks (
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            key         TEXT NOT NULL,
+            value       TEXT NOT NULL,
+            PRIMARY KEY (session_id, key)
+        ) STRICT, WITHOUT ROWID;",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +138,7 @@ mod tests {
         migrate(&conn, None).unwrap();
         assert_eq!(
             tables(&conn),
-            ["events", "goals", "sessions", "sqlite_sequence"]
+            ["events", "goals", "session_marks", "sessions", "sqlite_sequence"]
         );
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
@@ -155,9 +169,15 @@ mod tests {
         migrate(&conn, None).unwrap();
         assert_eq!(
             tables(&conn),
-            ["events", "goals", "sessions", "sqlite_sequence"]
+            [
+                "events",
+                "goals",
+                "session_marks",
+                "sessions",
+                "sqlite_sequence"
+            ]
         );
-        // v1 data survives v2, with the new columns at their defaults.
+        // v1 data survives the later steps, new columns at their defaults.
         let (version, idle): (i64, i64) = conn
             .query_row(
                 "SELECT todo_version, idle_continuations FROM sessions WHERE id = 's'",

@@ -96,6 +96,31 @@ pub(crate) fn set_idle_state(
     Ok(())
 }
 
+/// A remembered per-session fact, if set.
+pub(crate) fn mark(tx: &Transaction<'_>, session: &SessionId, key: &str) -> Result<Option<String>> {
+    Ok(tx
+        .prepare_cached("SELECT value FROM session_marks WHERE session_id = ?1 AND key = ?2")?
+        .query_row(params![session.as_str(), key], |r| r.get(0))
+        .optional()?)
+}
+
+/// Remembers a per-session fact (creating the session row if needed).
+pub(crate) fn set_mark(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    key: &str,
+    value: &str,
+    now_ms: i64,
+) -> Result<()> {
+    touch(tx, session, now_ms)?;
+    tx.prepare_cached(
+        "INSERT INTO session_marks (session_id, key, value) VALUES (?1, ?2, ?3)
+         ON CONFLICT(session_id, key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute(params![session.as_str(), key, value])?;
+    Ok(())
+}
+
 impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&mut self) -> Result<Vec<SessionInfo>> {

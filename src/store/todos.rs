@@ -2,7 +2,7 @@
 //! one immediate transaction: read, apply, write the new state, append the
 //! event, commit.
 
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::json;
 
 use super::Store;
@@ -177,20 +177,45 @@ impl Store {
         Ok(events)
     }
 
+    /// Takes the pending todo-error text of `session` (set by a rejected
+    /// agent call), clearing it so the reminder is delivered once.
+    pub fn take_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
+        let tx = self.immediate()?;
+        let error = read_todo_error(&tx, session)?;
+        if error.is_some() {
+            set_todo_error(&tx, session, None)?;
+        }
+        tx.commit()?;
+        Ok(error)
+    }
+
+    /// A remembered per-session fact (integration state), if set.
+    pub fn session_mark(&mut self, session: &SessionId, key: &str) -> Result<Option<String>> {
+        let tx = self.immediate()?;
+        let value = sessions::mark(&tx, session, key)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Remembers a per-session fact (integration state).
+    pub fn set_session_mark(
+        &mut self,
+        session: &SessionId,
+        key: &str,
+        value: &str,
+        now_ms: i64,
+    ) -> Result<()> {
+        let tx = self.immediate()?;
+        sessions::set_mark(&tx, session, key, value, now_ms)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// The pending todo-error text of `session` (set by a rejected agent
     /// call, cleared by the next successful one), if any.
     pub fn pending_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
         let tx = self.immediate()?;
-        let error = tx
-            .query_row(
-                "SELECT todo_error FROM sessions WHERE id = ?1",
-                [session.as_str()],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })?;
+        let error = read_todo_error(&tx, session)?;
         tx.commit()?;
         Ok(error)
     }
@@ -237,6 +262,14 @@ fn write_list(tx: &Transaction<'_>, session: &SessionId, state: &str, version: i
     tx.prepare_cached("UPDATE sessions SET todos = ?2, todo_version = ?3 WHERE id = ?1")?
         .execute(params![session.as_str(), state, version])?;
     Ok(())
+}
+
+fn read_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
+    Ok(tx
+        .prepare_cached("SELECT todo_error FROM sessions WHERE id = ?1")?
+        .query_row([session.as_str()], |r| r.get::<_, Option<String>>(0))
+        .optional()?
+        .flatten())
 }
 
 fn set_todo_error(tx: &Transaction<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {

@@ -1,0 +1,3 @@
+//! Adapters that wire goalkeeper into real agents.
+
+pub mod claude_code;
