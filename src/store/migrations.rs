@@ -138,7 +138,13 @@ mod tests {
         migrate(&conn, None).unwrap();
         assert_eq!(
             tables(&conn),
-            ["events", "goals", "session_marks", "sessions", "sqlite_sequence"]
+            [
+                "events",
+                "goals",
+                "session_marks",
+                "sessions",
+                "sqlite_sequence"
+            ]
         );
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))

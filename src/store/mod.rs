@@ -16,6 +16,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::{Error, Result};
@@ -76,6 +77,14 @@ impl Store {
 
     fn setup(&self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        // A WAL that a crashed process left behind holds committed pages not
+        // yet in the file, and closing the last connection would merge them
+        // in. Until the file is known to be ours, it must stay as it was.
+        let foreign_wal = self.path.as_deref().is_some_and(has_leftover_wal);
+        if foreign_wal {
+            self.conn
+                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        }
         self.check_identity()?;
         if self.path.is_some() {
             // Switching to WAL needs a brief exclusive lock that a racing
@@ -89,7 +98,12 @@ impl Store {
         // power loss can drop the last commits.
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         self.conn.pragma_update(None, "foreign_keys", true)?;
-        migrations::migrate(&self.conn, self.path.as_deref())
+        migrations::migrate(&self.conn, self.path.as_deref())?;
+        if foreign_wal {
+            self.conn
+                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false)?;
+        }
+        Ok(())
     }
 
     /// Refuses a SQLite database that belongs to another program or to a
@@ -199,6 +213,13 @@ fn precheck_file(path: &Path) -> Result<()> {
         }
         Err(e) => Err(io("cannot access")(e)),
     }
+}
+
+/// True when `path` has a non-empty `-wal` file next to it.
+fn has_leftover_wal(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(wal).is_ok_and(|meta| meta.len() > 0)
 }
 
 fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {

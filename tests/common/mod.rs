@@ -1,9 +1,17 @@
-//! The test environment for end-to-end tests: the real binary, a temporary
-//! database and working directory, a fixed clock, and a renderer that shows
-//! stdout, stderr and the exit status together for snapshots.
+//! Helpers shared by the integration tests.
+//!
+//! - End-to-end: [`TestEnv`] runs the real binary on a temporary database
+//!   and working directory with a fixed clock, and [`render`] shows stdout,
+//!   stderr and the exit status together for snapshots.
+//! - Library: a store, a call as the agent or the user would send it, and
+//!   the list written out compactly. Every helper that expects a rejection
+//!   also checks the atomicity rule of SPEC §2.2: the stored list is
+//!   byte-identical and the version unchanged.
 
 #![allow(dead_code)]
 
+use goalkeeper::todo::{self, Actor, Call, Status, TodoList, TodoResult};
+use goalkeeper::{SessionId, Store};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -121,4 +129,189 @@ macro_rules! assert_snapshot {
             insta::assert_snapshot!($name, $value);
         })
     };
+}
+
+// ---- Library-level helpers (the todo acceptance tests) ----
+/// The clock every test uses.
+pub const NOW: i64 = 1_764_441_600_000;
+
+/// A fresh in-memory store.
+pub fn store() -> Store {
+    Store::open_in_memory().expect("an in-memory store opens")
+}
+
+/// The session the tests act on.
+pub fn session() -> SessionId {
+    SessionId::parse("s").unwrap()
+}
+
+/// Sends one JSON call, whatever its outcome.
+pub fn call(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
+    store
+        .todo(&session(), Call::Json(json), actor, NOW)
+        .expect("the store works")
+}
+
+/// Sends one JSON call as the agent and expects it to succeed.
+pub fn agent(store: &mut Store, json: &str) -> TodoResult {
+    succeeds(store, json, Actor::Agent)
+}
+
+/// Sends one JSON call as the user and expects it to succeed.
+pub fn user(store: &mut Store, json: &str) -> TodoResult {
+    succeeds(store, json, Actor::User)
+}
+
+fn succeeds(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
+    let result = call(store, json, actor);
+    assert!(!result.is_error, "{json} failed:\n{}", result.text());
+    result
+}
+
+/// Sends one JSON call that must be rejected and returns every error, as
+/// the pure engine reports them. Checks that the store kept the list and
+/// its version, that the result shows the list as it was, and that the
+/// summary leads with the same errors.
+pub fn rejected(store: &mut Store, json: &str, actor: Actor) -> Vec<String> {
+    let (before, version) = store.todo_list(&session()).unwrap();
+    let outcome = todo::run(before.clone(), Call::Json(json), actor);
+    assert!(
+        !outcome.errors.is_empty(),
+        "{json} was expected to fail but succeeded"
+    );
+    let result = call(store, json, actor);
+    assert!(
+        result.is_error,
+        "{json}: the result is not flagged as an error"
+    );
+    let (after, version_after) = store.todo_list(&session()).unwrap();
+    assert_eq!(json_of(&after), json_of(&before), "{json} changed the list");
+    assert_eq!(version_after, version, "{json} changed the version");
+    assert_eq!(result.details.phases, before, "{json}: the result list");
+    assert_eq!(result.details.version, version);
+    assert!(result.details.completed_tasks.is_empty());
+    let first_line = result.text().lines().next().unwrap();
+    assert_eq!(
+        first_line,
+        format!("Errors: {}", outcome.errors.join("; ")),
+        "{json}: the summary's error line"
+    );
+    outcome.errors
+}
+
+/// The one error of a rejected call.
+pub fn error(store: &mut Store, json: &str, actor: Actor) -> String {
+    let errors = rejected(store, json, actor);
+    assert_eq!(
+        errors.len(),
+        1,
+        "{json}: expected one error, got {errors:#?}"
+    );
+    errors.into_iter().next().unwrap()
+}
+
+/// The stored list of the test session.
+pub fn list(store: &mut Store) -> TodoList {
+    store.todo_list(&session()).unwrap().0
+}
+
+/// The stored version of the test session's list.
+pub fn version(store: &mut Store) -> i64 {
+    store.todo_list(&session()).unwrap().1
+}
+
+/// The stored list, written compactly:
+/// `Foundation: [x] Build core, [/] Add edge cases | Verification: [ ] Run tests`,
+/// with a blocker note as `[!] Get key (waiting)` and a user drop as
+/// `[-] Old idea (dropped by user)`.
+pub fn tasks(store: &mut Store) -> String {
+    show(&list(store))
+}
+
+/// [`tasks`] for any list.
+pub fn show(list: &TodoList) -> String {
+    list.phases
+        .iter()
+        .map(|phase| {
+            let tasks: Vec<String> = phase
+                .tasks
+                .iter()
+                .map(|t| {
+                    let mut line = format!("[{}] {}", t.status.marker(), t.content);
+                    if let Some(note) = &t.blocker {
+                        line.push_str(&format!(" ({note})"));
+                    }
+                    if t.dropped_by.is_some() {
+                        line.push_str(" (dropped by user)");
+                    }
+                    line
+                })
+                .collect();
+            format!("{}: {}", phase.name, tasks.join(", "))
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The list as stored: the byte-level identity used by the atomicity checks.
+pub fn json_of(list: &TodoList) -> String {
+    serde_json::to_string(list).unwrap()
+}
+
+/// How many tasks are `in_progress`.
+pub fn in_progress_count(list: &TodoList) -> usize {
+    list.tasks()
+        .filter(|(_, t)| t.status == Status::InProgress)
+        .count()
+}
+
+/// A store holding the two-phase plan most tests start from:
+/// `Foundation: [/] Build core, [ ] Add edge cases | Verification: [ ] Run tests, [ ] Write docs`.
+pub fn planned() -> Store {
+    let mut store = store();
+    agent(
+        &mut store,
+        r#"{"op":"init","list":[
+            {"phase":"Foundation","items":["Build core","Add edge cases"]},
+            {"phase":"Verification","items":["Run tests","Write docs"]}]}"#,
+    );
+    store
+}
+
+/// The contents of the tasks reported as completed by a call.
+pub fn completed(result: &TodoResult) -> Vec<String> {
+    result
+        .details
+        .completed_tasks
+        .iter()
+        .map(|c| format!("{}/{}", c.phase, c.content))
+        .collect()
+}
+
+/// What [`mixed`] holds: one task in every state a bulk op must tell apart.
+pub const MIXED: &str =
+    "Work: [x] a, [-] b, [!] c (waiting), [/] d, [ ] e, [-] f (dropped by user) | Other: [ ] o";
+
+/// A store whose `Work` phase holds a completed task, an agent-abandoned
+/// one, a blocked one with a note, the active one, a pending one and a
+/// user-dropped one; `Other` holds one pending task. See [`MIXED`].
+pub fn mixed() -> Store {
+    let mut store = store();
+    agent(
+        &mut store,
+        r#"{"op":"init","list":[
+            {"phase":"Work","items":["a","b","c","d","e","f"]},
+            {"phase":"Other","items":["o"]}]}"#,
+    );
+    agent(&mut store, r#"{"op":"done","task":"a"}"#);
+    agent(&mut store, r#"{"op":"drop","task":"b"}"#);
+    agent(
+        &mut store,
+        r#"{"op":"block","task":"c","reason":"waiting"}"#,
+    );
+    user(&mut store, r#"{"op":"drop","task":"f"}"#);
+    assert_eq!(tasks(&mut store), MIXED);
+    store
 }

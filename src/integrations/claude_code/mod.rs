@@ -151,7 +151,10 @@ impl Hook<'_> {
         let mut parts = Vec::new();
         let eager = self.injector.settings().todo.eager;
         if eager != Eager::Default
-            && self.store.session_mark(&self.session, EAGER_MARK)?.is_none()
+            && self
+                .store
+                .session_mark(&self.session, EAGER_MARK)?
+                .is_none()
         {
             let name = if eager == Eager::Always {
                 "todo-eager-always"
@@ -170,7 +173,11 @@ impl Hook<'_> {
             parts.push(message.content);
         }
         let mark = self.state_mark()?;
-        if self.store.session_mark(&self.session, CONTEXT_MARK)?.as_deref() != Some(&mark)
+        if self
+            .store
+            .session_mark(&self.session, CONTEXT_MARK)?
+            .as_deref()
+            != Some(&mark)
             && let Some(context) = self.goal_mode_context()?
         {
             parts.push(context);
@@ -189,9 +196,17 @@ impl Hook<'_> {
     fn stop(&mut self, event: &Value) -> Result<Option<Value>> {
         self.count_usage(event)?;
         let tools = self.tools();
-        match inject::continuation(self.store, self.injector, &self.session, &tools, self.now_ms)? {
+        match inject::continuation(
+            self.store,
+            self.injector,
+            &self.session,
+            &tools,
+            self.now_ms,
+        )? {
             Continuation::Message(message) => {
-                return Ok(Some(json!({"decision": "block", "reason": message.content})));
+                return Ok(Some(
+                    json!({"decision": "block", "reason": message.content}),
+                ));
             }
             Continuation::Paused(text) => {
                 return Ok(Some(json!({"systemMessage": text})));
@@ -223,7 +238,9 @@ impl Hook<'_> {
             &format!("{version}:{}", sent + 1),
             self.now_ms,
         )?;
-        Ok(Some(json!({"decision": "block", "reason": message.content})))
+        Ok(Some(
+            json!({"decision": "block", "reason": message.content}),
+        ))
     }
 
     /// Counts the transcript's new assistant usage towards the goal.
@@ -268,11 +285,15 @@ impl Hook<'_> {
 
     fn goal_mode_context(&mut self) -> Result<Option<String>> {
         let tools = self.tools();
-        Ok(
-            inject::goal_mode_context(self.store, self.injector, &self.session, &tools, self.now_ms)?
-                .ok()
-                .map(|m| m.content),
-        )
+        Ok(inject::goal_mode_context(
+            self.store,
+            self.injector,
+            &self.session,
+            &tools,
+            self.now_ms,
+        )?
+        .ok()
+        .map(|m| m.content))
     }
 
     /// What the injected context depends on: the list's version and the

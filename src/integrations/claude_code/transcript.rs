@@ -126,7 +126,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut file = File::create(&path).unwrap();
-        writeln!(file, r#"{{"type":"user","message":{{"role":"user","content":"hi"}}}}"#).unwrap();
+        writeln!(
+            file,
+            r#"{{"type":"user","message":{{"role":"user","content":"hi"}}}}"#
+        )
+        .unwrap();
         // One message written as two content-block lines.
         writeln!(file, "{}", assistant("m1", 10, 5, 100, 1000)).unwrap();
         writeln!(file, "{}", assistant("m1", 10, 5, 100, 1000)).unwrap();

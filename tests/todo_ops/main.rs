@@ -1,0 +1,13 @@
+//! Acceptance tests for the todo engine (SPEC §1 and §2), driven through the
+//! public API the way an agent or a person would: one JSON call at a time
+//! against a store. One file per part of the spec.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agent_limits;
+mod errors;
+mod limits;
+mod rules;
+mod summary;
+mod table;

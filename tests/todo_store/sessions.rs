@@ -1,0 +1,144 @@
+//! Sessions: isolated from each other, listed with their counts, removable.
+
+use goalkeeper::ErrorKind;
+use goalkeeper::SessionId;
+use goalkeeper::todo::Actor::{Agent, User};
+use goalkeeper::todo::{Call, TodoList};
+
+use crate::common::*;
+use crate::{log, sid};
+
+#[test]
+fn sessions_are_isolated() {
+    let mut s = store();
+    let (one, two) = (sid("one"), sid("two"));
+    s.todo(
+        &one,
+        Call::Json(r#"{"op":"init","items":["a"]}"#),
+        Agent,
+        NOW,
+    )
+    .unwrap();
+    s.todo(
+        &two,
+        Call::Json(r#"{"op":"init","items":["b","c"]}"#),
+        User,
+        NOW,
+    )
+    .unwrap();
+    s.todo(&two, Call::Json(r#"{"op":"done","task":"b"}"#), User, NOW)
+        .unwrap();
+    s.todo(&one, Call::Json(r#"{"op":"done","task":"b"}"#), Agent, NOW)
+        .unwrap();
+
+    let (list_one, version_one) = s.todo_list(&one).unwrap();
+    let (list_two, version_two) = s.todo_list(&two).unwrap();
+    assert_eq!(show(&list_one), "Tasks: [/] a");
+    assert_eq!(show(&list_two), "Tasks: [x] b, [/] c");
+    assert_eq!((version_one, version_two), (1, 2));
+    assert_eq!(s.todo_log(&one, 100).unwrap().len(), 2);
+    assert_eq!(s.todo_log(&two, 100).unwrap().len(), 2);
+    assert!(s.pending_todo_error(&one).unwrap().is_some());
+    assert_eq!(s.pending_todo_error(&two).unwrap(), None);
+
+    // Undo in one session leaves the other alone.
+    s.todo_undo(&two, NOW).unwrap();
+    assert_eq!(show(&s.todo_list(&one).unwrap().0), "Tasks: [/] a");
+    assert_eq!(show(&s.todo_list(&two).unwrap().0), "Tasks: [/] b, [ ] c");
+}
+
+#[test]
+fn sessions_lists_each_session_with_its_counts() {
+    let mut s = store();
+    s.todo(
+        &sid("early"),
+        Call::Json(r#"{"op":"init","items":["a","b"]}"#),
+        Agent,
+        NOW,
+    )
+    .unwrap();
+    s.todo(
+        &sid("late"),
+        Call::Json(r#"{"op":"init","items":["c"]}"#),
+        Agent,
+        NOW + 10,
+    )
+    .unwrap();
+    s.todo(
+        &sid("late"),
+        Call::Json(r#"{"op":"done","task":"c"}"#),
+        Agent,
+        NOW + 20,
+    )
+    .unwrap();
+    let sessions = s.sessions().unwrap();
+    let summary: Vec<_> = sessions
+        .iter()
+        .map(|i| {
+            (
+                i.id.as_str(),
+                i.created_ms,
+                i.updated_ms,
+                i.todo_version,
+                i.todos.total,
+                i.todos.closed,
+                i.events,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("late", NOW + 10, NOW + 20, 2, 1, 1, 2),
+            ("early", NOW, NOW, 1, 2, 0, 1)
+        ]
+    );
+    assert_eq!(s.session(&sid("early")).unwrap().unwrap().events, 1);
+    assert_eq!(s.session(&sid("nobody")).unwrap(), None);
+}
+
+#[test]
+fn remove_session_deletes_its_list_and_log_only() {
+    let mut s = planned();
+    let other = sid("other");
+    s.todo(
+        &other,
+        Call::Json(r#"{"op":"init","items":["x"]}"#),
+        Agent,
+        NOW,
+    )
+    .unwrap();
+    s.remove_session(&session()).unwrap();
+    assert_eq!(s.todo_list(&session()).unwrap(), (TodoList::default(), 0));
+    assert!(log(&mut s).is_empty());
+    assert_eq!(s.todo_list(&other).unwrap().1, 1);
+    let ids: Vec<_> = s.sessions().unwrap().into_iter().map(|i| i.id).collect();
+    assert_eq!(ids, ["other"]);
+
+    let err = s.remove_session(&session()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Rejected);
+    assert_eq!(
+        err.to_string(),
+        "session s not found; `session list` shows the sessions"
+    );
+
+    // The id can be used again from scratch.
+    agent(&mut s, r#"{"op":"init","items":["again"]}"#);
+    assert_eq!(version(&mut s), 1);
+}
+
+#[test]
+fn a_session_id_outside_the_alphabet_is_refused() {
+    for id in ["", "a b", "a/b", "é", &"x".repeat(129)] {
+        let err = SessionId::parse(id).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Usage);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid session id {id:?}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+            )
+        );
+    }
+    assert!(SessionId::parse(&"x".repeat(128)).is_ok());
+    assert!(SessionId::parse("claude:0f8e-1.2_x").is_ok());
+}
