@@ -184,17 +184,35 @@ fn precheck_file(path: &Path) -> Result<()> {
             path.display()
         ))),
         Ok(_) => {
-            let mut header = [0u8; 16];
+            let mut header = [0u8; 100];
             let mut file = std::fs::File::open(path).map_err(io("cannot read"))?;
             let read = read_up_to(&mut file, &mut header).map_err(io("cannot read"))?;
-            if read == 0 || header.starts_with(b"SQLite format 3\0") {
-                Ok(())
-            } else {
+            if read == 0 {
+                return Ok(());
+            }
+            let refuse = |why: &str| {
                 Err(Error::NotOurDatabase {
                     path: path.to_owned(),
-                    why: "it does not start with the SQLite header".into(),
+                    why: why.into(),
                 })
+            };
+            if !header.starts_with(b"SQLite format 3\0") {
+                return refuse("it does not start with the SQLite header");
             }
+            // Read from the file itself: opening it through SQLite could
+            // already change it (a hot journal is rolled back on open).
+            let app_id = i64::from(u32::from_be_bytes([
+                header[68], header[69], header[70], header[71],
+            ]));
+            if app_id != 0 && app_id != APPLICATION_ID {
+                return refuse(&format!("its application id is {app_id:#x}"));
+            }
+            if app_id != APPLICATION_ID && has_sibling(path, "-journal") {
+                return refuse(
+                    "it has an unfinished transaction of another program (a hot rollback journal), which opening it would roll back",
+                );
+            }
+            Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -217,9 +235,14 @@ fn precheck_file(path: &Path) -> Result<()> {
 
 /// True when `path` has a non-empty `-wal` file next to it.
 fn has_leftover_wal(path: &Path) -> bool {
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    std::fs::metadata(wal).is_ok_and(|meta| meta.len() > 0)
+    has_sibling(path, "-wal")
+}
+
+/// True when `<path><suffix>` exists and is not empty.
+fn has_sibling(path: &Path, suffix: &str) -> bool {
+    let mut sibling = path.as_os_str().to_owned();
+    sibling.push(suffix);
+    std::fs::metadata(sibling).is_ok_and(|meta| meta.len() > 0)
 }
 
 fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
