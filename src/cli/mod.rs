@@ -10,6 +10,7 @@ macro_rules! out {
 }
 
 mod goal;
+mod integrations;
 mod prompt;
 mod session;
 mod todo;
@@ -86,6 +87,14 @@ enum Command {
     /// List, show and remove sessions
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Handle an agent hook event (JSON on stdin)
+    #[command(subcommand)]
+    Hook(integrations::HookCommand),
+    /// Print one status line (Claude Code statusLine JSON on stdin)
+    Statusline,
+    /// Wire goalkeeper into an agent's configuration
+    #[command(subcommand)]
+    Install(integrations::InstallCommand),
     /// A guided run of a whole goal session on a temporary database
     Tour,
 }
@@ -221,6 +230,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         Command::Prompt(command) => prompt::run(&ctx, command),
         Command::Session(command) => session::run(&ctx, command),
         Command::Tour => tour::run(&ctx),
+        Command::Hook(command) => integrations::hook(&ctx, command),
+        Command::Statusline => integrations::statusline(&ctx),
+        Command::Install(command) => integrations::install(&ctx, command),
     }
 }
 

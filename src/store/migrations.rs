@@ -104,9 +104,10 @@ fn v2_goals(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     )
 }
 
-/// Small per-session facts the integrations remember between processes:
+/// Small facts the integrations remember between processes: per session,
 /// what was last injected, how many reminders went out, how far a
-/// transcript was read, whether the memory file was delivered.
+/// transcript was read, whether the memory file was delivered; and global
+/// pointers such as the Claude Code session last seen in a project.
 fn v3_session_marks(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(
         "CREATE TABLE session_marks (
@@ -114,6 +115,11 @@ fn v3_session_marks(tx: &Transaction<'_>) -> rusqlite::Result<()> {
             key         TEXT NOT NULL,
             value       TEXT NOT NULL,
             PRIMARY KEY (session_id, key)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE pointers (
+            key         TEXT PRIMARY KEY,
+            value       TEXT NOT NULL,
+            updated_ms  INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;",
     )
 }
@@ -141,6 +147,7 @@ mod tests {
             [
                 "events",
                 "goals",
+                "pointers",
                 "session_marks",
                 "sessions",
                 "sqlite_sequence"
@@ -178,6 +185,7 @@ mod tests {
             [
                 "events",
                 "goals",
+                "pointers",
                 "session_marks",
                 "sessions",
                 "sqlite_sequence"

@@ -7,6 +7,7 @@
 
 pub(crate) mod events;
 pub(crate) mod goals;
+mod marks;
 mod migrations;
 pub(crate) mod sessions;
 mod todos;

@@ -189,28 +189,6 @@ impl Store {
         Ok(error)
     }
 
-    /// A remembered per-session fact (integration state), if set.
-    pub fn session_mark(&mut self, session: &SessionId, key: &str) -> Result<Option<String>> {
-        let tx = self.immediate()?;
-        let value = sessions::mark(&tx, session, key)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Remembers a per-session fact (integration state).
-    pub fn set_session_mark(
-        &mut self,
-        session: &SessionId,
-        key: &str,
-        value: &str,
-        now_ms: i64,
-    ) -> Result<()> {
-        let tx = self.immediate()?;
-        sessions::set_mark(&tx, session, key, value, now_ms)?;
-        tx.commit()?;
-        Ok(())
-    }
-
     /// The pending todo-error text of `session` (set by a rejected agent
     /// call, cleared by the next successful one), if any.
     pub fn pending_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {

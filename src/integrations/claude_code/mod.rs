@@ -97,10 +97,17 @@ struct Hook<'a> {
 
 impl Hook<'_> {
     fn dispatch(mut self, name: &str, event: &Value) -> HookReply {
+        if let Some(cwd) = event.get("cwd").and_then(Value::as_str)
+            && let Err(e) =
+                self.store
+                    .set_pointer(&session_pointer(cwd), self.session.as_str(), self.now_ms)
+        {
+            self.notes.push(format!("cannot record the session: {e}"));
+        }
         let result = match name {
             "SessionStart" => self.session_start(event),
             "UserPromptSubmit" => self.user_prompt_submit(),
-            "Stop" | "SubagentStop" if name == "Stop" => self.stop(event),
+            "Stop" => self.stop(event),
             other => {
                 self.notes
                     .push(format!("hook event {other:?} is not handled; ignored"));
@@ -314,6 +321,13 @@ impl Hook<'_> {
         self.store
             .set_session_mark(&self.session, CONTEXT_MARK, &mark, self.now_ms)
     }
+}
+
+/// The pointer key under which the hooks record the Claude Code session
+/// last seen in a project directory, so an MCP server started there
+/// (`--session-from claude-code`) acts on the same session.
+pub fn session_pointer(cwd: &str) -> String {
+    format!("claude-code:{cwd}")
 }
 
 fn additional_context(event: &str, text: &str) -> Value {

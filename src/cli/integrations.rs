@@ -1,0 +1,126 @@
+//! `goalkeeper hook claude-code`, `statusline` and `install claude-code`:
+//! the Claude Code adapters. Hooks and the status line never fail the
+//! agent: problems go to stderr and the exit status stays 0.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use goalkeeper::integrations::{claude_code, install, statusline};
+use goalkeeper::{Error, SessionId};
+use serde_json::Value;
+
+use super::{Context, Outcome, print_json};
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Handle one Claude Code hook event (JSON on stdin)
+    ClaudeCode,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InstallCommand {
+    /// Add the hooks, the status line and the MCP server to a Claude Code project
+    ClaudeCode {
+        /// The project directory [default: the current directory]
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// How the hooks should run goalkeeper [default: this executable's path]
+        #[arg(long, value_name = "CMD")]
+        command: Option<String>,
+    },
+}
+
+/// Hook input is small; this bounds a runaway writer.
+const MAX_HOOK_INPUT: u64 = 16 * 1024 * 1024;
+
+fn read_input() -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8 text; ignored".to_owned())
+}
+
+pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
+    let HookCommand::ClaudeCode = command;
+    let reply = match read_input() {
+        Err(note) => claude_code::HookReply {
+            stdout: None,
+            notes: vec![note],
+        },
+        Ok(input) => match ctx.store().and_then(|store| Ok((store, ctx.injector()?))) {
+            Ok((mut store, injector)) => {
+                claude_code::handle(&mut store, &injector, &input, ctx.now_ms)
+            }
+            Err(e) => claude_code::HookReply {
+                stdout: None,
+                notes: vec![format!("{e}; the hook did nothing")],
+            },
+        },
+    };
+    for note in &reply.notes {
+        eprintln!("goalkeeper: {note}");
+    }
+    if let Some(stdout) = reply.stdout {
+        out!("{stdout}");
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
+    let line = read_input().and_then(|input| {
+        let event: Value = if input.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&input)
+                .map_err(|e| format!("status line input is not JSON ({e})"))?
+        };
+        let session = match event.get("session_id").and_then(Value::as_str) {
+            Some(id) => SessionId::parse(id).map_err(|e| e.to_string())?,
+            None => ctx.session.clone(),
+        };
+        let mut store = ctx.store().map_err(|e| e.to_string())?;
+        let goal = store.current_goal(&session).map_err(|e| e.to_string())?;
+        let (list, _) = store.todo_list(&session).map_err(|e| e.to_string())?;
+        Ok(statusline::status_line(goal.as_ref(), &list, ctx.now_ms))
+    });
+    match line {
+        Ok(Some(line)) => out!("{line}"),
+        Ok(None) => {}
+        Err(note) => eprintln!("goalkeeper: {note}"),
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
+    let InstallCommand::ClaudeCode { project, command } = command;
+    let project = match project {
+        Some(dir) => dir,
+        None => std::env::current_dir().map_err(|source| Error::Io {
+            what: "cannot read the current directory".into(),
+            source,
+        })?,
+    };
+    let command = match command {
+        Some(command) => command,
+        None => std::env::current_exe()
+            .map_err(|source| Error::Io {
+                what: "cannot find this executable's path".into(),
+                source,
+            })?
+            .display()
+            .to_string(),
+    };
+    let report = install::install_claude_code(&project, &command, ctx.now_ms)?;
+    if ctx.json {
+        print_json(&report);
+    } else {
+        for line in report.lines() {
+            out!("{line}");
+        }
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,109 @@
+//! The one-line status for an agent's status bar (SPEC §9):
+//! `◎ Ship the release · todos 3/7 · 12.3k/100k tok · 5m`.
+
+use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
+use crate::prompt::sanitize::one_line;
+use crate::todo::TodoList;
+
+/// Longest objective shown, in characters.
+const OBJECTIVE_CHARS: usize = 40;
+
+/// The status line for a session, or `None` when it has neither a goal
+/// (complete and dropped goals do not count) nor todos.
+///
+/// The goal part shows its state: `◎` active, `‖` paused, `◌` out of
+/// budget. Todos are `closed/total`; tokens `used/budget tok` (or just
+/// `used tok` without a budget); then the time spent active.
+pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<String> {
+    let goal = goal.filter(|g| g.status.is_live());
+    let counts = list.counts();
+    if goal.is_none() && counts.total == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if let Some(goal) = goal {
+        let mark = match goal.status {
+            GoalStatus::Paused => "‖",
+            GoalStatus::BudgetLimited => "◌",
+            _ => "◎",
+        };
+        let objective = one_line(&goal.objective);
+        let mut short: String = objective.chars().take(OBJECTIVE_CHARS).collect();
+        if objective.chars().count() > OBJECTIVE_CHARS {
+            short.push('…');
+        }
+        let state = match goal.status {
+            GoalStatus::Paused => " (paused)",
+            GoalStatus::BudgetLimited => " (budget used up)",
+            _ => "",
+        };
+        parts.push(format!("{mark} {short}{state}"));
+    }
+    if counts.total > 0 {
+        parts.push(format!("todos {}/{}", counts.closed, counts.total));
+    }
+    if let Some(goal) = goal {
+        parts.push(match goal.token_budget {
+            Some(budget) => format!(
+                "{}/{} tok",
+                format_tokens(goal.tokens_used),
+                format_tokens(budget)
+            ),
+            None => format!("{} tok", format_tokens(goal.tokens_used)),
+        });
+        parts.push(format_duration(goal.time_used_seconds(now_ms)));
+    }
+    Some(parts.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::todo::{Phase, Status, Task};
+
+    fn list(done: usize, open: usize) -> TodoList {
+        let mut tasks: Vec<Task> = (0..done)
+            .map(|i| {
+                let mut t = Task::pending(format!("d{i}"));
+                t.set_status(Status::Completed);
+                t
+            })
+            .collect();
+        tasks.extend((0..open).map(|i| Task::pending(format!("o{i}"))));
+        TodoList::new(vec![Phase {
+            name: "P".into(),
+            tasks,
+        }])
+    }
+
+    #[test]
+    fn the_documented_example() {
+        let mut goal = Goal::new(1, "Ship the release".into(), Some(100_000), 0);
+        goal.tokens_used = 12_300;
+        assert_eq!(
+            status_line(Some(&goal), &list(3, 4), 300_000).unwrap(),
+            "◎ Ship the release · todos 3/7 · 12.3k/100k tok · 5m"
+        );
+    }
+
+    #[test]
+    fn states_and_missing_parts() {
+        let mut goal = Goal::new(
+            1,
+            "A very long objective that keeps going and going\nforever".into(),
+            None,
+            0,
+        );
+        goal.status = GoalStatus::Paused;
+        goal.active_since_ms = None;
+        goal.time_used_ms = 45_000;
+        assert_eq!(
+            status_line(Some(&goal), &TodoList::default(), 1_000_000).unwrap(),
+            "‖ A very long objective that keeps going a… (paused) · 0 tok · 45s"
+        );
+        assert_eq!(status_line(None, &list(1, 1), 0).unwrap(), "todos 1/2");
+        goal.status = GoalStatus::Complete;
+        assert_eq!(status_line(Some(&goal), &TodoList::default(), 0), None);
+        assert_eq!(status_line(None, &TodoList::default(), 0), None);
+    }
+}

@@ -1,0 +1,57 @@
+//! Integration state: small per-session facts (what a hook last injected,
+//! how far a transcript was read) and global pointers (the Claude Code
+//! session last seen in a project). Each access is one transaction.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, sessions};
+use crate::SessionId;
+use crate::error::Result;
+
+impl Store {
+    /// A remembered per-session fact (integration state), if set.
+    pub fn session_mark(&mut self, session: &SessionId, key: &str) -> Result<Option<String>> {
+        let tx = self.immediate()?;
+        let value = sessions::mark(&tx, session, key)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Remembers a per-session fact (integration state).
+    pub fn set_session_mark(
+        &mut self,
+        session: &SessionId,
+        key: &str,
+        value: &str,
+        now_ms: i64,
+    ) -> Result<()> {
+        let tx = self.immediate()?;
+        sessions::set_mark(&tx, session, key, value, now_ms)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A global pointer (integration state), such as the Claude Code
+    /// session last seen in a project directory.
+    pub fn pointer(&mut self, key: &str) -> Result<Option<String>> {
+        let tx = self.immediate()?;
+        let value = tx
+            .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Sets a global pointer (integration state).
+    pub fn set_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<()> {
+        let tx = self.immediate()?;
+        tx.prepare_cached(
+            "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+        )?
+        .execute(params![key, value, now_ms])?;
+        tx.commit()?;
+        Ok(())
+    }
+}
