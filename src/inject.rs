@@ -260,6 +260,64 @@ fn short(objective: &str) -> String {
     crate::todo::text::preview(&one_line(objective))
 }
 
+/// The memory file's message for `session`: delivered the first time it is
+/// asked for in that session and never again, even across processes (the
+/// check and the mark are one transaction). `Ok((None, note))` when there
+/// is no memory file configured, it was already delivered, or the file
+/// cannot be used (the note says why; it is not marked, so a fixed file is
+/// delivered later).
+pub fn memory(
+    store: &mut Store,
+    injector: &Injector,
+    session: &SessionId,
+    now_ms: i64,
+) -> Result<(Option<HiddenMessage>, Option<String>)> {
+    let Some(path) = injector.settings.memory.file.as_deref() else {
+        return Ok((None, None));
+    };
+    let text = match crate::resources::file::load(path) {
+        crate::resources::file::Loaded::Text(text) => text,
+        crate::resources::file::Loaded::Absent => {
+            return Ok((
+                None,
+                Some(format!(
+                    "memory file {} does not exist; nothing injected",
+                    path.display()
+                )),
+            ));
+        }
+        crate::resources::file::Loaded::Unusable(why) => {
+            return Ok((None, Some(format!("memory file {}: {why}", path.display()))));
+        }
+    };
+    let content = injector.templates.render(
+        "memory",
+        &serde_json::json!({"content": sanitize_multiline(text.trim_end())}),
+    )?;
+    let tx = store.immediate()?;
+    if sessions::mark(&tx, session, MEMORY_MARK)?.is_some() {
+        return Ok((None, None));
+    }
+    sessions::set_mark(&tx, session, MEMORY_MARK, &now_ms.to_string(), now_ms)?;
+    tx.commit()?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok((
+        Some(HiddenMessage::new(
+            MessageKind::Memory,
+            content,
+            format!("memory: {name} · {} bytes", text.len()),
+            now_ms,
+        )),
+        None,
+    ))
+}
+
+/// The session mark recording when the memory file was delivered.
+const MEMORY_MARK: &str = "memory.delivered";
+
 /// What `continuation` produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Continuation {

@@ -184,6 +184,11 @@ fn every_template_over_fixtures() {
         ),
         ("todo-eager-preferred", "todo-eager-preferred", json!({})),
         ("todo-eager-always", "todo-eager-always", json!({})),
+        (
+            "memory",
+            "memory",
+            json!({"content": "I prefer small commits.\nThe staging host is stage-2."}),
+        ),
         ("tools-todo", "tools/todo", json!({})),
         ("tools-goal", "tools/goal", json!({})),
     ];

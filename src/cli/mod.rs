@@ -12,6 +12,7 @@ macro_rules! out {
 mod goal;
 mod integrations;
 mod prompt;
+mod resources;
 mod session;
 mod todo;
 mod tour;
@@ -95,6 +96,11 @@ enum Command {
     /// Wire goalkeeper into an agent's configuration
     #[command(subcommand)]
     Install(integrations::InstallCommand),
+    /// Assemble the system prompt from AGENTS.md, workspace files and skills
+    SystemPrompt(resources::SystemPromptArgs),
+    /// Keep AGENTS.md the single source of agent instructions
+    #[command(subcommand)]
+    Workspace(resources::WorkspaceCommand),
     /// A guided run of a whole goal session on a temporary database
     Tour,
 }
@@ -229,6 +235,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         Command::Continuation(args) => prompt::continuation(&ctx, &args),
         Command::Prompt(command) => prompt::run(&ctx, command),
         Command::Session(command) => session::run(&ctx, command),
+        Command::SystemPrompt(args) => resources::system_prompt(&ctx, args),
+        Command::Workspace(command) => resources::workspace(&ctx, command),
         Command::Tour => tour::run(&ctx),
         Command::Hook(command) => integrations::hook(&ctx, command),
         Command::Statusline => integrations::statusline(&ctx),

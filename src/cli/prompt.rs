@@ -36,8 +36,19 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let injector = ctx.injector()?;
     let tools = args.tools.names();
     let mut store = ctx.store()?;
+    // The memory file goes first, once per session.
+    let (memory, note) = inject::memory(&mut store, &injector, &ctx.session, ctx.now_ms)?;
+    if let Some(note) = note {
+        eprintln!("goalkeeper: {note}");
+    }
     let message =
         inject::goal_mode_context(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)?;
+    if let Some(memory) = &memory {
+        print_message(ctx, memory);
+        if message.is_ok() && !ctx.json {
+            out!("");
+        }
+    }
     match message {
         Ok(message) => {
             if args.explain {

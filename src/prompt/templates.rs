@@ -53,6 +53,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "todo-eager-always",
         include_str!("../../prompts/todo-eager-always.md"),
     ),
+    ("memory", include_str!("../../prompts/memory.md")),
     ("tools/todo", include_str!("../../prompts/tools/todo.md")),
     ("tools/goal", include_str!("../../prompts/tools/goal.md")),
 ];

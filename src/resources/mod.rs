@@ -11,7 +11,7 @@
 //!
 //! Nothing here prints or reads the real clock: the caller passes the time.
 
-mod file;
+pub(crate) mod file;
 mod skills;
 mod system_prompt;
 mod workspace;

@@ -156,6 +156,9 @@ impl Hook<'_> {
 
     fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
         let mut parts = Vec::new();
+        let (memory, note) = inject::memory(self.store, self.injector, &self.session, self.now_ms)?;
+        self.notes.extend(note);
+        parts.extend(memory.map(|m| m.content));
         let eager = self.injector.settings().todo.eager;
         if eager != Eager::Default
             && self
