@@ -73,6 +73,14 @@ impl Templates {
     /// file exists. Files with other names are ignored. An override that
     /// cannot be read or does not compile is an error naming the file.
     pub fn load(dir: Option<&Path>) -> Result<Templates> {
+        if let Some(dir) = dir
+            && !dir.is_dir()
+        {
+            return Err(Error::Usage(format!(
+                "prompts.dir {} is not a directory; create it or fix the setting",
+                dir.display()
+            )));
+        }
         let mut registry = Handlebars::new();
         registry.set_strict_mode(true);
         registry.register_escape_fn(handlebars::no_escape);
@@ -190,6 +198,17 @@ mod tests {
                 .render("todo-eager-always", &json!({}))
                 .unwrap()
                 .starts_with("<todo_plan>")
+        );
+    }
+
+    #[test]
+    fn a_missing_prompts_dir_is_an_error() {
+        let err = Templates::load(Some(Path::new("/nonexistent/prompts")))
+            .err()
+            .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "prompts.dir /nonexistent/prompts is not a directory; create it or fix the setting"
         );
     }
 
