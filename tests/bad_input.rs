@@ -1,0 +1,502 @@
+//! The bad-input catalogue (RELIABILITY.md lists it): hostile input across
+//! the CLI, the tool JSON, the markdown importer, settings files and hook
+//! stdin. Each case asserts its exit code, a clear message, and that the
+//! stored state did not change (a rejected *agent* call is logged as
+//! rejected, by design, and changes nothing else).
+
+mod common;
+
+use std::fs;
+
+use common::TestEnv;
+use serde_json::Value;
+
+/// How a case should end.
+struct Case {
+    name: &'static str,
+    args: Vec<String>,
+    stdin: Vec<u8>,
+    exit: i32,
+    /// A fragment of stdout + stderr that names the problem.
+    message: String,
+    /// A rejected agent call: one rejected event is logged.
+    logged: bool,
+    /// Files written into the test directory first.
+    files: Vec<(&'static str, Vec<u8>)>,
+}
+
+fn case(name: &'static str, args: &[&str], exit: i32, message: &str) -> Case {
+    Case {
+        name,
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        stdin: Vec::new(),
+        exit,
+        message: message.to_owned(),
+        logged: false,
+        files: Vec::new(),
+    }
+}
+
+impl Case {
+    fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Case {
+        self.stdin = bytes.into();
+        self
+    }
+
+    fn logged(mut self) -> Case {
+        self.logged = true;
+        self
+    }
+
+    fn file(mut self, name: &'static str, bytes: impl Into<Vec<u8>>) -> Case {
+        self.files.push((name, bytes.into()));
+        self
+    }
+}
+
+fn apply(name: &'static str, json: &str, message: &str) -> Case {
+    case(name, &["todo", "apply", json], 1, message).logged()
+}
+
+fn goal_apply(name: &'static str, json: &str, message: &str) -> Case {
+    case(name, &["goal", "apply", json], 1, message).logged()
+}
+
+fn import(name: &'static str, markdown: &str, message: &str) -> Case {
+    case(name, &["todo", "import", "bad.md"], 1, message).file("bad.md", markdown)
+}
+
+fn settings(name: &'static str, toml: &str, message: &str) -> Case {
+    case(name, &["--config", "bad.toml", "context"], 2, message).file("bad.toml", toml)
+}
+
+fn hook(name: &'static str, stdin: impl Into<Vec<u8>>, message: &str) -> Case {
+    case(name, &["hook", "claude-code"], 0, message).stdin(stdin)
+}
+
+fn catalogue() -> Vec<Case> {
+    let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let many: Vec<String> = (0..10_001).map(|i| format!("\"t{i}\"")).collect();
+    let too_many = format!(r#"{{"op":"init","items":[{}]}}"#, many.join(","));
+    let long_task = format!(
+        r#"{{"op":"append","phase":"P","items":["{}"]}}"#,
+        "x".repeat(1001)
+    );
+    let long_phase = format!(
+        r#"{{"op":"append","phase":"{}","items":["x"]}}"#,
+        "p".repeat(201)
+    );
+    let long_reason = format!(
+        r#"{{"op":"block","task":"Build core","reason":"{}"}}"#,
+        "r".repeat(1001)
+    );
+    let two_mib = format!(r#"{{"op":"view","pad":"{}"}}"#, "x".repeat(2 * 1024 * 1024));
+    vec![
+        // The command line.
+        case(
+            "session id with a slash",
+            &["--session", "a/b", "todo", "view"],
+            2,
+            "invalid session id \"a/b\"",
+        ),
+        case(
+            "session id of 129 characters",
+            &["--session", &"s".repeat(129), "todo", "view"],
+            2,
+            "use 1-128 characters",
+        ),
+        case(
+            "unknown subcommand",
+            &["todo", "frob"],
+            2,
+            "unrecognized subcommand 'frob'",
+        ),
+        case(
+            "negative budget",
+            &["goal", "budget", "-5"],
+            2,
+            "the budget must be a positive whole number of tokens",
+        ),
+        case(
+            "zero budget",
+            &["goal", "budget", "0"],
+            2,
+            "the budget must be a positive whole number of tokens",
+        ),
+        case(
+            "budget beyond 2^63",
+            &["goal", "budget", "99999999999999999999"],
+            2,
+            "is too large; the limit is 9223372036854775807",
+        ),
+        case(
+            "negative usage",
+            &["goal", "usage", "--input", "-1"],
+            2,
+            "a token count must be a whole number of 0 or more",
+        ),
+        case(
+            "usage that is not a number",
+            &["goal", "usage", "--output", "12k"],
+            2,
+            "a token count must be a whole number",
+        ),
+        case(
+            "empty objective",
+            &["goal", "set", " \n "],
+            2,
+            "the objective is empty",
+        ),
+        case(
+            "objective over 4,000 characters",
+            &["goal", "set", &"o".repeat(4001)],
+            2,
+            "the objective is 4001 characters; the limit is 4000",
+        ),
+        case(
+            "import of a missing file",
+            &["todo", "import", "nope.md"],
+            2,
+            "cannot read nope.md",
+        ),
+        case(
+            "import of a file that is not UTF-8",
+            &["todo", "import", "latin1.md"],
+            1,
+            "it is not UTF-8 text",
+        )
+        .file("latin1.md", b"# Caf\xe9\n- [ ] x\n".to_vec()),
+        case(
+            "a directory as the database",
+            &["--db", "dir.db", "todo", "view"],
+            2,
+            "is a directory; give the path of a database file",
+        ),
+        case(
+            "a text file as the database",
+            &["--db", "notes.txt", "todo", "view"],
+            3,
+            "is not a goalkeeper database (it does not start with the SQLite header)",
+        )
+        .file("notes.txt", "shopping list\n"),
+        case(
+            "a corrupt database file",
+            &["--db", "corrupt.db", "todo", "view"],
+            3,
+            "is not a goalkeeper database",
+        )
+        .file(
+            "corrupt.db",
+            [b"SQLite format 3\0".as_slice(), &[0x5a; 4080]].concat(),
+        ),
+        case(
+            "a prompts.dir that does not exist",
+            &["--set", "prompts.dir=/nonexistent", "context"],
+            2,
+            "prompts.dir /nonexistent is not a directory",
+        ),
+        // The todo tool's JSON, as the agent sends it.
+        apply(
+            "truncated JSON",
+            r#"{"op":"done","task":"Bui"#,
+            "the call is not valid JSON",
+        ),
+        apply("deeply nested JSON", &nested, "recursion limit exceeded"),
+        case(
+            "a 2 MiB call on stdin",
+            &["todo", "apply", "-"],
+            2,
+            "larger than 1048576 bytes",
+        )
+        .stdin(two_mib),
+        case(
+            "invalid UTF-8 on stdin",
+            &["todo", "apply"],
+            2,
+            "not UTF-8 text",
+        )
+        .stdin(vec![b'{', 0xc3, 0x28, b'}']),
+        case(
+            "a raw NUL byte inside a string",
+            &["todo", "apply", "-"],
+            1,
+            "control character",
+        )
+        .stdin("{\"op\":\"done\",\"task\":\"a\0b\"}")
+        .logged(),
+        apply(
+            "a huge number where text belongs",
+            r#"{"op":"done","task":1e999}"#,
+            "the call is not valid JSON",
+        ),
+        apply(
+            "a number where text belongs",
+            r#"{"op":"done","task":12345678901234567890}"#,
+            "field `task` must be a string, not a number",
+        ),
+        apply(
+            "an unknown op",
+            r#"{"op":"finish"}"#,
+            "unknown op `finish`; use one of init, start",
+        ),
+        apply(
+            "an unknown field",
+            r#"{"op":"view","id":3}"#,
+            "unknown field `id`; the accepted fields are op, list, task, phase, items, reason",
+        ),
+        apply(
+            "op of the wrong type",
+            r#"{"op":["done"]}"#,
+            "field `op` must be a string",
+        ),
+        apply(
+            "list that is not an array",
+            r#"{"op":"init","list":"Build"}"#,
+            "field `list` must be an array",
+        ),
+        apply(
+            "items holding a number",
+            r#"{"op":"append","phase":"P","items":["ok",7]}"#,
+            "field `items[1]` must be a string, not a number",
+        ),
+        apply(
+            "task content over 1,000 characters",
+            &long_task,
+            "is 1001 characters; the limit is 1000",
+        ),
+        apply(
+            "phase name over 200 characters",
+            &long_phase,
+            "is 201 characters; the limit is 200",
+        ),
+        apply(
+            "blocker note over 1,000 characters",
+            &long_reason,
+            "is 1001 characters; the limit is 1000",
+        ),
+        apply(
+            "duplicate items in init",
+            r#"{"op":"init","items":["a","a"]}"#,
+            "task \"a\" appears twice",
+        ),
+        apply(
+            "append of an existing task",
+            r#"{"op":"append","phase":"P","items":["Build core"]}"#,
+            "task \"Build core\" already exists",
+        ),
+        apply("an empty object", "{}", "field `op` is missing"),
+        apply("a JSON array", "[]", "the call must be a JSON object"),
+        apply(
+            "a JSON string",
+            "\"done\"",
+            "the call must be a JSON object",
+        ),
+        apply(
+            "more than 10,000 tasks",
+            &too_many,
+            "the list would hold 10001 tasks; the limit is 10000",
+        ),
+        apply(
+            "a generated id for a task",
+            r#"{"op":"done","task":"task-3"}"#,
+            "tasks have no ids or numbers",
+        ),
+        apply(
+            "task and phase together",
+            r#"{"op":"done","task":"Build core","phase":"P"}"#,
+            "takes either `task` or `phase`, not both",
+        ),
+        // The goal tool's JSON, as the agent sends it.
+        goal_apply(
+            "an agent replacing the goal",
+            r#"{"op":"set","objective":"mine now"}"#,
+            "only the user can replace the goal",
+        ),
+        goal_apply(
+            "an agent changing the budget",
+            r#"{"op":"budget"}"#,
+            "only the user can change the token budget",
+        ),
+        goal_apply(
+            "an agent creating with a budget",
+            r#"{"op":"create","objective":"x","token_budget":10}"#,
+            "only the user can set a budget",
+        ),
+        goal_apply(
+            "an agent dropping the goal",
+            r#"{"op":"drop"}"#,
+            "only the user can drop the goal",
+        ),
+        // The markdown importer.
+        import(
+            "an unknown marker",
+            "# P\n- [?] x\n",
+            "line 2: unknown marker `?`",
+        ),
+        import(
+            "an unrecognised line",
+            "# P\nhello\n",
+            "line 2: unrecognised line `hello`",
+        ),
+        import(
+            "the same task twice",
+            "# P\n- [ ] x\n- [x] x\n",
+            "line 3: task \"x\" is already on line 2",
+        ),
+        import(
+            "a blocker on an open task",
+            "# P\n- [ ] x <!-- blocker: y -->\n",
+            "line 2:",
+        ),
+        import(
+            "a seven-hash heading",
+            "####### P\n",
+            "line 1: unrecognised line",
+        ),
+        // Settings files.
+        settings(
+            "an unknown key",
+            "[todo]\nenbled = true\n",
+            "unknown key \"todo.enbled\"",
+        ),
+        settings(
+            "a wrong type",
+            "[todo]\nenabled = \"yes\"\n",
+            "todo.enabled: expected",
+        ),
+        settings(
+            "malformed TOML",
+            "[todo\nenabled = true\n",
+            "invalid TOML at line 1",
+        ),
+        settings(
+            "an out-of-range number",
+            "goal.continuation.max_idle = 0\n",
+            "expected an integer >= 1, got 0",
+        ),
+        // Hook stdin: never fails the agent, never stores anything.
+        hook(
+            "truncated hook JSON",
+            r#"{"hook_event_name":"Stop","session_id":"#,
+            "hook input is not JSON",
+        ),
+        hook(
+            "hook stdin that is not UTF-8",
+            vec![0xff, 0xfe, 0xfd],
+            "stdin is not UTF-8 text",
+        ),
+        hook(
+            "a hook session id with a path",
+            r#"{"hook_event_name":"Stop","session_id":"../../x"}"#,
+            "invalid session id",
+        ),
+        hook(
+            "a hook event with a NUL byte",
+            "{\"hook_event_name\":\"Stop\",\"session_id\":\"a\0\"}",
+            "hook input is not JSON",
+        ),
+    ]
+}
+
+/// What must not change: the list with its version, the goal, and the
+/// successful events.
+fn state(env: &TestEnv) -> (Value, Value, usize, usize) {
+    let view: Value = serde_json::from_str(&env.ok(&["--json", "todo", "view"])).unwrap();
+    let goal: Value = serde_json::from_str(&env.ok(&["--json", "goal", "get"])).unwrap();
+    let log: Vec<Value> =
+        serde_json::from_str(&env.ok(&["--json", "todo", "log", "--limit", "100000"])).unwrap();
+    let ok = log.iter().filter(|e| e["ok"] == true).count();
+    (
+        view["details"].clone(),
+        goal["details"].clone(),
+        ok,
+        log.len() - ok,
+    )
+}
+
+#[test]
+fn every_hostile_input_is_refused_clearly_and_changes_nothing() {
+    let cases = catalogue();
+    assert!(cases.len() >= 40, "the catalogue has {} cases", cases.len());
+    let env = TestEnv::new();
+    fs::create_dir(env.dir().join("dir.db")).unwrap();
+    env.ok(&["goal", "set", "Keep this goal", "--budget", "5000"]);
+    env.ok(&[
+        "todo",
+        "init",
+        "--phase",
+        "P",
+        "--item",
+        "Build core",
+        "--item",
+        "Run tests",
+    ]);
+    for case in cases {
+        for (name, bytes) in &case.files {
+            fs::write(env.dir().join(name), bytes).unwrap();
+        }
+        let (list, goal, ok, rejected) = state(&env);
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let output = env
+            .cmd(&args)
+            .write_stdin(case.stdin.clone())
+            .output()
+            .unwrap();
+        let rendered = common::render(&args, &output);
+        assert_eq!(
+            output.status.code(),
+            Some(case.exit),
+            "{}: {rendered}",
+            case.name
+        );
+        assert!(
+            rendered.contains(&case.message),
+            "{}: expected {:?} in\n{rendered}",
+            case.name,
+            case.message
+        );
+        if case.exit == 0 {
+            assert!(output.stdout.is_empty(), "{}: {rendered}", case.name);
+        }
+        let after = state(&env);
+        assert_eq!(after.0, list, "{}: the list changed", case.name);
+        assert_eq!(after.1, goal, "{}: the goal changed", case.name);
+        assert_eq!(after.2, ok, "{}: a mutation was logged", case.name);
+        let expected_rejected = rejected + usize::from(case.logged);
+        assert_eq!(after.3, expected_rejected, "{}: rejected events", case.name);
+    }
+}
+
+#[test]
+fn a_read_only_database_is_a_storage_error_and_changes_nothing() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "Keep me"]);
+    let db = env.db();
+    // Root ignores permission bits, so make the file immutable instead.
+    let immutable = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(&db)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !immutable {
+        eprintln!(
+            "skipped: cannot make {} immutable with chattr here",
+            db.display()
+        );
+        return;
+    }
+    let before = fs::read(&db).unwrap();
+    let output = env
+        .cmd(&["todo", "apply", r#"{"op":"done"}"#])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&db)
+        .status();
+    let rendered = common::render(&["todo", "apply", r#"{"op":"done"}"#], &output);
+    assert_eq!(output.status.code(), Some(3), "{rendered}");
+    assert!(rendered.contains("read-only"), "{rendered}");
+    assert_eq!(fs::read(&db).unwrap(), before);
+    assert!(env.ok(&["todo", "view"]).contains("[/] Keep me"));
+}
