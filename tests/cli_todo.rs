@@ -185,3 +185,26 @@ fn stdin_calls_are_limited_and_must_be_utf8() {
     assert_snapshot!("cli_todo_stdin_not_utf8", rendered);
     assert!(!env.db().exists() || env.ok(&["todo", "log"]).starts_with("No events"));
 }
+
+#[test]
+fn sessions_are_listed_shown_and_removed() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "alpha", "todo", "init", "--item", "One"]);
+    env.ok(&["--session", "beta", "goal", "set", "Beta's goal"]);
+    let out = transcript(
+        &env,
+        &[
+            &["session", "list"],
+            &["session", "show", "alpha"],
+            &["--session", "beta", "session", "show"],
+            &["session", "rm", "alpha"],
+            &["session", "list"],
+            &["session", "show", "alpha"],
+        ],
+    );
+    assert_snapshot!("cli_sessions", out);
+    assert!(
+        env.ok(&["--session", "alpha", "todo", "view"])
+            .contains("Todo list is empty.")
+    );
+}

@@ -1,6 +1,7 @@
 //! `goalkeeper session list|show|rm`.
 
 use clap::Subcommand;
+use goalkeeper::goal::{GoalView, describe};
 use goalkeeper::time::utc_datetime;
 use goalkeeper::todo::{SummaryKind, summary};
 use goalkeeper::{Error, SessionId};
@@ -59,13 +60,18 @@ pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
                 )));
             };
             let (list, _) = store.todo_list(&session)?;
+            let goal = store.current_goal(&session)?;
             if ctx.json {
-                print_json(&json!({"session": info, "todos": list}));
+                let goal = goal.as_ref().map(|g| GoalView::new(g, ctx.now_ms));
+                print_json(&json!({"session": info, "goal": goal, "todos": list}));
             } else {
                 out!("Session {}", info.id);
                 out!("Created {}", utc_datetime(info.created_ms));
                 out!("Updated {}", utc_datetime(info.updated_ms));
                 out!("Todo version {}, {} events", info.todo_version, info.events);
+                if let Some(goal) = &goal {
+                    out!("{}", describe(goal, ctx.now_ms));
+                }
                 out!("{}", summary(&list, &[], SummaryKind::View));
             }
         }

@@ -124,14 +124,24 @@ pub(crate) fn set_mark(
 impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&mut self) -> Result<Vec<SessionInfo>> {
+        self.session_rows(None)
+    }
+
+    /// One session's row, if it was ever written.
+    pub fn session(&mut self, session: &SessionId) -> Result<Option<SessionInfo>> {
+        Ok(self.session_rows(Some(session))?.pop())
+    }
+
+    fn session_rows(&mut self, only: Option<&SessionId>) -> Result<Vec<SessionInfo>> {
         let tx = self.immediate()?;
         let sessions = {
             let mut stmt = tx.prepare(
                 "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version, s.todos,
                         (SELECT count(*) FROM events e WHERE e.session_id = s.id)
-                 FROM sessions s ORDER BY s.updated_ms DESC, s.id",
+                 FROM sessions s WHERE ?1 IS NULL OR s.id = ?1
+                 ORDER BY s.updated_ms DESC, s.id",
             )?;
-            let rows = stmt.query_map([], |r| {
+            let rows = stmt.query_map([only.map(SessionId::as_str)], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, i64>(1)?,
@@ -159,14 +169,6 @@ impl Store {
         };
         tx.commit()?;
         Ok(sessions)
-    }
-
-    /// One session's row, if it was ever written.
-    pub fn session(&mut self, session: &SessionId) -> Result<Option<SessionInfo>> {
-        Ok(self
-            .sessions()?
-            .into_iter()
-            .find(|s| s.id == session.as_str()))
     }
 
     /// Deletes a session with its list and event log. Refused when the
