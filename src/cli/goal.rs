@@ -3,11 +3,11 @@
 
 use clap::{Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::goal::{GoalOp, GoalResult, MAX_TOKENS, Usage};
+use goalkeeper::goal::{GoalOp, MAX_TOKENS, Usage};
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::Actor;
 
-use super::{Context, Outcome, print_json, read_stdin};
+use super::{Context, Outcome, print_result, read_stdin};
 
 #[derive(Debug, Subcommand)]
 pub enum GoalCommand {
@@ -150,17 +150,4 @@ pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
 
 fn checked_objective(text: &str) -> Result<String, Error> {
     goalkeeper::goal::objective(text).map_err(Error::Usage)
-}
-
-fn print_result(ctx: &Context, result: &GoalResult) -> Outcome {
-    if ctx.json {
-        print_json(result);
-    } else {
-        out!("{}", result.text());
-    }
-    if result.is_error {
-        Outcome::Rejected
-    } else {
-        Outcome::Success
-    }
 }

@@ -249,6 +249,21 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stdout().lock(), "{args}");
 }
 
+/// Prints a tool result (its summary, or the whole object with `--json`)
+/// and says whether it was a rejection.
+fn print_result<D: serde::Serialize>(ctx: &Context, result: &goalkeeper::ToolResult<D>) -> Outcome {
+    if ctx.json {
+        print_json(result);
+    } else {
+        out!("{}", result.text());
+    }
+    if result.is_error {
+        Outcome::Rejected
+    } else {
+        Outcome::Success
+    }
+}
+
 /// Prints `value` as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) {
     let text = serde_json::to_string_pretty(value).expect("output serializes");

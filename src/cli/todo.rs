@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::{ArgMatches, Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::todo::{Actor, Call, TodoResult, from_markdown, to_markdown};
+use goalkeeper::todo::{Actor, Call, from_markdown, to_markdown};
 use serde_json::{Map, Value, json};
 
-use super::{Context, Outcome, print_json, read_stdin};
+use super::{Context, Outcome, print_json, print_result, read_stdin};
 
 #[derive(Debug, Subcommand)]
 pub enum TodoCommand {
@@ -206,21 +206,6 @@ fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatche
         .map(|(phase, items)| json!({"phase": phase, "items": items}))
         .collect();
     json!({"op": "init", "list": list})
-}
-
-/// Prints a todo result (summary, or the whole object with `--json`) and
-/// says whether it was a rejection.
-pub(super) fn print_result(ctx: &Context, result: &TodoResult) -> Outcome {
-    if ctx.json {
-        print_json(result);
-    } else {
-        out!("{}", result.text());
-    }
-    if result.is_error {
-        Outcome::Rejected
-    } else {
-        Outcome::Success
-    }
 }
 
 /// `todo export`: the list as markdown, with a provenance comment on top.

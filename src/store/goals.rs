@@ -139,10 +139,7 @@ impl Store {
 
     /// The session's current goal (its latest, whatever the status).
     pub fn current_goal(&mut self, session: &SessionId) -> Result<Option<Goal>> {
-        let tx = self.immediate()?;
-        let goal = load_goal(&tx, session)?;
-        tx.commit()?;
-        Ok(goal)
+        self.in_tx(|tx| load_goal(tx, session))
     }
 }
 

@@ -11,10 +11,7 @@ use crate::error::Result;
 impl Store {
     /// A remembered per-session fact (integration state), if set.
     pub fn session_mark(&mut self, session: &SessionId, key: &str) -> Result<Option<String>> {
-        let tx = self.immediate()?;
-        let value = sessions::mark(&tx, session, key)?;
-        tx.commit()?;
-        Ok(value)
+        self.in_tx(|tx| sessions::mark(tx, session, key))
     }
 
     /// Remembers a per-session fact (integration state).
@@ -25,33 +22,29 @@ impl Store {
         value: &str,
         now_ms: i64,
     ) -> Result<()> {
-        let tx = self.immediate()?;
-        sessions::set_mark(&tx, session, key, value, now_ms)?;
-        tx.commit()?;
-        Ok(())
+        self.in_tx(|tx| sessions::set_mark(tx, session, key, value, now_ms))
     }
 
     /// A global pointer (integration state), such as the Claude Code
     /// session last seen in a project directory.
     pub fn pointer(&mut self, key: &str) -> Result<Option<String>> {
-        let tx = self.immediate()?;
-        let value = tx
-            .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-            .query_row([key], |r| r.get(0))
-            .optional()?;
-        tx.commit()?;
-        Ok(value)
+        self.in_tx(|tx| {
+            Ok(tx
+                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+                .query_row([key], |r| r.get(0))
+                .optional()?)
+        })
     }
 
     /// Sets a global pointer (integration state).
     pub fn set_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<()> {
-        let tx = self.immediate()?;
-        tx.prepare_cached(
-            "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
-        )?
-        .execute(params![key, value, now_ms])?;
-        tx.commit()?;
-        Ok(())
+        self.in_tx(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+            )?
+            .execute(params![key, value, now_ms])?;
+            Ok(())
+        })
     }
 }

@@ -162,6 +162,15 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)?)
     }
 
+    /// Runs `f` in one immediate transaction and commits when it succeeds
+    /// (an error drops the transaction, which rolls it back).
+    pub(crate) fn in_tx<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.immediate()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
     /// Runs `PRAGMA integrity_check` and returns its verdict (`"ok"` when
     /// the file is sound).
     pub fn integrity_check(&self) -> Result<String> {

@@ -78,9 +78,7 @@ impl Store {
     /// The current list of `session` and its version (empty, 0 if the
     /// session was never written).
     pub fn todo_list(&mut self, session: &SessionId) -> Result<(TodoList, i64)> {
-        let tx = self.immediate()?;
-        let row = sessions::load_todos(&tx, session)?;
-        tx.commit()?;
+        let row = self.in_tx(|tx| sessions::load_todos(tx, session))?;
         Ok((row.list, row.version))
     }
 
@@ -171,31 +169,25 @@ impl Store {
 
     /// The last `limit` events of `session`, oldest first.
     pub fn todo_log(&mut self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
-        let tx = self.immediate()?;
-        let events = events::recent(&tx, session, limit)?;
-        tx.commit()?;
-        Ok(events)
+        self.in_tx(|tx| events::recent(tx, session, limit))
     }
 
     /// Takes the pending todo-error text of `session` (set by a rejected
     /// agent call), clearing it so the reminder is delivered once.
     pub fn take_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        let tx = self.immediate()?;
-        let error = read_todo_error(&tx, session)?;
-        if error.is_some() {
-            set_todo_error(&tx, session, None)?;
-        }
-        tx.commit()?;
-        Ok(error)
+        self.in_tx(|tx| {
+            let error = read_todo_error(tx, session)?;
+            if error.is_some() {
+                set_todo_error(tx, session, None)?;
+            }
+            Ok(error)
+        })
     }
 
     /// The pending todo-error text of `session` (set by a rejected agent
     /// call, cleared by the next successful one), if any.
     pub fn pending_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        let tx = self.immediate()?;
-        let error = read_todo_error(&tx, session)?;
-        tx.commit()?;
-        Ok(error)
+        self.in_tx(|tx| read_todo_error(tx, session))
     }
 }
 
