@@ -4,6 +4,7 @@
 mod error;
 pub mod goal;
 pub mod inject;
+pub mod integrations;
 pub mod prompt;
 pub mod resources;
 mod session;

@@ -1,6 +1,7 @@
 //! The command-line shell: argument parsing, one file per command group,
 //! printing, and the mapping from library errors to exit codes.
 
+mod mcp;
 mod session;
 mod todo;
 
@@ -54,6 +55,8 @@ enum Command {
     /// List, show and remove sessions
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Serve the todo and goal tools over MCP on stdio, for --session
+    Mcp,
 }
 
 /// What a command hands back to `main`: how to exit.
@@ -144,6 +147,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
     match cli.command {
         Command::Todo(command) => todo::run(&ctx, command, sub("todo")),
         Command::Session(command) => session::run(&ctx, command),
+        Command::Mcp => mcp::run(&ctx),
     }
 }
 
