@@ -131,7 +131,8 @@ impl McpServer {
 }
 
 /// Serves `server` over newline-delimited JSON-RPC until `input` ends.
-/// Only JSON-RPC goes to `output`.
+/// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to
+/// keep pipelined calls in arrival order.
 pub async fn serve<R, W>(server: McpServer, input: R, output: W) -> Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -227,9 +228,11 @@ fn lift_arguments(line: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The rmcp handler: shares the server with the blocking store calls.
-/// rmcp handles requests concurrently; `turn` (a fair lock, taken in the
-/// order the requests arrive) runs tool calls one at a time in that order,
-/// so a client that pipelines `init` and then `done` gets them in order.
+/// rmcp spawns a task per request; `turn` (a fair lock) runs the calls one
+/// at a time. On a current-thread runtime, as in `goalkeeper mcp`, tasks
+/// first run in spawn order, so they take their turn in the order the
+/// requests arrived: a client that pipelines `init` then `done` gets them
+/// in that order.
 struct Handler {
     server: Arc<McpServer>,
     turn: tokio::sync::Mutex<()>,
@@ -371,6 +374,50 @@ mod tests {
             lifted(&with_meta).unwrap()["params"]["_meta"],
             json!({"progressToken": 1, "goalkeeper/arguments": "get"})
         );
+    }
+
+    fn server(settings: Settings) -> McpServer {
+        let session = SessionId::parse("s").unwrap();
+        McpServer::new(Store::open_in_memory().unwrap(), session, settings).unwrap()
+    }
+
+    #[test]
+    fn the_clock_is_read_for_every_call() {
+        let ticks = std::sync::atomic::AtomicI64::new(1_000);
+        let server = server(Settings::default())
+            .with_clock(move || Ok(ticks.fetch_add(1_000, std::sync::atomic::Ordering::SeqCst)));
+        let created = server.call("goal", &json!({"op": "create", "objective": "Ship"}));
+        assert_eq!(created.details["goal"]["created_at"], 1_000);
+        let completed = server.call("goal", &json!({"op": "complete"}));
+        assert_eq!(completed.details["goal"]["updated_at"], 2_000);
+    }
+
+    #[test]
+    fn without_todo_enabled_only_the_goal_tool_is_offered() {
+        let mut settings = Settings::default();
+        settings.apply_set("todo.enabled=false").unwrap();
+        let server = server(settings);
+        let names: Vec<&str> = server.tools().iter().map(|t| t.name).collect();
+        assert_eq!(names, ["goal"]);
+        let result = server.call("todo", &json!({"op": "view"}));
+        assert!(result.is_error);
+        assert_eq!(result.text(), "unknown tool `todo`; the tools are goal");
+    }
+
+    #[test]
+    fn a_failing_clock_is_an_error_result_and_logged() {
+        let logged = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = Arc::clone(&logged);
+        let server = server(Settings::default())
+            .with_clock(|| Err(Error::Usage("no clock".into())))
+            .with_log(move |line| sink.lock().unwrap().push(line.to_owned()));
+        let result = server.call("todo", &json!({"op": "view"}));
+        assert!(result.is_error);
+        assert_eq!(
+            result.text(),
+            "goalkeeper could not run the todo call: no clock"
+        );
+        assert_eq!(*logged.lock().unwrap(), ["todo call failed: no clock"]);
     }
 
     #[test]
