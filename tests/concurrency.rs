@@ -55,3 +55,39 @@ fn eight_processes_appending_lose_nothing() {
     assert_eq!(events.len(), PROCESSES * CALLS);
     assert!(events.iter().all(|e| e["ok"] == true));
 }
+
+/// Processes racing to create and migrate a new database: none may mistake
+/// the half-created file for another program's database.
+#[test]
+fn processes_racing_to_create_the_database_all_succeed() {
+    const PROCESSES: usize = 12;
+    for round in 0..5 {
+        let env = TestEnv::new();
+        let env = &env;
+        let start = std::sync::Barrier::new(PROCESSES);
+        let start = &start;
+        thread::scope(|scope| {
+            for worker in 0..PROCESSES {
+                scope.spawn(move || {
+                    let json = format!(
+                        r#"{{"op":"append","phase":"P","items":["round {round} worker {worker}"]}}"#
+                    );
+                    let mut cmd = env.cmd(&["todo", "apply", &json]);
+                    start.wait();
+                    let output = cmd.output().expect("run goalkeeper");
+                    assert!(
+                        output.status.success(),
+                        "round {round} worker {worker}: {}",
+                        common::render(&["todo", "apply", &json], &output)
+                    );
+                });
+            }
+        });
+        let view: serde_json::Value =
+            serde_json::from_str(&env.ok(&["--json", "todo", "view"])).unwrap();
+        assert_eq!(
+            view["details"]["version"], PROCESSES as i64,
+            "round {round}"
+        );
+    }
+}

@@ -11,6 +11,7 @@ macro_rules! out {
 
 mod goal;
 mod integrations;
+mod mcp;
 mod prompt;
 mod resources;
 mod session;
@@ -88,6 +89,8 @@ enum Command {
     /// List, show and remove sessions
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Serve the todo and goal tools over MCP on stdio
+    Mcp(mcp::McpArgs),
     /// Handle an agent hook event (JSON on stdin)
     #[command(subcommand)]
     Hook(integrations::HookCommand),
@@ -235,6 +238,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         Command::Continuation(args) => prompt::continuation(&ctx, &args),
         Command::Prompt(command) => prompt::run(&ctx, command),
         Command::Session(command) => session::run(&ctx, command),
+        Command::Mcp(args) => mcp::run(&ctx, args),
         Command::SystemPrompt(args) => resources::system_prompt(&ctx, args),
         Command::Workspace(command) => resources::workspace(&ctx, command),
         Command::Tour => tour::run(&ctx),

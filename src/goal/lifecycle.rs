@@ -131,6 +131,9 @@ pub fn apply(
     match op {
         GoalOp::Get => Ok(unchanged(match current {
             Some(goal) => describe(goal, now_ms),
+            None if actor == Actor::Agent => {
+                "No goal yet. If the user gave you one, call `goal` with op `create` and the `objective`.".into()
+            }
             None => {
                 "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into()
             }
@@ -156,7 +159,16 @@ pub fn apply(
                 old
             });
             let goal = Goal::new(0, objective.clone(), *budget, now_ms);
-            let mut message = format!("Goal set: {}{}.", quote(objective), budget_phrase(*budget));
+            let verb = if matches!(op, GoalOp::Create { .. }) {
+                "created"
+            } else {
+                "set"
+            };
+            let mut message = format!(
+                "Goal {verb}: {}{}.",
+                quote(objective),
+                budget_phrase(*budget)
+            );
             if let Some(old) = &replaced {
                 message.push_str(&format!(
                     " It replaces goal #{} ({}), which stays in the history as dropped.",

@@ -109,7 +109,7 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
     } else {
         servers.insert(
             "goalkeeper".into(),
-            json!({"command": command, "args": ["--session-from", "claude-code", "mcp"]}),
+            json!({"command": command, "args": ["mcp", "--session-from", "claude-code"]}),
         );
         "mcpServers.goalkeeper: added".to_owned()
     };

@@ -87,7 +87,8 @@ impl Store {
                 }
                 let mut message = transition.message;
                 if let (GoalOp::Set { .. } | GoalOp::Create { .. }, Some(goal)) = (&op, &goal) {
-                    message = message.replacen("Goal set:", &format!("Goal #{} set:", goal.id), 1);
+                    // The store assigns the id: name it now.
+                    message = message.replacen("Goal ", &format!("Goal #{} ", goal.id), 1);
                 }
                 ToolResult::new(
                     message,
@@ -124,7 +125,7 @@ impl Store {
                     )?;
                 }
                 ToolResult::new(
-                    format!("Error: {text}"),
+                    format!("Errors: {text}"),
                     GoalDetails {
                         op: op_name,
                         goal: view(current.as_ref()),

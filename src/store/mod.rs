@@ -110,17 +110,22 @@ impl Store {
     /// Refuses a SQLite database that belongs to another program or to a
     /// newer goalkeeper, before anything writes to it.
     fn check_identity(&self) -> Result<()> {
+        // One statement, so one snapshot: a process creating the database
+        // at this moment commits its tables and its application id together.
         let (app_id, version, tables) = retry_busy(|| {
-            let app_id: i64 = self
-                .conn
-                .query_row("PRAGMA application_id", [], |r| r.get(0))?;
-            let version: i64 = self
-                .conn
-                .query_row("PRAGMA user_version", [], |r| r.get(0))?;
-            let tables: i64 =
-                self.conn
-                    .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-            Ok((app_id, version, tables))
+            self.conn.query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id()),
+                        (SELECT user_version FROM pragma_user_version()),
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                },
+            )
         })
         .map_err(|e| match (e.sqlite_error_code(), &self.path) {
             (Some(ErrorCode::NotADatabase), Some(path)) => Error::NotOurDatabase {
@@ -194,35 +199,34 @@ fn precheck_file(path: &Path) -> Result<()> {
             path.display()
         ))),
         Ok(_) => {
-            let mut header = [0u8; 100];
-            let mut file = std::fs::File::open(path).map_err(io("cannot read"))?;
-            let read = read_up_to(&mut file, &mut header).map_err(io("cannot read"))?;
-            if read == 0 {
-                return Ok(());
+            // A rollback journal next to a file that is not (yet) ours is
+            // either another program's unfinished transaction, which opening
+            // the file would roll back, or a goalkeeper process creating the
+            // database right now, whose journal is gone in a moment.
+            let deadline = std::time::Instant::now() + Duration::from_millis(500);
+            loop {
+                match read_header(path)? {
+                    Header::Empty => return Ok(()),
+                    Header::NotSqlite => {
+                        return refuse(path, "it does not start with the SQLite header");
+                    }
+                    Header::Sqlite { app_id } if app_id != 0 && app_id != APPLICATION_ID => {
+                        return refuse(path, &format!("its application id is {app_id:#x}"));
+                    }
+                    Header::Sqlite { app_id } => {
+                        if app_id == APPLICATION_ID || !has_sibling(path, "-journal") {
+                            return Ok(());
+                        }
+                        if std::time::Instant::now() >= deadline {
+                            return refuse(
+                                path,
+                                "it has an unfinished transaction of another program (a hot rollback journal), which opening it would roll back",
+                            );
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                }
             }
-            let refuse = |why: &str| {
-                Err(Error::NotOurDatabase {
-                    path: path.to_owned(),
-                    why: why.into(),
-                })
-            };
-            if !header.starts_with(b"SQLite format 3\0") {
-                return refuse("it does not start with the SQLite header");
-            }
-            // Read from the file itself: opening it through SQLite could
-            // already change it (a hot journal is rolled back on open).
-            let app_id = i64::from(u32::from_be_bytes([
-                header[68], header[69], header[70], header[71],
-            ]));
-            if app_id != 0 && app_id != APPLICATION_ID {
-                return refuse(&format!("its application id is {app_id:#x}"));
-            }
-            if app_id != APPLICATION_ID && has_sibling(path, "-journal") {
-                return refuse(
-                    "it has an unfinished transaction of another program (a hot rollback journal), which opening it would roll back",
-                );
-            }
-            Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -241,6 +245,47 @@ fn precheck_file(path: &Path) -> Result<()> {
         }
         Err(e) => Err(io("cannot access")(e)),
     }
+}
+
+/// What the first 100 bytes of a database file say.
+enum Header {
+    /// Nothing written yet.
+    Empty,
+    /// Not the SQLite header.
+    NotSqlite,
+    /// A SQLite database with this application id (read from the file
+    /// itself: opening it through SQLite could already change it).
+    Sqlite { app_id: i64 },
+}
+
+fn read_header(path: &Path) -> Result<Header> {
+    let mut header = [0u8; 100];
+    let mut file = std::fs::File::open(path).map_err(|source| Error::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    let read = read_up_to(&mut file, &mut header).map_err(|source| Error::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    Ok(if read == 0 {
+        Header::Empty
+    } else if !header.starts_with(b"SQLite format 3\0") {
+        Header::NotSqlite
+    } else {
+        Header::Sqlite {
+            app_id: i64::from(u32::from_be_bytes([
+                header[68], header[69], header[70], header[71],
+            ])),
+        }
+    })
+}
+
+fn refuse(path: &Path, why: &str) -> Result<()> {
+    Err(Error::NotOurDatabase {
+        path: path.to_owned(),
+        why: why.into(),
+    })
 }
 
 /// True when `path` has a non-empty `-wal` file next to it.

@@ -1,0 +1,463 @@
+//! The MCP server (SPEC §9): the `todo` and `goal` tools, and the
+//! goal-mode context as a prompt, for one session over newline-delimited
+//! JSON-RPC (stdio in `goalkeeper mcp`).
+//!
+//! A tool call becomes a tool result: the summary as text content, the
+//! details as `structuredContent`, `isError` when the call was rejected. A
+//! rejected or malformed call is a result the model can read and fix, never
+//! a JSON-RPC error. Every call is one immediate store transaction, so
+//! several servers on one session stay consistent.
+//!
+//! rmcp reads `tools/call` arguments as a JSON object and answers anything
+//! else with an id-less "Invalid request". So that an array or a string gets
+//! the engine's own error instead, [`serve`] relays the input line by line
+//! and moves non-object arguments into the request's `_meta`, where
+//! [`McpServer`] picks them up.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
+use crate::error::{Error, Result};
+use crate::inject::{self, Injector};
+use crate::{SessionId, Settings, Store};
+
+/// The `_meta` key that carries `tools/call` arguments which are not a JSON
+/// object, past rmcp's typed parsing, to the engine.
+const RAW_ARGUMENTS: &str = "goalkeeper/arguments";
+
+/// The longest input line the relay rewrites (rmcp's own line limit); longer
+/// lines pass through untouched and rmcp drops them.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// The name of the goal-mode context prompt.
+pub const GOAL_MODE_CONTEXT: &str = "goal-mode-context";
+
+type Clock = Box<dyn Fn() -> Result<i64> + Send + Sync>;
+type Log = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The goalkeeper MCP server for one session.
+pub struct McpServer {
+    store: Mutex<Store>,
+    session: SessionId,
+    /// A pointer whose value, when set, names the session instead.
+    session_pointer: Option<String>,
+    tools: Vec<ToolSpec>,
+    injector: Injector,
+    clock: Clock,
+    log: Log,
+}
+
+impl McpServer {
+    /// A server for `session` on `store`. The tools' descriptions come from
+    /// the templates of `settings` (`prompts.dir`); the `todo` tool is
+    /// offered only while `todo.enabled`. The clock defaults to the system
+    /// clock and the log to nothing.
+    pub fn new(store: Store, session: SessionId, settings: Settings) -> Result<McpServer> {
+        let injector = Injector::from_settings(settings)?;
+        let todo_enabled = injector.settings().todo.enabled;
+        let tools = ToolSpec::all(injector.templates())?
+            .into_iter()
+            .filter(|spec| todo_enabled || spec.name != TODO)
+            .collect();
+        Ok(McpServer {
+            store: Mutex::new(store),
+            session,
+            session_pointer: None,
+            tools,
+            injector,
+            clock: Box::new(|| Ok(crate::time::system_now_ms())),
+            log: Box::new(|_| {}),
+        })
+    }
+
+    /// Reads the time (milliseconds since the epoch) from `clock`, once per
+    /// call.
+    pub fn with_clock(mut self, clock: impl Fn() -> Result<i64> + Send + Sync + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// Resolves the session on every call from the store pointer `key`
+    /// (set by the Claude Code hooks for a project directory), falling back
+    /// to the session given to [`McpServer::new`] while it is unset.
+    pub fn with_session_pointer(mut self, key: String) -> Self {
+        self.session_pointer = Some(key);
+        self
+    }
+
+    /// The session a call acts on.
+    fn session(&self, store: &mut Store) -> Result<SessionId> {
+        let Some(key) = &self.session_pointer else {
+            return Ok(self.session.clone());
+        };
+        Ok(match store.pointer(key)? {
+            Some(id) => SessionId::parse(&id)?,
+            None => self.session.clone(),
+        })
+    }
+
+    /// Sends one line per server-side failure (a storage error) to `log`.
+    pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.log = Box::new(log);
+        self
+    }
+
+    /// The tools this server offers.
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
+    /// Runs one tool call. Never fails: a rejected or malformed call, an
+    /// unknown tool and a storage failure (also logged) are error results.
+    pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
+        if !self.tools.iter().any(|spec| spec.name == tool) {
+            let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
+            return unknown_tool(tool, &offered);
+        }
+        let outcome = (self.clock)().and_then(|now_ms| {
+            let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+            let session = self.session(&mut store)?;
+            execute(&mut store, &session, tool, arguments, now_ms)
+        });
+        outcome.unwrap_or_else(|e| {
+            (self.log)(&format!("{tool} call failed: {e}"));
+            ExecResult::new(
+                format!("goalkeeper could not run the {tool} call: {e}"),
+                Value::Null,
+                true,
+            )
+        })
+    }
+
+    /// The goal-mode context of the session (SPEC §3.4) with both tools
+    /// active, or why there is none.
+    pub fn goal_mode_context(&self) -> Result<std::result::Result<String, String>> {
+        let now_ms = (self.clock)()?;
+        let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
+        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = self.session(&mut store)?;
+        let message =
+            inject::goal_mode_context(&mut store, &self.injector, &session, &active, now_ms)?;
+        Ok(message
+            .map(|m| m.content)
+            .map_err(|gate| format!("no goal-mode context: {gate}")))
+    }
+}
+
+/// Serves `server` over newline-delimited JSON-RPC until `input` ends.
+/// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to
+/// keep pipelined calls in arrival order.
+pub async fn serve<R, W>(server: McpServer, input: R, output: W) -> Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (relay_end, rmcp_end) = tokio::io::duplex(64 * 1024);
+    let relay = tokio::spawn(relay(input, relay_end));
+    let handler = Handler {
+        server: Arc::new(server),
+        turn: tokio::sync::Mutex::new(()),
+    };
+    let result = match handler.serve((rmcp_end, output)).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| io_error("the MCP server stopped", e)),
+        // The client left before the handshake: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(io_error("the MCP handshake failed", e)),
+    };
+    relay.abort();
+    result
+}
+
+fn io_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Io {
+        what: what.into(),
+        source: std::io::Error::other(e.to_string()),
+    }
+}
+
+/// Copies `input` to `output` line by line, lifting non-object tool
+/// arguments into `_meta` ([`lift_arguments`]).
+async fn relay<R, W>(input: R, mut output: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut input = BufReader::new(input);
+    let mut line = Vec::new();
+    // True while passing through the rest of an over-long line.
+    let mut passing = false;
+    loop {
+        line.clear();
+        let limit = (MAX_LINE + 1) as u64;
+        match (&mut input).take(limit).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let complete = line.ends_with(b"\n");
+        let lifted = if passing || !complete {
+            None
+        } else {
+            lift_arguments(&line)
+        };
+        passing = !complete;
+        let bytes = lifted.as_deref().unwrap_or(&line);
+        if output.write_all(bytes).await.is_err() {
+            break;
+        }
+    }
+    let _ = output.shutdown().await;
+}
+
+/// A `tools/call` request line whose `arguments` are present but not an
+/// object (nor null), rewritten with them under `_meta`; `None` for every
+/// other line, which passes unchanged.
+fn lift_arguments(line: &[u8]) -> Option<Vec<u8>> {
+    let mut message: Value = serde_json::from_slice(line).ok()?;
+    if message.get("method")?.as_str()? != "tools/call" {
+        return None;
+    }
+    let params = message.get_mut("params")?.as_object_mut()?;
+    if params
+        .get("arguments")
+        .is_none_or(|a| a.is_object() || a.is_null())
+    {
+        return None;
+    }
+    if !params.get("_meta").is_none_or(Value::is_object) {
+        return None;
+    }
+    let arguments = params.remove("arguments")?;
+    params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()?
+        .insert(RAW_ARGUMENTS.into(), arguments);
+    let mut bytes = serde_json::to_vec(&message).ok()?;
+    bytes.push(b'\n');
+    Some(bytes)
+}
+
+/// The rmcp handler: shares the server with the blocking store calls.
+/// rmcp spawns a task per request; `turn` (a fair lock) runs the calls one
+/// at a time. On a current-thread runtime, as in `goalkeeper mcp`, tasks
+/// first run in spawn order, so they take their turn in the order the
+/// requests arrived: a client that pipelines `init` then `done` gets them
+/// in that order.
+struct Handler {
+    server: Arc<McpServer>,
+    turn: tokio::sync::Mutex<()>,
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("goalkeeper", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        let tools = self.server.tools().iter().map(|spec| {
+            let schema = spec.input_schema.as_object().cloned().unwrap_or_default();
+            Tool::new(spec.name, spec.description.clone(), schema)
+        });
+        Ok(ListToolsResult::with_all_items(tools.collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        let arguments = match context.meta.remove(RAW_ARGUMENTS) {
+            Some(raw) => raw,
+            None => Value::Object(request.arguments.unwrap_or_default()),
+        };
+        let _turn = self.turn.lock().await;
+        let server = Arc::clone(&self.server);
+        let name = request.name.into_owned();
+        // The store call blocks (up to the busy timeout) while another
+        // process holds the database; keep it off the protocol loop.
+        let result = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
+            .await
+            .unwrap_or_else(|e| {
+                (self.server.log)(&format!("a tool call panicked: {e}"));
+                ExecResult::new(
+                    format!("goalkeeper failed while running the call: {e}"),
+                    Value::Null,
+                    true,
+                )
+            });
+        Ok(tool_result(result).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        let prompt = Prompt::new(
+            GOAL_MODE_CONTEXT,
+            Some("The session's active goal and its todo list, as goalkeeper injects them"),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        if request.name != GOAL_MODE_CONTEXT {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt `{}`; the prompts are {GOAL_MODE_CONTEXT}",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let _turn = self.turn.lock().await;
+        let server = Arc::clone(&self.server);
+        let context = tokio::task::spawn_blocking(move || server.goal_mode_context())
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match context {
+            Ok(Ok(text)) => {
+                let message = PromptMessage::new_text(Role::User, text);
+                Ok(GetPromptResult::new(vec![message]).into())
+            }
+            Ok(Err(closed)) => Err(ErrorData::invalid_params(closed, None)),
+            Err(e) => {
+                (self.server.log)(&format!("{GOAL_MODE_CONTEXT} failed: {e}"));
+                Err(ErrorData::internal_error(e.to_string(), None))
+            }
+        }
+    }
+}
+
+/// The MCP shape of a tool result: the text, the details as
+/// `structuredContent` (left out when there are none), `isError`.
+fn tool_result(result: ExecResult) -> CallToolResult {
+    let text = result.text().to_owned();
+    let mut out = if result.is_error {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
+    if !result.details.is_null() {
+        out.structured_content = Some(result.details);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lifted(line: &Value) -> Option<Value> {
+        let mut text = line.to_string();
+        text.push('\n');
+        lift_arguments(text.as_bytes()).map(|b| serde_json::from_slice(&b).unwrap())
+    }
+
+    #[test]
+    fn non_object_arguments_move_into_meta() {
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "todo", "arguments": [1, 2]}});
+        assert_eq!(
+            lifted(&call),
+            Some(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "todo", "_meta": {"goalkeeper/arguments": [1, 2]}}}))
+        );
+        let with_meta = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "goal", "arguments": "get", "_meta": {"progressToken": 1}}});
+        assert_eq!(
+            lifted(&with_meta).unwrap()["params"]["_meta"],
+            json!({"progressToken": 1, "goalkeeper/arguments": "get"})
+        );
+    }
+
+    fn server(settings: Settings) -> McpServer {
+        let session = SessionId::parse("s").unwrap();
+        McpServer::new(Store::open_in_memory().unwrap(), session, settings).unwrap()
+    }
+
+    #[test]
+    fn the_clock_is_read_for_every_call() {
+        let ticks = std::sync::atomic::AtomicI64::new(1_000);
+        let server = server(Settings::default())
+            .with_clock(move || Ok(ticks.fetch_add(1_000, std::sync::atomic::Ordering::SeqCst)));
+        let created = server.call("goal", &json!({"op": "create", "objective": "Ship"}));
+        assert_eq!(created.details["goal"]["created_at"], 1_000);
+        let completed = server.call("goal", &json!({"op": "complete"}));
+        assert_eq!(completed.details["goal"]["updated_at"], 2_000);
+    }
+
+    #[test]
+    fn without_todo_enabled_only_the_goal_tool_is_offered() {
+        let mut settings = Settings::default();
+        settings.apply_set("todo.enabled=false").unwrap();
+        let server = server(settings);
+        let names: Vec<&str> = server.tools().iter().map(|t| t.name).collect();
+        assert_eq!(names, ["goal"]);
+        let result = server.call("todo", &json!({"op": "view"}));
+        assert!(result.is_error);
+        assert_eq!(result.text(), "unknown tool `todo`; the tools are goal");
+    }
+
+    #[test]
+    fn a_failing_clock_is_an_error_result_and_logged() {
+        let logged = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = Arc::clone(&logged);
+        let server = server(Settings::default())
+            .with_clock(|| Err(Error::Usage("no clock".into())))
+            .with_log(move |line| sink.lock().unwrap().push(line.to_owned()));
+        let result = server.call("todo", &json!({"op": "view"}));
+        assert!(result.is_error);
+        assert_eq!(
+            result.text(),
+            "goalkeeper could not run the todo call: no clock"
+        );
+        assert_eq!(*logged.lock().unwrap(), ["todo call failed: no clock"]);
+    }
+
+    #[test]
+    fn other_lines_pass_unchanged() {
+        for line in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "todo", "arguments": {"op": "view"}}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "todo", "arguments": null}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "todo"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"arguments": 1}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "todo", "arguments": 1, "_meta": 5}}),
+        ] {
+            assert_eq!(lifted(&line), None, "{line}");
+        }
+        assert_eq!(lift_arguments(b"not json\n"), None);
+    }
+}
