@@ -557,3 +557,36 @@ fn two_servers_on_one_session_keep_every_task() {
     assert_eq!(first.stop(), "[exit status: 0]");
     assert_eq!(second.stop(), "[exit status: 0]");
 }
+
+#[test]
+fn with_session_from_claude_code_the_tools_follow_the_hooks_session() {
+    let env = TestEnv::new();
+    let cwd = env.dir().canonicalize().unwrap().display().to_string();
+    let mut server = Server::spawn(&env, &["mcp", "--session-from", "claude-code"], &[]);
+    server.initialize();
+    // Before any hook ran, the fallback session (`default`) is used.
+    let before = server.call(
+        "todo",
+        json!({"op": "append", "phase": "P", "items": ["fallback"]}),
+    );
+    assert!(!is_error(&before), "{before}");
+    // The hook sees Claude's session in this directory...
+    let event = json!({"session_id": "claude-abc", "hook_event_name": "UserPromptSubmit", "cwd": cwd, "prompt": "hi"});
+    env.cmd(&["hook", "claude-code"])
+        .write_stdin(event.to_string())
+        .assert()
+        .success();
+    // ...and the next tool call lands in that session.
+    let after = server.call(
+        "todo",
+        json!({"op": "init", "items": ["in the claude session"]}),
+    );
+    assert!(!is_error(&after), "{after}");
+    let claude = env.ok(&["--session", "claude-abc", "todo", "view"]);
+    assert!(claude.contains("in the claude session"), "{claude}");
+    let default = env.ok(&["todo", "view"]);
+    assert!(
+        default.contains("fallback") && !default.contains("in the claude session"),
+        "{default}"
+    );
+}
