@@ -48,7 +48,13 @@ impl TestEnv {
     /// A command with the test's database, clock and directory, and no
     /// settings or session from the developer's environment.
     pub fn cmd(&self, args: &[&str]) -> assert_cmd::Command {
-        let mut cmd = assert_cmd::Command::cargo_bin("goalkeeper").expect("binary");
+        assert_cmd::Command::from_std(self.std_cmd(args))
+    }
+
+    /// The same command as [`TestEnv::cmd`], as a plain `std` command, for
+    /// tests that spawn a process and signal it.
+    pub fn std_cmd(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goalkeeper"));
         cmd.args(args)
             .current_dir(self.dir.path())
             .env("GOALKEEPER_DB", self.db())
