@@ -1,0 +1,61 @@
+//! Prompt rendering on lists of 10 / 1,000 / 10,000 tasks: the bare
+//! `<todo_context>` block and the whole goal-mode-context message (the
+//! active-goal prompt with the block), with the built-in templates and
+//! default settings. Compiling the templates, which every CLI call that
+//! renders does once, is measured on its own.
+
+mod common;
+
+use std::hint::black_box;
+
+use common::{SIZES, list};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use goalkeeper::goal::Goal;
+use goalkeeper::inject::Injector;
+use goalkeeper::prompt::{ContextOptions, Templates, todo_context};
+use goalkeeper::settings::Settings;
+
+const NOW_MS: i64 = 1_764_441_600_000;
+
+fn bench_render(c: &mut Criterion) {
+    let templates = Templates::builtin();
+    let injector = Injector::new(Templates::builtin(), Settings::default());
+    let goal = Goal::new(
+        1,
+        "Ship the release: parser, CLI and docs".into(),
+        Some(200_000),
+        NOW_MS - 600_000,
+    );
+    let tools = vec!["todo".to_owned(), "goal".to_owned()];
+    let options = ContextOptions::default();
+
+    let mut group = c.benchmark_group("render");
+    for n in SIZES {
+        let list = list(n);
+        group.bench_with_input(BenchmarkId::new("todo_context", n), &list, |b, list| {
+            b.iter(|| {
+                todo_context(&templates, black_box(list), &options)
+                    .expect("renders")
+                    .expect("gates open")
+            })
+        });
+        group.bench_with_input(
+            BenchmarkId::new("goal_mode_context", n),
+            &list,
+            |b, list| {
+                b.iter(|| {
+                    injector
+                        .goal_mode_context(Some(&goal), black_box(list), &tools, NOW_MS)
+                        .expect("renders")
+                        .expect("gates open")
+                })
+            },
+        );
+    }
+    group.finish();
+
+    c.bench_function("templates/compile_builtin", |b| b.iter(Templates::builtin));
+}
+
+criterion_group!(benches, bench_render);
+criterion_main!(benches);

@@ -1,0 +1,85 @@
+//! The todo engine on lists of 10 / 1,000 / 10,000 tasks: one `apply` of a
+//! typed op, one `run` of a JSON call (parse + apply), and the per-command
+//! work around them in the CLI (the summary text, the JSON state the store
+//! reads and writes).
+//!
+//! Each iteration works on a fresh clone of the list; the clone is made
+//! outside the timed part (`iter_batched`), and `clone` is measured on its
+//! own so the two can be told apart.
+
+mod common;
+
+use std::hint::black_box;
+
+use common::{SIZES, batch_size, list, middle_task};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use goalkeeper::todo::{Actor, Call, Op, SummaryKind, Target, TodoList, apply, run, summary};
+
+fn bench_apply(c: &mut Criterion) {
+    let mut group = c.benchmark_group("apply");
+    for n in SIZES {
+        let list = list(n);
+        let middle = middle_task(&list);
+        let ops = [
+            ("done_middle", Op::Done(Target::Task(middle.clone()))),
+            ("start_middle", Op::Start(middle.clone())),
+            (
+                "append_one",
+                Op::Append("Phase 1: milestone".into(), vec!["A brand new task".into()]),
+            ),
+        ];
+        for (name, op) in &ops {
+            group.bench_with_input(BenchmarkId::new(*name, n), &list, |b, list| {
+                b.iter_batched(
+                    || list.clone(),
+                    |mut list| {
+                        let completed = apply(&mut list, black_box(op), Actor::Agent);
+                        (list, completed)
+                    },
+                    batch_size(n),
+                )
+            });
+        }
+        group.bench_with_input(BenchmarkId::new("clone", n), &list, |b, list| {
+            b.iter(|| black_box(list).clone())
+        });
+    }
+    group.finish();
+}
+
+fn bench_run(c: &mut Criterion) {
+    let mut group = c.benchmark_group("run_json");
+    for n in SIZES {
+        let list = list(n);
+        let call = serde_json::json!({"op": "done", "task": middle_task(&list)}).to_string();
+        group.bench_with_input(BenchmarkId::new("done_middle", n), &list, |b, list| {
+            b.iter_batched(
+                || list.clone(),
+                |list| run(list, Call::Json(black_box(&call)), Actor::Agent),
+                batch_size(n),
+            )
+        });
+    }
+    group.finish();
+}
+
+fn bench_cli_work(c: &mut Criterion) {
+    let mut group = c.benchmark_group("per_command");
+    for n in SIZES {
+        let list = list(n);
+        let state = serde_json::to_string(&list).expect("serializes");
+        group.bench_with_input(BenchmarkId::new("summary", n), &list, |b, list| {
+            b.iter(|| summary(black_box(list), &[], SummaryKind::Mutation))
+        });
+        group.bench_with_input(BenchmarkId::new("state_to_json", n), &list, |b, list| {
+            b.iter(|| serde_json::to_string(black_box(list)).expect("serializes"))
+        });
+        group.bench_with_input(BenchmarkId::new("state_from_json", n), &state, |b, s| {
+            b.iter(|| serde_json::from_str::<TodoList>(black_box(s)).expect("parses"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_apply, bench_run, bench_cli_work);
+criterion_main!(benches);

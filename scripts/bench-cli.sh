@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Whole-process timing of the goalkeeper CLI (release build): `todo apply`
+# (a real write every run), `todo view` and `context` on a session of 1,000
+# tasks, (a) in a database holding only that session and (b) in one holding
+# 10,000 other sessions as well. hyperfine times the runs; /usr/bin/time -v
+# reads the peak memory of one call. Prints a table; keeps hyperfine's CSV
+# and JSON exports in the work directory.
+#
+#   scripts/bench-cli.sh [--runs N] [--warmup N] [--tasks N] [--others N] [--dir DIR] [--no-build]
+#
+# Needs hyperfine and GNU time. On Debian/Ubuntu:
+#   apt-get update && apt-get install -y hyperfine time
+set -euo pipefail
+
+RUNS=200
+WARMUP=10
+TASKS=1000
+OTHERS=10000
+DIR=""
+BUILD=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        --warmup) WARMUP="$2"; shift 2 ;;
+        --tasks) TASKS="$2"; shift 2 ;;
+        --others) OTHERS="$2"; shift 2 ;;
+        --dir) DIR="$2"; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench-cli: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+missing=()
+command -v hyperfine >/dev/null || missing+=(hyperfine)
+[[ -x /usr/bin/time ]] || missing+=(time)
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "bench-cli: missing ${missing[*]}; install with:" >&2
+    echo "    apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 2
+fi
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+if [[ $BUILD -eq 1 ]]; then
+    cargo build --release --quiet --bin goalkeeper --example bench_db
+fi
+GK="$ROOT/target/release/goalkeeper"
+BUILDER="$ROOT/target/release/examples/bench_db"
+
+if [[ -z "$DIR" ]]; then
+    DIR="$(mktemp -d "${TMPDIR:-/tmp}/goalkeeper-bench.XXXXXX")"
+fi
+mkdir -p "$DIR"
+DIR="$(cd "$DIR" && pwd)"
+cd "$DIR"
+
+# Default settings whatever the developer's own config says; a fixed clock.
+: > config.toml
+export GOALKEEPER_CONFIG="$DIR/config.toml"
+export GOALKEEPER_NOW=1764441600000
+export GOALKEEPER_SESSION=bench
+unset GOALKEEPER_DB
+
+echo "== machine while measuring: $(uptime)"
+echo "== work directory: $DIR"
+
+# The two databases, built through the library in one process each.
+rm -f template-*.db*
+"$BUILDER" template-empty.db --tasks "$TASKS" --others 0
+"$BUILDER" template-crowded.db --tasks "$TASKS" --others "$OTHERS"
+
+# Tasks N/2 and N/2+1 are pending in the builder's list; each timed run
+# starts one of them after an untimed run started the other, so every timed
+# run changes the list and writes it.
+task() { printf 'Task %05d: update the parser and its tests for case %d' "$1" "$1"; }
+A="$(task $((TASKS / 2)))"
+B="$(task $((TASKS / 2 + 1)))"
+start_call() { printf '{"op":"start","task":"%s"}' "$1"; }
+
+# A fresh copy of a template (with its WAL, if any) for each measurement.
+fresh() {
+    rm -f "run-$1.db" "run-$1.db-wal" "run-$1.db-shm"
+    for suffix in "" -wal -shm; do
+        if [[ -e "template-$1.db$suffix" ]]; then cp "template-$1.db$suffix" "run-$1.db$suffix"; fi
+    done
+}
+
+# Each case: a name and the goalkeeper arguments (after --db).
+CASES=(apply view context)
+args_of() {
+    case "$1" in
+        apply) printf '%s\n' todo apply "$(start_call "$A")" ;;
+        view) printf '%s\n' todo view ;;
+        context) printf '%s\n' context ;;
+    esac
+}
+
+# Peak RSS in kB of one call, the largest of 5.
+peak_rss() {
+    local db="$1"; shift
+    local peak=0 rss
+    for _ in 1 2 3 4 5; do
+        rss=$( { /usr/bin/time -v "$GK" --db "$db" "$@" >/dev/null; } 2>&1 \
+            | awk -F': *' '/Maximum resident set size/ {print $2}')
+        (( rss > peak )) && peak=$rss
+    done
+    echo "$peak"
+}
+
+declare -A MEDIAN
+RESULTS="$DIR/results.tsv"
+printf 'case\tdatabase\tmedian_ms\tmean_ms\tstddev_ms\tmin_ms\tmax_ms\tuser_ms\tsystem_ms\tpeak_rss_mb\n' > "$RESULTS"
+for db in empty crowded; do
+    for case in "${CASES[@]}"; do
+        fresh "$db"
+        mapfile -t args < <(args_of "$case")
+        # Sanity: the command works and prints what it should.
+        out="$("$GK" --db "run-$db.db" "${args[@]}")"
+        case "$case" in
+            context) grep -q '</todo_context>' <<<"$out" || { echo "bench-cli: context printed no todo block" >&2; exit 1; } ;;
+            *) grep -q "^Overall: " <<<"$out" || { echo "bench-cli: $case printed no summary" >&2; exit 1; } ;;
+        esac
+        prepare=()
+        if [[ $case == apply ]]; then
+            prepare=(--prepare "$GK --db run-$db.db todo apply '$(start_call "$B")'")
+        fi
+        quoted="$GK --db run-$db.db"
+        for a in "${args[@]}"; do quoted+=" '$a'"; done
+        hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" "${prepare[@]}" \
+            --export-csv "$case-$db.csv" --export-json "$case-$db.json" \
+            --command-name "$case ($db)" "$quoted" >"$case-$db.log" 2>&1 \
+            || { cat "$case-$db.log" >&2; exit 1; }
+        rss_kb=$(peak_rss "run-$db.db" "${args[@]}")
+        # CSV: command,mean,stddev,median,user,system,min,max (seconds).
+        line=$(tail -n 1 "$case-$db.csv")
+        IFS=, read -r _ mean stddev median user system min max <<<"$line"
+        ms() { awk -v s="$1" 'BEGIN { printf "%.2f", s * 1000 }'; }
+        MEDIAN[$case-$db]=$median
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$db" \
+            "$(ms "$median")" "$(ms "$mean")" "$(ms "$stddev")" "$(ms "$min")" "$(ms "$max")" \
+            "$(ms "$user")" "$(ms "$system")" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+            >> "$RESULTS"
+    done
+done
+
+echo
+echo "== goalkeeper CLI, session of $TASKS tasks; 'crowded' also holds $OTHERS other sessions"
+echo "== $RUNS runs after $WARMUP warm-up runs each; times in ms"
+printf '%-8s %-8s %9s %9s %9s %9s %9s %8s %8s %9s\n' case database median mean stddev min max user system peak_MB
+tail -n +2 "$RESULTS" | while IFS=$'\t' read -r c d med mean sd min max user sys rss; do
+    printf '%-8s %-8s %9s %9s %9s %9s %9s %8s %8s %9s\n' "$c" "$d" "$med" "$mean" "$sd" "$min" "$max" "$user" "$sys" "$rss"
+done
+echo
+echo "== crowded / empty (median)"
+for case in "${CASES[@]}"; do
+    awk -v c="$case" -v a="${MEDIAN[$case-crowded]}" -v b="${MEDIAN[$case-empty]}" \
+        'BEGIN { printf "%-8s %.2fx\n", c, a / b }'
+done
+echo
+echo "== machine after measuring: $(uptime)"
+echo "== results: $RESULTS (hyperfine exports beside it)"
