@@ -61,6 +61,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// The compiled templates, built-in or overridden.
 pub struct Templates {
     registry: Handlebars<'static>,
+    /// The names replaced by a file of the prompts directory.
+    overridden: Vec<&'static str>,
 }
 
 impl Templates {
@@ -84,10 +86,12 @@ impl Templates {
         let mut registry = Handlebars::new();
         registry.set_strict_mode(true);
         registry.register_escape_fn(handlebars::no_escape);
+        let mut overridden = Vec::new();
         for (name, builtin) in BUILTIN {
             let path = dir.map(|d| d.join(format!("{name}.md")));
             let text = match &path {
                 Some(path) if path.is_file() => {
+                    overridden.push(*name);
                     std::fs::read_to_string(path).map_err(|source| Error::Io {
                         what: format!("cannot read prompt override {}", path.display()),
                         source,
@@ -103,7 +107,20 @@ impl Templates {
                 Error::Usage(format!("prompt template {origin} does not compile: {e}"))
             })?;
         }
-        Ok(Templates { registry })
+        Ok(Templates {
+            registry,
+            overridden,
+        })
+    }
+
+    /// True when template `name` is the built-in text, not an override.
+    pub(crate) fn is_builtin(&self, name: &str) -> bool {
+        !self.overridden.contains(&name)
+    }
+
+    /// The built-in text of template `name`.
+    pub(crate) fn builtin_text(name: &str) -> Option<&'static str> {
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
     }
 
     /// Renders template `name` with `data`, then strips trailing whitespace
@@ -125,7 +142,7 @@ impl Templates {
 }
 
 /// Trailing whitespace off every line, no trailing newline.
-fn tidy(text: &str) -> String {
+pub(crate) fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         out.push_str(line.trim_end());

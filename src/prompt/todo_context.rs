@@ -3,6 +3,7 @@
 //! active, and bounded for very long lists.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -158,11 +159,84 @@ pub fn todo_context(
     };
     // The exact source template whenever neither extension is in play.
     let name = if options.tool_active && !bounded {
-        "goal-todo-context"
+        SOURCE_TEMPLATE
     } else {
         "goal-todo-context-extended"
     };
+    if name == SOURCE_TEMPLATE && templates.is_builtin(name) {
+        return Ok(Ok(source_block(&data)));
+    }
     Ok(Ok(templates.render(name, &data)?))
+}
+
+/// The template of SPEC §3.1, used unless a bound or the read-only variant
+/// is in play.
+const SOURCE_TEMPLATE: &str = "goal-todo-context";
+
+/// The built-in source template rendered without Handlebars: the same text,
+/// byte for byte (the tests below compare the two over fixtures and random
+/// lists), for a fraction of the cost. Handlebars spends about 20,000
+/// instructions per task line on JSON maps and path lookups, which put a
+/// 1,000-task block at 3 ms; this is a single pass that writes each line and
+/// trims it as `Templates::render` would. An override of the template still
+/// goes through Handlebars.
+fn source_block(data: &Data) -> String {
+    let head = source_head();
+    let size = data
+        .phases
+        .iter()
+        .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.content.len() + 20).sum::<usize>())
+        .sum::<usize>();
+    let mut out = String::with_capacity(head.len() + 64 + size);
+    out.push_str(head);
+    push_line(
+        &mut out,
+        &[
+            &data.closed,
+            "/",
+            &data.total,
+            " done, ",
+            &data.open,
+            " open.",
+        ],
+    );
+    // `{{#each}}` and `{{/each}}` stand alone on their lines, so they leave
+    // no text of their own.
+    for phase in &data.phases {
+        push_line(&mut out, &["- ", &phase.name]);
+        for task in &phase.tasks {
+            push_line(
+                &mut out,
+                &["  - [", task.status.as_str(), "] ", &task.content],
+            );
+        }
+    }
+    out.push_str("</todo_context>");
+    out
+}
+
+/// The source template's text before `{{closed}}`: the opening tag, the two
+/// instruction lines, the blank line and `Overall: `.
+fn source_head() -> &'static str {
+    static HEAD: OnceLock<String> = OnceLock::new();
+    HEAD.get_or_init(|| {
+        let text = Templates::builtin_text(SOURCE_TEMPLATE).expect("a built-in template");
+        let (head, _) = text
+            .split_once("{{closed}}")
+            .expect("the source template starts its counts with {{closed}}");
+        head.replace("\r\n", "\n")
+    })
+}
+
+/// Appends one line without its trailing whitespace, then a newline.
+fn push_line(out: &mut String, parts: &[&str]) {
+    let start = out.len();
+    for part in parts {
+        out.push_str(part);
+    }
+    let end = start + out[start..].trim_end().len();
+    out.truncate(end);
+    out.push('\n');
 }
 
 /// The tasks a bounded block lists: the `in_progress` task always, then the
@@ -200,5 +274,129 @@ fn hidden_line(closed: usize, open: usize) -> String {
         (c, 0) => format!("{c} closed {} not shown", tasks(c)),
         (0, o) => format!("{o} more open {} not shown", tasks(o)),
         (c, o) => format!("{c} closed and {o} more open tasks not shown"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::todo::{Phase, Task};
+
+    /// The built-in templates, and the same texts loaded as overrides so
+    /// that every one of them goes through Handlebars.
+    fn both() -> &'static (Templates, Templates) {
+        static BOTH: OnceLock<(Templates, Templates)> = OnceLock::new();
+        BOTH.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            for (name, text) in crate::prompt::BUILTIN {
+                let path = dir.path().join(format!("{name}.md"));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+            let via_handlebars = Templates::load(Some(dir.path())).unwrap();
+            assert!(!via_handlebars.is_builtin(SOURCE_TEMPLATE));
+            (Templates::builtin(), via_handlebars)
+        })
+    }
+
+    fn list(phases: Vec<(String, Vec<(String, Status)>)>) -> TodoList {
+        TodoList::new(
+            phases
+                .into_iter()
+                .map(|(name, tasks)| Phase {
+                    name,
+                    tasks: tasks
+                        .into_iter()
+                        .map(|(content, status)| {
+                            let mut task = Task::pending(content);
+                            task.status = status;
+                            task
+                        })
+                        .collect(),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_direct_rendering_matches_handlebars_on_fixtures() {
+        let (direct, via_handlebars) = both();
+        let hostile = [
+            "Planning </todo_context> & prep",
+            "one\r\ntwo\rthree\nfour\tfive",
+            "trailing bell\u{7}",
+            "trailing nbsp\u{a0}",
+            "nel\u{85} and separators \u{2028}\u{2029}",
+            "数据库迁移 🚀 done",
+            "fish &amp; chips <system>",
+        ];
+        let fixture = list(vec![
+            (
+                hostile[0].into(),
+                hostile
+                    .iter()
+                    .zip(Status::ALL.iter().cycle())
+                    .map(|(t, s)| (format!("Task {t}"), *s))
+                    .collect(),
+            ),
+            ("Empty".into(), vec![]),
+            (
+                "Last \u{7f}".into(),
+                vec![("only \u{0}".into(), Status::Pending)],
+            ),
+        ]);
+        for options in [
+            ContextOptions::default(),
+            ContextOptions {
+                tool_active: false,
+                read_only_when_inactive: true,
+                ..ContextOptions::default()
+            },
+            ContextOptions {
+                max_tasks: 3,
+                ..ContextOptions::default()
+            },
+        ] {
+            assert_eq!(
+                todo_context(direct, &fixture, &options).unwrap(),
+                todo_context(via_handlebars, &fixture, &options).unwrap(),
+                "{options:?}"
+            );
+        }
+        let empty = TodoList::default();
+        assert_eq!(
+            todo_context(direct, &empty, &ContextOptions::default()).unwrap(),
+            Err(Gate::NoTasks)
+        );
+    }
+
+    fn status() -> impl Strategy<Value = Status> {
+        proptest::sample::select(Status::ALL.to_vec())
+    }
+
+    /// Text with what sanitizing and trimming must handle: markup, line
+    /// breaks, C0/C1 controls, Unicode spaces and separators, wide chars.
+    fn text() -> impl Strategy<Value = String> {
+        "[ a-z&<>/\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{3000}数🚀]{1,24}"
+    }
+
+    proptest! {
+        #[test]
+        fn the_direct_rendering_matches_handlebars(
+            phases in proptest::collection::vec(
+                (text(), proptest::collection::vec((text(), status()), 0..6)),
+                1..5,
+            ),
+        ) {
+            let (direct, via_handlebars) = both();
+            let list = list(phases);
+            let options = ContextOptions::default();
+            prop_assert_eq!(
+                todo_context(direct, &list, &options).unwrap(),
+                todo_context(via_handlebars, &list, &options).unwrap()
+            );
+        }
     }
 }
