@@ -1,8 +1,8 @@
 //! Prompt rendering on lists of 10 / 1,000 / 10,000 tasks: the bare
 //! `<todo_context>` block and the whole goal-mode-context message (the
 //! active-goal prompt with the block), with the built-in templates and
-//! default settings. Compiling the templates, which every CLI call that
-//! renders does once, is measured on its own.
+//! default settings; and once more from a fresh injector, as in a CLI call,
+//! where the templates it uses are compiled first.
 
 mod common;
 
@@ -54,7 +54,17 @@ fn bench_render(c: &mut Criterion) {
     }
     group.finish();
 
-    c.bench_function("templates/compile_builtin", |b| b.iter(Templates::builtin));
+    // What one CLI call pays: a fresh injector (templates compile on first
+    // use) rendering the message once, here for a 10-task list.
+    let small = list(10);
+    c.bench_function("render/cold_goal_mode_context/10", |b| {
+        b.iter(|| {
+            Injector::new(Templates::builtin(), Settings::default())
+                .goal_mode_context(Some(&goal), black_box(&small), &tools, NOW_MS)
+                .expect("renders")
+                .expect("gates open")
+        })
+    });
 }
 
 criterion_group!(benches, bench_render);

@@ -6,9 +6,11 @@
 //! an empty string). Afterwards trailing whitespace is removed from every
 //! line and the output ends without a newline.
 
+use std::borrow::Cow;
 use std::path::Path;
+use std::sync::OnceLock;
 
-use handlebars::Handlebars;
+use handlebars::{Handlebars, TemplateError};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -58,11 +60,31 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("tools/goal", include_str!("../../prompts/tools/goal.md")),
 ];
 
-/// The compiled templates, built-in or overridden.
+/// The templates, built-in or overridden. An override is compiled when it
+/// is loaded, so a broken file is reported at once; a built-in template is
+/// compiled the first time it is rendered. Compiling every template up
+/// front took 9 M instructions, two thirds of a whole `context` command,
+/// which renders two of them.
 pub struct Templates {
-    registry: Handlebars<'static>,
-    /// The names replaced by a file of the prompts directory.
-    overridden: Vec<&'static str>,
+    entries: Vec<Entry>,
+}
+
+/// One template: its text and, from its first use on, its compiled form.
+struct Entry {
+    name: &'static str,
+    text: Cow<'static, str>,
+    overridden: bool,
+    compiled: OnceLock<Handlebars<'static>>,
+}
+
+/// A registry holding template `name` alone, with goalkeeper's rendering
+/// rules: strict mode, no HTML escaping.
+fn compile(name: &str, text: &str) -> std::result::Result<Handlebars<'static>, TemplateError> {
+    let mut registry = Handlebars::new();
+    registry.set_strict_mode(true);
+    registry.register_escape_fn(handlebars::no_escape);
+    registry.register_template_string(name, text)?;
+    Ok(registry)
 }
 
 impl Templates {
@@ -83,39 +105,43 @@ impl Templates {
                 dir.display()
             )));
         }
-        let mut registry = Handlebars::new();
-        registry.set_strict_mode(true);
-        registry.register_escape_fn(handlebars::no_escape);
-        let mut overridden = Vec::new();
+        let mut entries = Vec::with_capacity(BUILTIN.len());
         for (name, builtin) in BUILTIN {
             let path = dir.map(|d| d.join(format!("{name}.md")));
-            let text = match &path {
+            let entry = match &path {
                 Some(path) if path.is_file() => {
-                    overridden.push(*name);
-                    std::fs::read_to_string(path).map_err(|source| Error::Io {
+                    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
                         what: format!("cannot read prompt override {}", path.display()),
                         source,
-                    })?
+                    })?;
+                    let compiled = compile(name, &text).map_err(|e| {
+                        Error::Usage(format!(
+                            "prompt template {} does not compile: {e}",
+                            path.display()
+                        ))
+                    })?;
+                    Entry {
+                        name,
+                        text: Cow::Owned(text),
+                        overridden: true,
+                        compiled: OnceLock::from(compiled),
+                    }
                 }
-                _ => (*builtin).to_owned(),
+                _ => Entry {
+                    name,
+                    text: Cow::Borrowed(builtin),
+                    overridden: false,
+                    compiled: OnceLock::new(),
+                },
             };
-            registry.register_template_string(name, text).map_err(|e| {
-                let origin = match &path {
-                    Some(path) if path.is_file() => path.display().to_string(),
-                    _ => format!("built-in template {name}"),
-                };
-                Error::Usage(format!("prompt template {origin} does not compile: {e}"))
-            })?;
+            entries.push(entry);
         }
-        Ok(Templates {
-            registry,
-            overridden,
-        })
+        Ok(Templates { entries })
     }
 
     /// True when template `name` is the built-in text, not an override.
     pub(crate) fn is_builtin(&self, name: &str) -> bool {
-        !self.overridden.contains(&name)
+        self.entries.iter().any(|e| e.name == name && !e.overridden)
     }
 
     /// The built-in text of template `name`.
@@ -126,15 +152,19 @@ impl Templates {
     /// Renders template `name` with `data`, then strips trailing whitespace
     /// from every line and the final newline.
     pub fn render(&self, name: &str, data: &impl Serialize) -> Result<String> {
-        if !self.registry.has_template(name) {
+        let Some(entry) = self.entries.iter().find(|e| e.name == name) else {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             return Err(Error::Usage(format!(
                 "unknown prompt template {name:?}; the templates are {}",
                 names.join(", ")
             )));
-        }
-        let raw = self
-            .registry
+        };
+        let registry = entry.compiled.get_or_init(|| {
+            // Only built-in texts reach this; `every_builtin_compiles`
+            // checks each of them.
+            compile(name, &entry.text).expect("the built-in templates compile")
+        });
+        let raw = registry
             .render(name, data)
             .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
         Ok(tidy(&raw))
@@ -159,9 +189,10 @@ mod tests {
 
     #[test]
     fn every_builtin_compiles() {
-        let templates = Templates::builtin();
-        for (name, _) in BUILTIN {
-            assert!(templates.registry.has_template(name), "{name}");
+        for (name, text) in BUILTIN {
+            if let Err(e) = compile(name, text) {
+                panic!("{name}: {e}");
+            }
         }
     }
 
