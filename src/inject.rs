@@ -113,10 +113,14 @@ impl Injector {
             .templates
             .render("goal-active", &GoalData::new(goal, now_ms))?;
         let todo_context = self.todo_block(list, active_tools)?.ok();
-        let content = self.templates.render(
-            "goal-mode-context",
-            &serde_json::json!({"goal_context": goal_context, "todo_context": todo_context}),
-        )?;
+        let content = if self.templates.is_builtin("goal-mode-context") {
+            join_goal_mode_context(goal_context, todo_context)
+        } else {
+            self.templates.render(
+                "goal-mode-context",
+                &serde_json::json!({"goal_context": goal_context, "todo_context": todo_context}),
+            )?
+        };
         Ok(Ok(HiddenMessage::new(
             MessageKind::GoalModeContext,
             content,
@@ -238,6 +242,25 @@ impl Injector {
             Some(goal) if goal.status != GoalStatus::Active => Err(Gate::GoalNotActive),
             Some(goal) => Ok(goal),
         }
+    }
+}
+
+/// What the built-in `goal-mode-context` template makes of its two parts:
+/// the goal prompt, then a blank line and the block when there is one.
+/// Both parts are already rendered and tidy, so this is the template's
+/// output without passing a block of up to a megabyte through Handlebars
+/// and the line-by-line tidy pass again, three copies that made a
+/// 10,000-task message cost 16 times a 1,000-task one instead of 10.
+fn join_goal_mode_context(goal_context: String, todo_context: Option<String>) -> String {
+    match todo_context {
+        Some(block) => {
+            let mut content = goal_context;
+            content.reserve(block.len() + 2);
+            content.push_str("\n\n");
+            content.push_str(&block);
+            content
+        }
+        None => goal_context,
     }
 }
 
@@ -414,5 +437,45 @@ pub fn continuation(
     match injector.continuation(Some(&goal), &todos.list, active_tools, now_ms)? {
         Ok(message) => Ok(Continuation::Message(message)),
         Err(gate) => Ok(Continuation::Closed(gate)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt::BUILTIN;
+
+    #[test]
+    fn the_joined_goal_mode_context_matches_the_template() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in BUILTIN {
+            let path = dir.path().join(format!("{name}.md"));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let templates = Templates::load(Some(dir.path())).unwrap();
+        let goal_context = Templates::builtin()
+            .render(
+                "goal-active",
+                &GoalData::new(
+                    &Goal::new(1, "Ship </goal> & <x>\r\nsoon\u{7}".into(), Some(10), 0),
+                    0,
+                ),
+            )
+            .unwrap();
+        let block =
+            "<todo_context>\nOverall: 0/1 done, 1 open.\n- P\n  - [in_progress] a\n</todo_context>";
+        for todo_context in [Some(block.to_owned()), None] {
+            let expected = templates
+                .render(
+                    "goal-mode-context",
+                    &serde_json::json!({"goal_context": goal_context, "todo_context": todo_context}),
+                )
+                .unwrap();
+            assert_eq!(
+                join_goal_mode_context(goal_context.clone(), todo_context),
+                expected
+            );
+        }
     }
 }
