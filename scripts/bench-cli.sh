@@ -6,7 +6,11 @@
 # reads the peak memory of one call. Prints a table; keeps hyperfine's CSV
 # and JSON exports in the work directory.
 #
-#   scripts/bench-cli.sh [--runs N] [--warmup N] [--tasks N] [--others N] [--dir DIR] [--no-build]
+#   scripts/bench-cli.sh [--runs N] [--warmup N] [--tasks N] [--others N] [--dir DIR]
+#                        [--no-build] [--bin PATH]
+#
+# --bin times another goalkeeper binary (say, a release build of an older
+# commit) against databases built by this checkout's builder.
 #
 # Needs hyperfine and GNU time. On Debian/Ubuntu:
 #   apt-get update && apt-get install -y hyperfine time
@@ -18,6 +22,7 @@ TASKS=1000
 OTHERS=10000
 DIR=""
 BUILD=1
+BIN=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
@@ -26,7 +31,8 @@ while [[ $# -gt 0 ]]; do
         --others) OTHERS="$2"; shift 2 ;;
         --dir) DIR="$2"; shift 2 ;;
         --no-build) BUILD=0; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --bin) BIN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-cli: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -45,7 +51,7 @@ cd "$ROOT"
 if [[ $BUILD -eq 1 ]]; then
     cargo build --release --quiet --bin goalkeeper --example bench_db
 fi
-GK="$ROOT/target/release/goalkeeper"
+GK="${BIN:-$ROOT/target/release/goalkeeper}"
 BUILDER="$ROOT/target/release/examples/bench_db"
 
 if [[ -z "$DIR" ]]; then
@@ -64,6 +70,7 @@ unset GOALKEEPER_DB
 
 echo "== machine while measuring: $(uptime)"
 echo "== work directory: $DIR"
+echo "== binary: $GK"
 
 # The two databases, built through the library in one process each.
 rm -f template-*.db*

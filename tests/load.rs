@@ -343,13 +343,13 @@ fn eight_processes_each_on_their_own_session() {
 }
 
 #[test]
-#[ignore = "3,200 process runs, about a minute on two cores; run with --ignored (see the module doc)"]
+#[ignore = "3,200 process runs, 10-20 s on two cores; run with --ignored (see the module doc)"]
 fn sixteen_processes_x_200_share_one_session() {
     load(16, 200, Sessions::Shared);
 }
 
 #[test]
-#[ignore = "3,200 process runs, about a minute on two cores; run with --ignored (see the module doc)"]
+#[ignore = "3,200 process runs, 10-20 s on two cores; run with --ignored (see the module doc)"]
 fn sixteen_processes_x_200_each_on_their_own_session() {
     load(16, 200, Sessions::OnePerWorker);
 }
