@@ -1,5 +1,6 @@
 //! Prompt rendering on lists of 10 / 1,000 / 10,000 tasks: the bare
-//! `<todo_context>` block and the whole goal-mode-context message (the
+//! `<todo_context>` block (and its read-only variant, which still goes
+//! through Handlebars) and the whole goal-mode-context message (the
 //! active-goal prompt with the block), with the built-in templates and
 //! default settings; and once more from a fresh injector, as in a CLI call,
 //! where the templates it uses are compiled first.
@@ -28,6 +29,12 @@ fn bench_render(c: &mut Criterion) {
     );
     let tools = vec!["todo".to_owned(), "goal".to_owned()];
     let options = ContextOptions::default();
+    // The read-only variant (todo tool inactive) renders through Handlebars.
+    let read_only = ContextOptions {
+        tool_active: false,
+        read_only_when_inactive: true,
+        ..ContextOptions::default()
+    };
 
     let mut group = c.benchmark_group("render");
     for n in SIZES {
@@ -39,6 +46,17 @@ fn bench_render(c: &mut Criterion) {
                     .expect("gates open")
             })
         });
+        group.bench_with_input(
+            BenchmarkId::new("read_only_context", n),
+            &list,
+            |b, list| {
+                b.iter(|| {
+                    todo_context(&templates, black_box(list), &read_only)
+                        .expect("renders")
+                        .expect("gates open")
+                })
+            },
+        );
         group.bench_with_input(
             BenchmarkId::new("goal_mode_context", n),
             &list,

@@ -144,11 +144,6 @@ impl Templates {
         self.entries.iter().any(|e| e.name == name && !e.overridden)
     }
 
-    /// The built-in text of template `name`.
-    pub(crate) fn builtin_text(name: &str) -> Option<&'static str> {
-        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-    }
-
     /// Renders template `name` with `data`, then strips trailing whitespace
     /// from every line and the final newline.
     pub fn render(&self, name: &str, data: &impl Serialize) -> Result<String> {

@@ -3,7 +3,6 @@
 //! active, and bounded for very long lists.
 
 use std::fmt;
-use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -83,16 +82,16 @@ struct PromptPhase {
     hidden: String,
 }
 
-#[derive(Serialize)]
-struct Data {
-    closed: String,
-    total: String,
-    open: String,
-    phases: Vec<PromptPhase>,
+#[derive(Clone, Copy, Serialize)]
+struct Data<'a> {
+    closed: &'a str,
+    total: &'a str,
+    open: &'a str,
+    phases: &'a [PromptPhase],
     read_only: bool,
     bounded: bool,
-    shown: String,
-    max_tasks: String,
+    shown: &'a str,
+    max_tasks: &'a str,
 }
 
 /// Renders the block for `list`, or says which gate is closed.
@@ -146,63 +145,71 @@ pub fn todo_context(
                 hidden: hidden_line(closed_hidden, open_hidden),
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let (closed, total, open) = (
+        counts.closed.to_string(),
+        counts.total.to_string(),
+        counts.open.to_string(),
+    );
+    let (shown_count, max_tasks) = (shown_count.to_string(), options.max_tasks.to_string());
     let data = Data {
-        closed: counts.closed.to_string(),
-        total: counts.total.to_string(),
-        open: counts.open.to_string(),
-        phases: prompt_phases,
+        closed: &closed,
+        total: &total,
+        open: &open,
+        phases: &prompt_phases,
         read_only: !options.tool_active,
         bounded,
-        shown: shown_count.to_string(),
-        max_tasks: options.max_tasks.to_string(),
+        shown: &shown_count,
+        max_tasks: &max_tasks,
     };
     // The exact source template whenever neither extension is in play.
     let name = if options.tool_active && !bounded {
-        SOURCE_TEMPLATE
+        "goal-todo-context"
     } else {
         "goal-todo-context-extended"
     };
-    if name == SOURCE_TEMPLATE && templates.is_builtin(name) {
-        return Ok(Ok(source_block(&data)));
+    if templates.is_builtin(name) {
+        return Ok(Ok(direct_block(templates, name, &data)?));
     }
     Ok(Ok(templates.render(name, &data)?))
 }
 
-/// The template of SPEC §3.1, used unless a bound or the read-only variant
-/// is in play.
-const SOURCE_TEMPLATE: &str = "goal-todo-context";
+/// The closing tag, on the last line of the block.
+const CLOSING: &str = "</todo_context>";
 
-/// The built-in source template rendered without Handlebars: the same text,
-/// byte for byte (the tests below compare the two over fixtures and random
-/// lists), for a fraction of the cost. Handlebars spends about 20,000
-/// instructions per task line on JSON maps and path lookups, which put a
-/// 1,000-task block at 3 ms; this is a single pass that writes each line and
-/// trims it as `Templates::render` would. An override of the template still
-/// goes through Handlebars.
-fn source_block(data: &Data) -> String {
-    let head = source_head();
+/// A built-in block template rendered with its list written directly: the
+/// same text, byte for byte (the tests below compare the two over fixtures
+/// and random lists), for a fraction of the cost. Handlebars spends about
+/// 20,000 instructions per task line on JSON maps and path lookups, which
+/// put a 1,000-task block at 3 ms.
+///
+/// Handlebars still renders the template, without phases: the tag, the
+/// instructions, the counts, every line but the list. In both built-in
+/// templates the list is the last thing before the closing tag, so the
+/// phase and task lines (and a bounded block's per-phase "not shown" line)
+/// are written there in one pass, each trimmed as `Templates::render` trims
+/// every line. An override of a template goes through Handlebars whole.
+fn direct_block(templates: &Templates, name: &str, data: &Data<'_>) -> Result<String> {
+    let frame = templates.render(
+        name,
+        &Data {
+            phases: &[],
+            ..*data
+        },
+    )?;
+    let head = match frame.strip_suffix(CLOSING) {
+        Some(head) if head.ends_with('\n') => head,
+        // Not the shape written here: let Handlebars render it all.
+        _ => return templates.render(name, data),
+    };
     let size = data
         .phases
         .iter()
         .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.content.len() + 20).sum::<usize>())
         .sum::<usize>();
-    let mut out = String::with_capacity(head.len() + 64 + size);
+    let mut out = String::with_capacity(frame.len() + size);
     out.push_str(head);
-    push_line(
-        &mut out,
-        &[
-            &data.closed,
-            "/",
-            &data.total,
-            " done, ",
-            &data.open,
-            " open.",
-        ],
-    );
-    // `{{#each}}` and `{{/each}}` stand alone on their lines, so they leave
-    // no text of their own.
-    for phase in &data.phases {
+    for phase in data.phases {
         push_line(&mut out, &["- ", &phase.name]);
         for task in &phase.tasks {
             push_line(
@@ -210,22 +217,12 @@ fn source_block(data: &Data) -> String {
                 &["  - [", task.status.as_str(), "] ", &task.content],
             );
         }
+        if !phase.hidden.is_empty() {
+            push_line(&mut out, &["  - (", &phase.hidden, ")"]);
+        }
     }
-    out.push_str("</todo_context>");
-    out
-}
-
-/// The source template's text before `{{closed}}`: the opening tag, the two
-/// instruction lines, the blank line and `Overall: `.
-fn source_head() -> &'static str {
-    static HEAD: OnceLock<String> = OnceLock::new();
-    HEAD.get_or_init(|| {
-        let text = Templates::builtin_text(SOURCE_TEMPLATE).expect("a built-in template");
-        let (head, _) = text
-            .split_once("{{closed}}")
-            .expect("the source template starts its counts with {{closed}}");
-        head.replace("\r\n", "\n")
-    })
+    out.push_str(CLOSING);
+    Ok(out)
 }
 
 /// Appends one line without its trailing whitespace, then a newline.
@@ -279,6 +276,8 @@ fn hidden_line(closed: usize, open: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::OnceLock;
+
     use proptest::prelude::*;
 
     use super::*;
@@ -296,7 +295,8 @@ mod tests {
                 std::fs::write(path, text).unwrap();
             }
             let via_handlebars = Templates::load(Some(dir.path())).unwrap();
-            assert!(!via_handlebars.is_builtin(SOURCE_TEMPLATE));
+            assert!(!via_handlebars.is_builtin("goal-todo-context"));
+            assert!(!via_handlebars.is_builtin("goal-todo-context-extended"));
             (Templates::builtin(), via_handlebars)
         })
     }
@@ -389,10 +389,17 @@ mod tests {
                 (text(), proptest::collection::vec((text(), status()), 0..6)),
                 1..5,
             ),
+            tool_active in any::<bool>(),
+            max_tasks in 0usize..5,
         ) {
             let (direct, via_handlebars) = both();
             let list = list(phases);
-            let options = ContextOptions::default();
+            let options = ContextOptions {
+                tool_active,
+                read_only_when_inactive: true,
+                max_tasks,
+                ..ContextOptions::default()
+            };
             prop_assert_eq!(
                 todo_context(direct, &list, &options).unwrap(),
                 todo_context(via_handlebars, &list, &options).unwrap()
