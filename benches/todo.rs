@@ -1,7 +1,7 @@
 //! The todo engine on lists of 10 / 1,000 / 10,000 tasks: one `apply` of a
-//! typed op, one `run` of a JSON call (parse + apply), and the per-command
+//! typed op, one `run` of a JSON call (parse + apply), the per-command
 //! work around them in the CLI (the summary text, the JSON state the store
-//! reads and writes).
+//! reads and writes), and a whole call through the store on a file.
 //!
 //! Each iteration works on a fresh clone of the list; the clone is made
 //! outside the timed part (`iter_batched`), and `clone` is measured on its
@@ -14,6 +14,7 @@ use std::hint::black_box;
 use common::{SIZES, batch_size, list, middle_task};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goalkeeper::todo::{Actor, Call, Op, SummaryKind, Target, TodoList, apply, run, summary};
+use goalkeeper::{SessionId, Store};
 
 fn bench_apply(c: &mut Criterion) {
     let mut group = c.benchmark_group("apply");
@@ -81,5 +82,45 @@ fn bench_cli_work(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_apply, bench_run, bench_cli_work);
+/// One agent call through `Store::todo` on a database file, as a CLI
+/// command makes it but without the process: read the list, apply, write
+/// the list and its event, commit. Alternates `start` between two tasks so
+/// every call writes.
+fn bench_store(c: &mut Criterion) {
+    let mut group = c.benchmark_group("store");
+    for n in SIZES {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(&dir.path().join("bench.db")).expect("store");
+        let session = SessionId::parse("bench").expect("session id");
+        let tasks: Vec<String> = list(n).tasks().map(|(_, t)| t.content.clone()).collect();
+        let init = serde_json::json!({"op": "init", "items": tasks}).to_string();
+        store
+            .todo(&session, Call::Json(&init), Actor::User, 0)
+            .expect("init");
+        let calls: Vec<String> = [n / 2, n / 2 + 1]
+            .iter()
+            .map(|&i| serde_json::json!({"op": "start", "task": tasks[i]}).to_string())
+            .collect();
+        let mut turn = 0;
+        group.bench_function(BenchmarkId::new("todo_start", n), |b| {
+            b.iter(|| {
+                turn += 1;
+                let call = &calls[turn % 2];
+                store
+                    .todo(&session, Call::Json(call), Actor::Agent, 0)
+                    .expect("applies")
+            })
+        });
+        group.bench_function(BenchmarkId::new("todo_view", n), |b| {
+            b.iter(|| {
+                store
+                    .todo(&session, Call::Json(r#"{"op":"view"}"#), Actor::Agent, 0)
+                    .expect("views")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_apply, bench_run, bench_cli_work, bench_store);
 criterion_main!(benches);
