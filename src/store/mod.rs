@@ -12,6 +12,7 @@ mod migrations;
 pub(crate) mod sessions;
 mod todos;
 
+use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Store {
     conn: Connection,
     path: Option<PathBuf>,
+    /// Set once setup has found (or made) a goalkeeper database: only then
+    /// may closing the connection write to the file.
+    ours: Cell<bool>,
+    /// A non-empty WAL was beside the file when it was opened.
+    found_wal: Cell<bool>,
 }
 
 impl Store {
@@ -56,6 +62,8 @@ impl Store {
         let store = Store {
             conn,
             path: Some(path.to_owned()),
+            ours: Cell::new(false),
+            found_wal: Cell::new(false),
         };
         store.setup()?;
         Ok(store)
@@ -66,6 +74,8 @@ impl Store {
         let store = Store {
             conn: Connection::open_in_memory()?,
             path: None,
+            ours: Cell::new(false),
+            found_wal: Cell::new(false),
         };
         store.setup()?;
         Ok(store)
@@ -78,11 +88,14 @@ impl Store {
 
     fn setup(&self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
-        // A WAL that a crashed process left behind holds committed pages not
-        // yet in the file, and closing the last connection would merge them
-        // in. Until the file is known to be ours, it must stay as it was.
-        let foreign_wal = self.path.as_deref().is_some_and(has_leftover_wal);
-        if foreign_wal {
+        if let Some(path) = &self.path {
+            // No checkpoint when this connection closes, unless `Drop` says
+            // otherwise. Until the file is known to be ours, a WAL a crashed
+            // process left beside it holds committed pages not yet in the
+            // file, and closing the last connection would merge them in: it
+            // must stay as it was. Once it is ours, the checkpoint comes back
+            // only when the WAL has grown past `CHECKPOINT_WAL_BYTES`.
+            self.found_wal.set(has_leftover_wal(path));
             self.conn
                 .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         }
@@ -98,18 +111,9 @@ impl Store {
         // NORMAL is durable against a crashed process in WAL mode; only a
         // power loss can drop the last commits.
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        if self.path.is_some() {
-            // See `Drop`: the close-time checkpoint happens only once the
-            // WAL has grown past `CHECKPOINT_WAL_BYTES`.
-            self.conn
-                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-        }
         self.conn.pragma_update(None, "foreign_keys", true)?;
         migrations::migrate(&self.conn, self.path.as_deref())?;
-        if foreign_wal {
-            self.conn
-                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false)?;
-        }
+        self.ours.set(true);
         Ok(())
     }
 
@@ -212,12 +216,20 @@ impl Drop for Store {
     /// Durability is what `synchronous = NORMAL` promises either way: a
     /// crashed process loses nothing acknowledged; a power cut may lose the
     /// commits since the last checkpoint.
+    ///
+    /// A file that was refused is left as it was found: a WAL that was
+    /// already there stays; the empty one that opening it created goes,
+    /// with the usual close.
     fn drop(&mut self) {
         let Some(path) = &self.path else { return };
-        let mut wal = path.clone().into_os_string();
-        wal.push("-wal");
-        let large = std::fs::metadata(&wal).is_ok_and(|m| m.len() > CHECKPOINT_WAL_BYTES);
-        if large {
+        let checkpoint = if self.ours.get() {
+            let mut wal = path.clone().into_os_string();
+            wal.push("-wal");
+            std::fs::metadata(&wal).is_ok_and(|m| m.len() > CHECKPOINT_WAL_BYTES)
+        } else {
+            !self.found_wal.get()
+        };
+        if checkpoint {
             let _ = self
                 .conn
                 .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
@@ -329,6 +341,7 @@ fn refuse(path: &Path, why: &str) -> Result<()> {
 }
 
 /// True when `path` has a non-empty `-wal` file next to it.
+/// True when a WAL with frames is beside `path`.
 fn has_leftover_wal(path: &Path) -> bool {
     has_sibling(path, "-wal")
 }
@@ -392,6 +405,39 @@ mod tests {
             .todo(&session, Call::Json(json), Actor::Agent, 0)
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
+    }
+
+    #[test]
+    fn a_large_wal_beside_another_programs_database_is_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("other.db");
+        {
+            // Another program, killed with 2 MiB of commits in its WAL.
+            let conn = Connection::open(&db).unwrap();
+            conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+                .unwrap();
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+                .unwrap();
+            conn.execute_batch("PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (x BLOB)")
+                .unwrap();
+            for _ in 0..32 {
+                conn.execute("INSERT INTO t VALUES (zeroblob(65536))", [])
+                    .unwrap();
+            }
+        }
+        let files = |suffix: &str| {
+            let mut path = db.clone().into_os_string();
+            path.push(suffix);
+            std::fs::read(path).unwrap()
+        };
+        let (main, wal) = (files(""), files("-wal"));
+        assert!(wal.len() as u64 > CHECKPOINT_WAL_BYTES);
+        assert!(matches!(
+            Store::open(&db),
+            Err(Error::NotOurDatabase { .. })
+        ));
+        assert_eq!(files(""), main);
+        assert_eq!(files("-wal"), wal);
     }
 
     #[test]
