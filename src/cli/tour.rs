@@ -131,10 +131,7 @@ impl Tour {
                 "#{} {} {} {}{}",
                 event.id,
                 event.actor,
-                serde_json::to_value(event.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                event.kind.as_str(),
                 event.op.as_deref().unwrap_or("?"),
                 event
                     .version

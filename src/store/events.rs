@@ -17,7 +17,8 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    fn as_str(self) -> &'static str {
+    /// The stored name: `todo` or `goal`.
+    pub fn as_str(self) -> &'static str {
         match self {
             EventKind::Todo => "todo",
             EventKind::Goal => "goal",
@@ -68,6 +69,46 @@ pub(crate) struct NewEvent<'a> {
     pub version: Option<i64>,
     pub undo_to: Option<i64>,
     pub state: Option<&'a str>,
+}
+
+/// Logs a rejected agent call (of the todo or goal tool): the session is
+/// touched, the raw call is kept, cut to 4 KiB so a rejected 1 MiB payload
+/// does not bloat the log, and nothing else changes.
+pub(crate) fn append_rejected(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    kind: EventKind,
+    op: Option<&str>,
+    raw: &str,
+    error: &str,
+    at_ms: i64,
+) -> Result<()> {
+    const KEEP: usize = 4096;
+    let payload = if raw.len() <= KEEP {
+        raw.to_owned()
+    } else {
+        let cut = (0..=KEEP)
+            .rev()
+            .find(|&i| raw.is_char_boundary(i))
+            .unwrap_or(0);
+        format!("{}… ({} bytes)", &raw[..cut], raw.len())
+    };
+    super::sessions::touch(tx, session, at_ms)?;
+    append(
+        tx,
+        &NewEvent {
+            session,
+            at_ms,
+            actor: crate::todo::Actor::Agent.as_str(),
+            kind,
+            op,
+            payload: &payload,
+            error: Some(error),
+            version: None,
+            undo_to: None,
+            state: None,
+        },
+    )
 }
 
 pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
@@ -140,4 +181,48 @@ pub(crate) fn todo_version(
             ))
         })
         .optional()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::SessionId;
+    use crate::store::{GoalCall, Store};
+    use crate::todo::{Actor, Call};
+
+    #[test]
+    fn rejected_calls_of_both_tools_are_logged_cut_to_4_kib() {
+        let mut store = Store::open_in_memory().unwrap();
+        let session = SessionId::parse("s").unwrap();
+        let big = "x".repeat(100_000);
+        let todo = format!(r#"{{"op":"done","task":"{big}"}}"#);
+        let goal = format!(r#"{{"op":"create","objective":"{big}"}}"#);
+        assert!(
+            store
+                .todo(&session, Call::Json(&todo), Actor::Agent, 1)
+                .unwrap()
+                .is_error
+        );
+        assert!(
+            store
+                .goal(&session, GoalCall::Json(&goal), Actor::Agent, 2)
+                .unwrap()
+                .is_error
+        );
+        let log = store.todo_log(&session, 10).unwrap();
+        assert_eq!(log.len(), 2);
+        for (event, raw) in log.iter().zip([&todo, &goal]) {
+            assert!(!event.ok);
+            let payload = event
+                .payload
+                .as_str()
+                .expect("a cut payload is kept as text");
+            assert!(payload.starts_with(&raw[..100]), "{payload:.100}");
+            assert!(
+                payload.ends_with(&format!("… ({} bytes)", raw.len())),
+                "{}",
+                &payload[4000..]
+            );
+            assert!(payload.len() < 4200);
+        }
+    }
 }

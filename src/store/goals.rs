@@ -102,26 +102,19 @@ impl Store {
             Err(errors) => {
                 let text = errors.join("; ");
                 if actor == Actor::Agent {
-                    sessions::touch(&tx, session, now_ms)?;
-                    let payload = match call {
+                    let raw = match call {
                         GoalCall::Op(op) => op_payload(op, None).to_string(),
                         GoalCall::Value(value) => value.to_string(),
                         GoalCall::Json(text) => text.to_owned(),
                     };
-                    events::append(
+                    events::append_rejected(
                         &tx,
-                        &NewEvent {
-                            session,
-                            at_ms: now_ms,
-                            actor: actor.as_str(),
-                            kind: EventKind::Goal,
-                            op: op_name.as_deref(),
-                            payload: &payload,
-                            error: Some(&text),
-                            version: None,
-                            undo_to: None,
-                            state: None,
-                        },
+                        session,
+                        EventKind::Goal,
+                        op_name.as_deref(),
+                        &raw,
+                        &text,
+                        now_ms,
                     )?;
                 }
                 ToolResult::new(

@@ -52,22 +52,15 @@ impl Store {
                 set_todo_error(&tx, session, None)?;
             }
         } else if !outcome.errors.is_empty() && actor == Actor::Agent {
-            sessions::touch(&tx, session, now_ms)?;
             let error = outcome.errors.join("; ");
-            events::append(
+            events::append_rejected(
                 &tx,
-                &NewEvent {
-                    session,
-                    at_ms: now_ms,
-                    actor: actor.as_str(),
-                    kind: EventKind::Todo,
-                    op: outcome.kind.map(|k| k.as_str()),
-                    payload: &call.raw_payload(),
-                    error: Some(&error),
-                    version: None,
-                    undo_to: None,
-                    state: None,
-                },
+                session,
+                EventKind::Todo,
+                outcome.kind.map(|k| k.as_str()),
+                &call.raw_payload(),
+                &error,
+                now_ms,
             )?;
             set_todo_error(&tx, session, Some(&error))?;
         }

@@ -36,23 +36,14 @@ pub enum Call<'a> {
 }
 
 impl Call<'_> {
-    /// The call as recorded in the event log when it fails: the raw text,
-    /// cut to 4 KiB so a rejected 1 MiB payload does not bloat the log.
+    /// The call as it arrived, as text: what the event log records when
+    /// the call is rejected.
     pub fn raw_payload(&self) -> String {
-        const KEEP: usize = 4096;
-        let text = match self {
+        match self {
             Call::Json(text) => (*text).to_owned(),
             Call::Value(value) => value.to_string(),
             Call::Op(op) => op.to_json().to_string(),
-        };
-        if text.len() <= KEEP {
-            return text;
         }
-        let cut = (0..=KEEP)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        format!("{}… ({} bytes)", &text[..cut], text.len())
     }
 }
 
