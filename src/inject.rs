@@ -298,6 +298,13 @@ pub fn memory(
     let Some(path) = injector.settings.memory.file.as_deref() else {
         return Ok((None, None));
     };
+    // Once delivered, every later call ends here, without reading the file.
+    if store
+        .in_tx(|tx| sessions::mark(tx, session, MEMORY_MARK))?
+        .is_some()
+    {
+        return Ok((None, None));
+    }
     let text = match crate::resources::file::load(path) {
         crate::resources::file::Loaded::Text(text) => text,
         crate::resources::file::Loaded::Absent => {
@@ -317,6 +324,8 @@ pub fn memory(
         "memory",
         &serde_json::json!({"content": sanitize_multiline(text.trim_end())}),
     )?;
+    // Checked again with the mark set in the same transaction: of two
+    // processes racing here, one delivers.
     let tx = store.immediate()?;
     if sessions::mark(&tx, session, MEMORY_MARK)?.is_some() {
         return Ok((None, None));
