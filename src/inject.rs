@@ -399,7 +399,7 @@ pub fn continuation(
     if goal.budget_notice == BudgetNotice::Pending {
         let message = injector.budget_limit(&goal, now_ms)?;
         goal.budget_notice = BudgetNotice::Delivered;
-        goals::save_goal(&tx, session, &mut goal)?;
+        goals::save_goal(&tx, session, &goal)?;
         tx.commit()?;
         return Ok(Continuation::Message(message));
     }
@@ -417,7 +417,7 @@ pub fn continuation(
     };
     if idle >= injector.settings.goal.continuation.max_idle {
         goal.set_status(GoalStatus::Paused, now_ms);
-        goals::save_goal(&tx, session, &mut goal)?;
+        goals::save_goal(&tx, session, &goal)?;
         sessions::set_idle_state(&tx, session, 0, None)?;
         let text = format!(
             "goalkeeper paused goal #{} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward.",

@@ -84,8 +84,8 @@ impl GoalOp {
 pub struct Transition {
     /// The previous live goal, now dropped because `set` replaced it.
     pub replaced: Option<Goal>,
-    /// The current goal after the op. A goal with `id == 0` is new: the
-    /// store assigns its id.
+    /// The current goal after the op (a new one carries the `next_id` given
+    /// to [`apply`]).
     pub goal: Option<Goal>,
     /// True when anything must be written.
     pub changed: bool,
@@ -111,12 +111,14 @@ pub fn objective(raw: &str) -> Result<String, String> {
 /// Largest budget or usage figure accepted: what SQLite's integer holds.
 pub const MAX_TOKENS: u64 = i64::MAX as u64;
 
-/// Applies `op` for `actor` to the session's current goal.
+/// Applies `op` for `actor` to the session's current goal. A goal that
+/// `set` or `create` starts gets the id `next_id`.
 pub fn apply(
     current: Option<&Goal>,
     op: &GoalOp,
     actor: Actor,
     now_ms: i64,
+    next_id: i64,
 ) -> Result<Transition, String> {
     if actor == Actor::Agent {
         agent_may(current, op)?;
@@ -158,14 +160,14 @@ pub fn apply(
                 old.set_status(GoalStatus::Dropped, now_ms);
                 old
             });
-            let goal = Goal::new(0, objective.clone(), *budget, now_ms);
+            let goal = Goal::new(next_id, objective.clone(), *budget, now_ms);
             let verb = if matches!(op, GoalOp::Create { .. }) {
                 "created"
             } else {
                 "set"
             };
             let mut message = format!(
-                "Goal {verb}: {}{}.",
+                "Goal #{next_id} {verb}: {}{}.",
                 quote(objective),
                 budget_phrase(*budget)
             );

@@ -41,6 +41,7 @@ impl Store {
     ) -> Result<GoalResult> {
         let tx = self.immediate()?;
         let current = load_goal(&tx, session)?;
+        let next_id = next_goal_id(&tx)?;
         let parsed = match call {
             GoalCall::Op(op) => Ok(op.clone()),
             GoalCall::Value(value) => parse_goal_call(value),
@@ -53,20 +54,20 @@ impl Store {
         };
         let op_name = parsed.as_ref().ok().map(|op| op.name().to_owned());
         let outcome = parsed.and_then(|op| {
-            goal::apply(current.as_ref(), &op, actor, now_ms)
+            goal::apply(current.as_ref(), &op, actor, now_ms, next_id)
                 .map(|t| (op, t))
                 .map_err(|e| vec![e])
         });
         let view = |goal: Option<&Goal>| goal.map(|g| GoalView::new(g, now_ms));
         let result = match outcome {
             Ok((op, transition)) => {
-                let mut goal = transition.goal;
+                let goal = transition.goal;
                 if transition.changed {
                     sessions::touch(&tx, session, now_ms)?;
                     if let Some(old) = &transition.replaced {
-                        save_goal(&tx, session, &mut old.clone())?;
+                        save_goal(&tx, session, old)?;
                     }
-                    if let Some(goal) = goal.as_mut() {
+                    if let Some(goal) = &goal {
                         save_goal(&tx, session, goal)?;
                     }
                     events::append(
@@ -85,13 +86,8 @@ impl Store {
                         },
                     )?;
                 }
-                let mut message = transition.message;
-                if let (GoalOp::Set { .. } | GoalOp::Create { .. }, Some(goal)) = (&op, &goal) {
-                    // The store assigns the id: name it now.
-                    message = message.replacen("Goal ", &format!("Goal #{} ", goal.id), 1);
-                }
                 ToolResult::new(
-                    message,
+                    transition.message,
                     GoalDetails {
                         op: op_name,
                         goal: view(goal.as_ref()),
@@ -202,46 +198,41 @@ fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
     }))
 }
 
-/// Writes `goal`; a goal with id 0 is inserted and gets its id.
-pub(crate) fn save_goal(tx: &Transaction<'_>, session: &SessionId, goal: &mut Goal) -> Result<()> {
-    let budget = goal.token_budget.map(|b| b as i64);
-    if goal.id == 0 {
-        tx.prepare_cached(
-            "INSERT INTO goals (session_id, objective, status, token_budget, tokens_used,
-                time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+/// The id the next new goal gets: goal ids are never reused, across
+/// sessions (the table is `AUTOINCREMENT`). Stable inside the transaction.
+fn next_goal_id(tx: &Transaction<'_>) -> Result<i64> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'goals'), 0) + 1",
         )?
-        .execute(params![
-            session.as_str(),
-            goal.objective,
-            goal.status.as_str(),
-            budget,
-            goal.tokens_used as i64,
-            goal.time_used_ms,
-            goal.active_since_ms,
-            goal.revision,
-            goal.budget_notice.as_str(),
-            goal.created_at_ms,
-            goal.updated_at_ms,
-        ])?;
-        goal.id = tx.last_insert_rowid();
-    } else {
-        tx.prepare_cached(
-            "UPDATE goals SET status = ?2, token_budget = ?3, tokens_used = ?4, time_used_ms = ?5,
-                active_since_ms = ?6, revision = ?7, budget_notice = ?8, updated_ms = ?9
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            goal.id,
-            goal.status.as_str(),
-            budget,
-            goal.tokens_used as i64,
-            goal.time_used_ms,
-            goal.active_since_ms,
-            goal.revision,
-            goal.budget_notice.as_str(),
-            goal.updated_at_ms,
-        ])?;
-    }
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Writes `goal`, inserting it when its id is new.
+pub(crate) fn save_goal(tx: &Transaction<'_>, session: &SessionId, goal: &Goal) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO goals (id, session_id, objective, status, token_budget, tokens_used,
+            time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+         ON CONFLICT(id) DO UPDATE SET status = excluded.status,
+            token_budget = excluded.token_budget, tokens_used = excluded.tokens_used,
+            time_used_ms = excluded.time_used_ms, active_since_ms = excluded.active_since_ms,
+            revision = excluded.revision, budget_notice = excluded.budget_notice,
+            updated_ms = excluded.updated_ms",
+    )?
+    .execute(params![
+        goal.id,
+        session.as_str(),
+        goal.objective,
+        goal.status.as_str(),
+        goal.token_budget.map(|b| b as i64),
+        goal.tokens_used as i64,
+        goal.time_used_ms,
+        goal.active_since_ms,
+        goal.revision,
+        goal.budget_notice.as_str(),
+        goal.created_at_ms,
+        goal.updated_at_ms,
+    ])?;
     Ok(())
 }
