@@ -253,8 +253,11 @@ fn precheck_file(path: &Path) -> Result<()> {
         Ok(_) => {
             // A rollback journal next to a file that is not (yet) ours is
             // either another program's unfinished transaction, which opening
-            // the file would roll back, or a goalkeeper process creating the
-            // database right now, whose journal is gone in a moment.
+            // the file would roll back, or goalkeeper creating the database:
+            // switching a new file to WAL goes through a journal, which is
+            // gone in a moment, or stays behind if that process was killed.
+            // Either way such a file is one page with no table in it, so a
+            // rollback loses nothing.
             let deadline = std::time::Instant::now() + Duration::from_millis(500);
             loop {
                 match read_header(path)? {
@@ -262,11 +265,17 @@ fn precheck_file(path: &Path) -> Result<()> {
                     Header::NotSqlite => {
                         return refuse(path, "it does not start with the SQLite header");
                     }
-                    Header::Sqlite { app_id } if app_id != 0 && app_id != APPLICATION_ID => {
+                    Header::Sqlite { app_id, .. } if app_id != 0 && app_id != APPLICATION_ID => {
                         return refuse(path, &format!("its application id is {app_id:#x}"));
                     }
-                    Header::Sqlite { app_id } => {
-                        if app_id == APPLICATION_ID || !has_sibling(path, "-journal") {
+                    Header::Sqlite {
+                        app_id,
+                        holds_tables,
+                    } => {
+                        if app_id == APPLICATION_ID
+                            || !holds_tables
+                            || !has_sibling(path, "-journal")
+                        {
                             return Ok(());
                         }
                         if std::time::Instant::now() >= deadline {
@@ -306,8 +315,10 @@ enum Header {
     /// Not the SQLite header.
     NotSqlite,
     /// A SQLite database with this application id (read from the file
-    /// itself: opening it through SQLite could already change it).
-    Sqlite { app_id: i64 },
+    /// itself: opening it through SQLite could already change it), and
+    /// whether it is longer than its first page: every table has a root
+    /// page of its own, so a one-page database holds none.
+    Sqlite { app_id: i64, holds_tables: bool },
 }
 
 fn read_header(path: &Path) -> Result<Header> {
@@ -325,10 +336,23 @@ fn read_header(path: &Path) -> Result<Header> {
     } else if !header.starts_with(b"SQLite format 3\0") {
         Header::NotSqlite
     } else {
+        // The page size is big-endian at offset 16; 1 stands for 65,536.
+        let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+            1 => 65_536,
+            size => u64::from(size),
+        };
+        let len = file
+            .metadata()
+            .map_err(|source| Error::Io {
+                what: format!("cannot read {}", path.display()),
+                source,
+            })?
+            .len();
         Header::Sqlite {
             app_id: i64::from(u32::from_be_bytes([
                 header[68], header[69], header[70], header[71],
             ])),
+            holds_tables: len > page_size,
         }
     })
 }

@@ -361,3 +361,20 @@ fn another_programs_database_with_a_hot_journal_is_refused_untouched() {
     assert_eq!(err.kind(), ErrorKind::Storage);
     assert_untouched(snapshot(dir.path()), &before);
 }
+
+#[test]
+fn a_database_whose_creation_was_killed_with_a_journal_behind_opens() {
+    // A goalkeeper process killed while switching a new file to WAL leaves a
+    // one-page database without an application id and a rollback journal.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("goalkeeper.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .unwrap();
+    }
+    assert!(std::fs::metadata(&path).unwrap().len() <= 4096);
+    std::fs::write(dir.path().join("goalkeeper.db-journal"), [0u8; 512]).unwrap();
+    let mut store = Store::open(&path).expect("a half-created database of ours opens");
+    agent(&mut store, r#"{"op":"init","items":["works"]}"#);
+}
