@@ -13,6 +13,7 @@ pub mod store;
 pub mod time;
 pub mod todo;
 mod tool;
+pub mod user_files;
 
 pub use error::{Error, ErrorKind, Result};
 pub use session::SessionId;

@@ -1,11 +1,12 @@
 //! `goalkeeper todo ...`: the agent's tool call (`apply`), the user's
 //! subcommands, markdown export/import, the event log and undo.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args, Subcommand};
 use goalkeeper::Error;
 use goalkeeper::todo::{Actor, Call, from_markdown, to_markdown};
+use goalkeeper::user_files::UserDir;
 use serde_json::{Map, Value, json};
 
 use super::{Context, Outcome, print_json, print_result, read_stdin};
@@ -65,6 +66,9 @@ pub enum TodoCommand {
     Export {
         /// The file to write
         path: Option<PathBuf>,
+        /// Replace a file goalkeeper did not write (it is kept as a backup)
+        #[arg(long)]
+        force: bool,
     },
     /// Replace the list with a markdown file [default: TODO.md; `-` for stdin]
     Import {
@@ -149,7 +153,7 @@ pub fn run(
         }
         TodoCommand::View => json!({"op": "view"}),
         TodoCommand::Context(args) => return super::prompt::todo_context(ctx, &args),
-        TodoCommand::Export { path } => return export(ctx, path),
+        TodoCommand::Export { path, force } => return export(ctx, path, force),
         TodoCommand::Import { path } => return import(ctx, path),
         TodoCommand::Log { limit } => return log(ctx, limit),
         TodoCommand::Undo => {
@@ -209,11 +213,16 @@ fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatche
 }
 
 /// `todo export`: the list as markdown, with a provenance comment on top.
-fn export(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
+///
+/// The file is written through [`UserDir`] (SPEC §12). A file that does not
+/// start with that comment was not written by goalkeeper (a hand-written
+/// TODO.md): it is replaced only with `--force`. Either way the old file is
+/// kept as `<name>.bak-<stamp>` before it is replaced.
+fn export(ctx: &Context, path: Option<PathBuf>, force: bool) -> Result<Outcome, Error> {
     let path = path.unwrap_or_else(|| PathBuf::from(DEFAULT_MARKDOWN));
     let (list, version) = ctx.store()?.todo_list(&ctx.session)?;
     let text = format!(
-        "<!-- goalkeeper export: session {}, version {version} -->\n\n{}",
+        "{EXPORT_MARK} session {}, version {version} -->\n\n{}",
         ctx.session,
         to_markdown(&list)
     );
@@ -221,12 +230,38 @@ fn export(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
         print!("{text}");
         return Ok(Outcome::Success);
     }
-    std::fs::write(&path, &text)
-        .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+    let (Some(name), parent) = (path.file_name(), path.parent()) else {
+        return Err(Error::Usage(format!(
+            "{} names no file; give a file path such as TODO.md",
+            path.display()
+        )));
+    };
+    let parent = match parent {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let dir = UserDir::lock(parent).map_err(|e| match e {
+        Error::Usage(why) => Error::Usage(format!("cannot write {}: {why}", path.display())),
+        e => e,
+    })?;
+    let existing = dir.read(Path::new(name))?;
+    if let Some(file) = &existing
+        && !force
+        && !file.bytes().starts_with(EXPORT_MARK.as_bytes())
+    {
+        return Err(Error::Rejected(format!(
+            "{} was not written by goalkeeper (it does not start with `{EXPORT_MARK}`), so it was left as it was; \
+             pass --force to replace it (the old file is kept as a backup), or export to another path",
+            path.display()
+        )));
+    }
+    let stamp = goalkeeper::time::utc_stamp(ctx.now_ms);
+    let done = dir.replace(Path::new(name), text.as_bytes(), existing.as_ref(), &stamp)?;
+    let backup = done.backup;
     let counts = list.counts();
     if ctx.json {
         print_json(
-            &json!({"path": path, "version": version, "tasks": counts.total, "phases": list.phases.len()}),
+            &json!({"path": path, "version": version, "tasks": counts.total, "phases": list.phases.len(), "backup": backup}),
         );
     } else {
         out!(
@@ -235,9 +270,16 @@ fn export(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
             list.phases.len(),
             path.display()
         );
+        if let Some(backup) = backup {
+            out!("The previous file was kept as {}.", backup.display());
+        }
     }
     Ok(Outcome::Success)
 }
+
+/// How every exported file starts: what tells goalkeeper's own file from a
+/// hand-written one.
+const EXPORT_MARK: &str = "<!-- goalkeeper export:";
 
 /// `todo import`: replaces the list with a markdown file, as the user.
 /// Any problem in the file rejects the whole import.

@@ -9,16 +9,19 @@
 //!
 //! Every existing key is kept; an entry already present is left alone (a
 //! `statusLine` of another tool is not replaced, and the report says so);
-//! a file that changes is first copied to `<file>.bak-<timestamp>`; a
-//! second run changes nothing. A file that is not a JSON object is refused
-//! and nothing is written.
+//! a file that changes is first kept as `<file>.bak-<timestamp>` (or
+//! `…-2`, … when taken); a second run changes nothing. A file that is not a
+//! JSON object is refused and nothing is written. `.claude` or either file
+//! being a symlink is refused too (see [`crate::user_files`]).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::error::{Error, Result};
+use crate::user_files::json::{Json, Object};
+use crate::user_files::{UserDir, UserFile};
 
 /// What an install did, file by file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -59,6 +62,12 @@ impl InstallReport {
 }
 
 /// Installs into `project` with `command` as the goalkeeper executable.
+///
+/// The files are written through [`UserDir`] (SPEC §12): under a lock on
+/// the project directory, read, merged and written, so two installs at once
+/// both land; a `.claude` or a file that is a symlink is refused; the
+/// replaced file keeps its mode and its values exactly, and the old one is
+/// kept under a backup name that is never reused.
 pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result<InstallReport> {
     if !project.is_dir() {
         return Err(Error::Usage(format!(
@@ -66,11 +75,12 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
             project.display()
         )));
     }
-    let settings_path = project.join(".claude").join("settings.json");
-    let mcp_path = project.join(".mcp.json");
+    let dir = UserDir::lock(project)?;
+    let settings_rel = Path::new(".claude/settings.json");
+    let mcp_rel = Path::new(".mcp.json");
     // Read and check both before writing either.
-    let mut settings = read_object(&settings_path)?;
-    let mut mcp = read_object(&mcp_path)?;
+    let (settings_file, mut settings) = read_object(&dir, settings_rel)?;
+    let (mcp_file, mut mcp) = read_object(&dir, mcp_rel)?;
     let hook = format!("{command} hook claude-code");
     let mut settings_changes = Vec::new();
     for (event, matcher) in [
@@ -84,17 +94,17 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
     settings_changes.push(match settings.get("statusLine") {
         None => {
             settings.insert(
-                "statusLine".into(),
-                json!({"type": "command", "command": status}),
+                "statusLine",
+                Json::from(json!({"type": "command", "command": status})),
             );
             "statusLine: added".to_owned()
         }
-        Some(existing) if existing.get("command").and_then(Value::as_str) == Some(&status) => {
+        Some(existing) if existing.get("command").and_then(Json::as_str) == Some(&status) => {
             "statusLine: already set".to_owned()
         }
         Some(existing) => format!(
             "statusLine: left alone, another one is set ({}); to use goalkeeper's, set its command to `{status}`",
-            existing.get("command").and_then(Value::as_str).unwrap_or("not a command")
+            existing.get("command").and_then(Json::as_str).unwrap_or("not a command")
         ),
     });
     settings_changes.push(add_to_list(
@@ -103,41 +113,59 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
         "goalkeeper",
     )?);
 
-    let servers = object_at(&mut mcp, "mcpServers", &mcp_path)?;
+    let servers = object_at(&mut mcp, "mcpServers", &dir.path().join(mcp_rel))?;
     let mcp_change = if servers.contains_key("goalkeeper") {
         "mcpServers.goalkeeper: already present".to_owned()
     } else {
         servers.insert(
-            "goalkeeper".into(),
-            json!({"command": command, "args": ["mcp", "--session-from", "claude-code"]}),
+            "goalkeeper",
+            Json::from(
+                json!({"command": command, "args": ["mcp", "--session-from", "claude-code"]}),
+            ),
         );
         "mcpServers.goalkeeper: added".to_owned()
     };
 
+    let stamp = crate::time::utc_stamp(now_ms);
     let files = vec![
-        write_if_changed(&settings_path, settings, settings_changes, now_ms)?,
-        write_if_changed(&mcp_path, mcp, vec![mcp_change], now_ms)?,
+        write_if_changed(
+            &dir,
+            settings_rel,
+            settings_file.as_ref(),
+            settings,
+            settings_changes,
+            &stamp,
+        )?,
+        write_if_changed(
+            &dir,
+            mcp_rel,
+            mcp_file.as_ref(),
+            mcp,
+            vec![mcp_change],
+            &stamp,
+        )?,
     ];
     Ok(InstallReport { files })
 }
 
-/// The file's JSON object, or an empty one when the file does not exist.
-fn read_object(path: &Path) -> Result<Map<String, Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(source) => {
-            return Err(Error::Io {
-                what: format!("cannot read {}", path.display()),
-                source,
-            });
-        }
+/// The file as read (for [`UserDir::replace`]) and its JSON object, or an
+/// empty one when the file does not exist.
+fn read_object(dir: &UserDir, rel: &Path) -> Result<(Option<UserFile>, Object)> {
+    let path = dir.path().join(rel);
+    let Some(file) = dir.read(rel)? else {
+        return Ok((None, Object::new()));
+    };
+    let Ok(text) = std::str::from_utf8(file.bytes()) else {
+        return Err(Error::Rejected(format!(
+            "{} is not UTF-8 text; fix or move it, then install again (nothing was changed)",
+            path.display()
+        )));
     };
     if text.trim().is_empty() {
-        return Ok(Map::new());
+        return Ok((Some(file), Object::new()));
     }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
+    match Json::parse(text) {
+        Ok(Json::Object(map)) => Ok((Some(file), map)),
         Ok(_) => Err(Error::Rejected(format!(
             "{} is not a JSON object; fix or move it, then install again (nothing was changed)",
             path.display()
@@ -151,14 +179,8 @@ fn read_object(path: &Path) -> Result<Map<String, Value>> {
 
 /// The object under `key`, created when missing; refused when it is
 /// something else.
-fn object_at<'a>(
-    map: &'a mut Map<String, Value>,
-    key: &str,
-    path: &Path,
-) -> Result<&'a mut Map<String, Value>> {
-    let value = map
-        .entry(key.to_owned())
-        .or_insert_with(|| Value::Object(Map::new()));
+fn object_at<'a>(map: &'a mut Object, key: &str, path: &Path) -> Result<&'a mut Object> {
+    let value = map.get_or_insert_with(key, || Json::Object(Object::new()));
     value.as_object_mut().ok_or_else(|| {
         Error::Rejected(format!(
             "`{key}` in {} is not an object; fix it, then install again (nothing was changed)",
@@ -170,15 +192,13 @@ fn object_at<'a>(
 /// Adds `{"matcher"?, "hooks": [{"type": "command", "command": hook}]}` to
 /// `hooks.<event>` unless some entry there already runs `hook`.
 fn add_hook(
-    settings: &mut Map<String, Value>,
+    settings: &mut Object,
     event: &str,
     matcher: Option<&str>,
     hook: &str,
 ) -> Result<String> {
     let hooks = object_at(settings, "hooks", Path::new(".claude/settings.json"))?;
-    let groups = hooks
-        .entry(event.to_owned())
-        .or_insert_with(|| Value::Array(Vec::new()));
+    let groups = hooks.get_or_insert_with(event, || Json::Array(Vec::new()));
     let Some(groups) = groups.as_array_mut() else {
         return Err(Error::Rejected(format!(
             "`hooks.{event}` in .claude/settings.json is not a list; fix it, then install again (nothing was changed)"
@@ -187,31 +207,29 @@ fn add_hook(
     let present = groups.iter().any(|group| {
         group
             .get("hooks")
-            .and_then(Value::as_array)
+            .and_then(Json::as_array)
             .is_some_and(|hs| {
                 hs.iter()
-                    .any(|h| h.get("command").and_then(Value::as_str) == Some(hook))
+                    .any(|h| h.get("command").and_then(Json::as_str) == Some(hook))
             })
     });
     if present {
         return Ok(format!("hooks.{event}: already present"));
     }
-    let mut group = Map::new();
+    let mut group = Object::new();
     if let Some(matcher) = matcher {
-        group.insert("matcher".into(), matcher.into());
+        group.insert("matcher", matcher);
     }
     group.insert(
-        "hooks".into(),
-        json!([{"type": "command", "command": hook}]),
+        "hooks",
+        Json::from(json!([{"type": "command", "command": hook}])),
     );
-    groups.push(Value::Object(group));
+    groups.push(Json::Object(group));
     Ok(format!("hooks.{event}: added"))
 }
 
-fn add_to_list(settings: &mut Map<String, Value>, key: &str, item: &str) -> Result<String> {
-    let list = settings
-        .entry(key.to_owned())
-        .or_insert_with(|| Value::Array(Vec::new()));
+fn add_to_list(settings: &mut Object, key: &str, item: &str) -> Result<String> {
+    let list = settings.get_or_insert_with(key, || Json::Array(Vec::new()));
     let Some(list) = list.as_array_mut() else {
         return Err(Error::Rejected(format!(
             "`{key}` in .claude/settings.json is not a list; fix it, then install again (nothing was changed)"
@@ -224,54 +242,37 @@ fn add_to_list(settings: &mut Map<String, Value>, key: &str, item: &str) -> Resu
     Ok(format!("{key}: added {item}"))
 }
 
-/// Writes `map` to `path` when it differs from what is there, after copying
-/// the old file to a timestamped backup. Atomic: a temporary file renamed
-/// into place.
+/// Writes `map` to `rel` unless the file already holds the same values
+/// (its own layout is then left alone too).
 fn write_if_changed(
-    path: &Path,
-    map: Map<String, Value>,
+    dir: &UserDir,
+    rel: &Path,
+    read: Option<&UserFile>,
+    map: Object,
     changes: Vec<String>,
-    now_ms: i64,
+    stamp: &str,
 ) -> Result<FileReport> {
-    let text = serde_json::to_string_pretty(&Value::Object(map)).expect("JSON serializes") + "\n";
-    let old = std::fs::read_to_string(path).ok();
-    let io = |what: String| move |source| Error::Io { what, source };
-    if old
-        .as_deref()
-        .and_then(|o| serde_json::from_str::<Value>(o).ok())
-        == serde_json::from_str::<Value>(&text).ok()
-        && old.is_some()
-    {
+    let path = dir.path().join(rel);
+    let new = Json::Object(map);
+    let same = read.is_some_and(|file| {
+        std::str::from_utf8(file.bytes())
+            .ok()
+            .and_then(|text| Json::parse(text).ok())
+            .is_some_and(|old| old == new)
+    });
+    if same {
         return Ok(FileReport {
-            path: path.to_owned(),
+            path,
             backup: None,
             changes,
             written: false,
         });
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
-    }
-    let backup = match old {
-        Some(_) => {
-            let mut backup = path.as_os_str().to_owned();
-            backup.push(format!(".bak-{}", crate::time::utc_stamp(now_ms)));
-            let backup = PathBuf::from(backup);
-            std::fs::copy(path, &backup)
-                .map_err(io(format!("cannot back up {}", path.display())))?;
-            Some(backup)
-        }
-        None => None,
-    };
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".goalkeeper-tmp");
-    let temp = PathBuf::from(temp);
-    std::fs::write(&temp, text).map_err(io(format!("cannot write {}", temp.display())))?;
-    std::fs::rename(&temp, path).map_err(io(format!("cannot replace {}", path.display())))?;
+    let done = dir.replace(rel, new.to_pretty().as_bytes(), read, stamp)?;
     Ok(FileReport {
-        path: path.to_owned(),
-        backup,
+        path: done.path,
+        backup: done.backup,
         changes,
-        written: true,
+        written: done.written,
     })
 }

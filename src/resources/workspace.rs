@@ -4,13 +4,16 @@
 //!
 //! [`link`] checks everything before it changes anything: when it refuses,
 //! the directory is exactly as it was. It never deletes a file: a regular
-//! file in the place of a link is renamed to a timestamped backup.
+//! file in the place of a link is kept under a timestamped backup name that
+//! is never reused (written through [`crate::user_files`], under a lock on
+//! the directory, so two runs at once cannot lose it).
 
 use std::fs;
 use std::io;
 use std::path::{Component, Path};
 
 use crate::error::{Error, Result};
+use crate::user_files::UserDir;
 
 mod report;
 
@@ -43,6 +46,9 @@ const MAX_HOPS: usize = 40;
 /// again finishes the job.
 pub fn link(dir: &Path, now_ms: i64) -> Result<LinkReport> {
     check_dir(dir)?;
+    // Everything below happens under the directory's lock, so two runs at
+    // once see each other's result instead of racing (SPEC §12).
+    let user_dir = UserDir::lock(dir)?;
     let mut problems = Vec::new();
     if let Err(problem) = check_source(dir) {
         problems.push(format!("{SOURCE_FILE} is {problem}"));
@@ -55,7 +61,7 @@ pub fn link(dir: &Path, now_ms: i64) -> Result<LinkReport> {
             LinkState::Linked => LinkAction::AlreadyLinked,
             LinkState::Missing => LinkAction::Created,
             LinkState::RegularFile => LinkAction::BackedUp {
-                backup: free_backup_name(dir, name, &stamp)?,
+                backup: String::new(),
             },
             LinkState::WrongLink { target, .. } => LinkAction::Replaced {
                 previous_target: target,
@@ -77,27 +83,20 @@ pub fn link(dir: &Path, now_ms: i64) -> Result<LinkReport> {
         )));
     }
 
-    for outcome in &plans {
-        let path = dir.join(outcome.name);
-        match &outcome.action {
-            LinkAction::AlreadyLinked => {}
-            LinkAction::Created => make_symlink(SOURCE_FILE, &path)
-                .map_err(|e| io_error(format!("creating {}", path.display()), e))?,
-            LinkAction::BackedUp { backup } => {
-                let backup = dir.join(backup);
-                fs::rename(&path, &backup).map_err(|e| {
-                    io_error(
-                        format!("moving {} to {}", path.display(), backup.display()),
-                        e,
-                    )
-                })?;
-                if let Err(e) = make_symlink(SOURCE_FILE, &path) {
-                    // Put the file back rather than leave the name missing.
-                    let _ = fs::rename(&backup, &path);
-                    return Err(io_error(format!("creating {}", path.display()), e));
-                }
-            }
-            LinkAction::Replaced { .. } => replace_with_link(dir, outcome.name)?,
+    for outcome in &mut plans {
+        if outcome.action == LinkAction::AlreadyLinked {
+            continue;
+        }
+        // A regular file is hard-linked to a backup name that is never
+        // reused, then the new link is renamed over it: the user's text has
+        // a name at every moment.
+        let backup =
+            user_dir.put_symlink(Path::new(outcome.name), Path::new(SOURCE_FILE), &stamp)?;
+        if let (LinkAction::BackedUp { backup: name }, Some(path)) = (&mut outcome.action, backup) {
+            *name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
         }
     }
     Ok(LinkReport {
@@ -265,70 +264,6 @@ fn inspect(path: &Path) -> Result<LinkState> {
 fn points_at_source(target: &Path) -> bool {
     let mut parts = target.components().filter(|c| *c != Component::CurDir);
     parts.next() == Some(Component::Normal(SOURCE_FILE.as_ref())) && parts.next().is_none()
-}
-
-/// `<name>.bak-<stamp>`, or with `-2`, `-3`, ... when taken: a backup is
-/// never overwritten.
-fn free_backup_name(dir: &Path, name: &str, stamp: &str) -> Result<String> {
-    for n in 1u32.. {
-        let candidate = if n == 1 {
-            format!("{name}.bak-{stamp}")
-        } else {
-            format!("{name}.bak-{stamp}-{n}")
-        };
-        match fs::symlink_metadata(dir.join(&candidate)) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(candidate),
-            Err(e) => {
-                return Err(io_error(
-                    format!("checking {}", dir.join(&candidate).display()),
-                    e,
-                ));
-            }
-            Ok(_) => {}
-        }
-    }
-    unreachable!("u32 backup suffixes exhausted")
-}
-
-/// Replaces the symlink `dir/name` with a link to `AGENTS.md` by renaming a
-/// fresh link over it, so readers never see the name missing.
-fn replace_with_link(dir: &Path, name: &str) -> Result<()> {
-    let path = dir.join(name);
-    let pid = std::process::id();
-    for n in 0u32..100 {
-        let temp = dir.join(format!(".{name}.goalkeeper-{pid}-{n}.tmp"));
-        match make_symlink(SOURCE_FILE, &temp) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_error(format!("creating {}", temp.display()), e)),
-        }
-        return fs::rename(&temp, &path).map_err(|e| {
-            let _ = fs::remove_file(&temp);
-            io_error(format!("replacing {}", path.display()), e)
-        });
-    }
-    Err(io_error(
-        format!("creating a temporary link in {}", dir.display()),
-        io::Error::new(io::ErrorKind::AlreadyExists, "100 temporary names taken"),
-    ))
-}
-
-#[cfg(unix)]
-fn make_symlink(target: &str, at: &Path) -> io::Result<()> {
-    std::os::unix::fs::symlink(target, at)
-}
-
-#[cfg(windows)]
-fn make_symlink(target: &str, at: &Path) -> io::Result<()> {
-    std::os::windows::fs::symlink_file(target, at)
-}
-
-#[cfg(not(any(unix, windows)))]
-fn make_symlink(_target: &str, _at: &Path) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "symbolic links are not supported on this platform",
-    ))
 }
 
 fn io_error(what: String, source: io::Error) -> Error {

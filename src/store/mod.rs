@@ -290,6 +290,11 @@ fn precheck_file(path: &Path) -> Result<()> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A dangling symlink (a `--db` prepared in a dotfiles repo):
+            // SQLite would create its target with mode 0644 (and the -wal
+            // and -shm with the same), so create the target here, 0600.
+            let target = dangling_target(path);
+            let path = target.as_deref().unwrap_or(path);
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(io("cannot create the directory of"))?;
             }
@@ -306,6 +311,25 @@ fn precheck_file(path: &Path) -> Result<()> {
         }
         Err(e) => Err(io("cannot access")(e)),
     }
+}
+
+/// Where the chain of symlinks starting at `path` ends, when `path` is a
+/// symlink (at most 40 hops, the kernel's limit); `None` when it is not.
+fn dangling_target(path: &Path) -> Option<PathBuf> {
+    let mut current = path.to_owned();
+    let mut hops = 0;
+    while std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+        hops += 1;
+        if hops > 40 {
+            return None;
+        }
+        let target = std::fs::read_link(&current).ok()?;
+        current = match current.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    (hops > 0).then_some(current)
 }
 
 /// What the first 100 bytes of a database file say.
