@@ -1,5 +1,5 @@
 //! Fuzz target `markdown_import`: the invariants are checked in
-//! `tests/fuzz_checks/markdown_import.rs`, shared with `tests/fuzz_replay.rs`.
+//! `tests/fuzz_checks/markdown_import.rs`, shared with `tests/it/fuzz_replay.rs`.
 
 #![no_main]
 

@@ -1,5 +1,5 @@
 //! Fuzz target `todo_call`: the invariants are checked in
-//! `tests/fuzz_checks/todo_call.rs`, shared with `tests/fuzz_replay.rs`.
+//! `tests/fuzz_checks/todo_call.rs`, shared with `tests/it/fuzz_replay.rs`.
 
 #![no_main]
 

@@ -1,5 +1,5 @@
 //! Fuzz target `todo_context`: the invariants are checked in
-//! `tests/fuzz_checks/todo_context.rs`, shared with `tests/fuzz_replay.rs`.
+//! `tests/fuzz_checks/todo_context.rs`, shared with `tests/it/fuzz_replay.rs`.
 
 #![no_main]
 

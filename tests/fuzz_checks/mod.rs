@@ -1,6 +1,6 @@
 //! The invariant checks of the fuzz targets, one module per target. The
 //! targets under `fuzz/fuzz_targets/` include these files with `#[path]`,
-//! and `tests/fuzz_replay.rs` runs the committed seed corpora through them,
+//! and `tests/it/fuzz_replay.rs` runs the committed seed corpora through them,
 //! so the same checks run under libFuzzer and in `cargo test` on stable.
 
 pub mod markdown_import;

@@ -260,7 +260,7 @@ fn names_task(op: &Op, content: &str) -> bool {
 /// SPEC §2.2: normalization never promotes a blocked task. Only `start`,
 /// `unblock` (the task is pending again, then may be auto-advanced) and
 /// `init` (which rebuilds the list) can make one `in_progress`.
-fn check_blocked_not_promoted(
+pub fn check_blocked_not_promoted(
     before: &TodoList,
     after: &TodoList,
     op: &Op,

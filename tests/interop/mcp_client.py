@@ -4,7 +4,7 @@ Usage: mcp_client.py GOALKEEPER_BINARY DB_PATH SESSION
 
 Lists the tools and calls both of them over stdio, checking what an MCP
 host relies on; prints one line per check and exits non-zero on the first
-failure. Run by tests/mcp_python.rs.
+failure. Run by tests/it/mcp_python.rs.
 """
 
 import asyncio

@@ -4,7 +4,7 @@
 //! stored state did not change (a rejected *agent* call is logged as
 //! rejected, by design, and changes nothing else).
 
-mod common;
+use crate::common;
 
 use std::fs;
 

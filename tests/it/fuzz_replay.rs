@@ -2,7 +2,7 @@
 //! the same invariant checks the cargo-fuzz targets run, so CI exercises
 //! them on stable Rust without cargo-fuzz or libFuzzer.
 
-mod fuzz_checks;
+use crate::fuzz_checks;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;

@@ -1,11 +1,11 @@
 //! `goalkeeper mcp` end to end: the real binary, spoken to in raw
 //! newline-delimited JSON-RPC over its stdin and stdout, as an MCP host does.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
@@ -38,15 +38,10 @@ impl Server {
         if !settings.exists() {
             std::fs::write(&settings, "").expect("write settings");
         }
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("goalkeeper"));
+        let mut command = env.std_cmd(&["--db", &env.db().display().to_string()]);
         command
-            .arg("--db")
-            .arg(env.db())
             .args(args)
-            .current_dir(env.dir())
-            .env("GOALKEEPER_NOW", env.now_ms.to_string())
             .env("GOALKEEPER_CONFIG", &settings)
-            .env_remove("GOALKEEPER_SESSION")
             .env_remove("GOALKEEPER_DB")
             .envs(vars.iter().copied())
             .stdin(Stdio::piped())
@@ -220,11 +215,11 @@ fn tools_list_has_both_tools_with_descriptions_and_schemas() {
     // The descriptions are the templates in prompts/tools/.
     assert_eq!(
         tools[0]["description"],
-        include_str!("../prompts/tools/todo.md").trim_end()
+        include_str!("../../prompts/tools/todo.md").trim_end()
     );
     assert_eq!(
         tools[1]["description"],
-        include_str!("../prompts/tools/goal.md").trim_end()
+        include_str!("../../prompts/tools/goal.md").trim_end()
     );
     assert_snapshot!(
         "mcp_tools_list",

@@ -2,9 +2,6 @@
 //! public API the way an agent or a person would: one JSON call at a time
 //! against a store. One file per part of the spec.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod agent_limits;
 mod errors;
 mod limits;

@@ -8,9 +8,9 @@
 //!   also checks the atomicity rule of SPEC §2.2: the stored list is
 //!   byte-identical and the version unchanged.
 
-#![allow(dead_code)]
+pub mod strategies;
 
-use goalkeeper::todo::{self, Actor, Call, Status, TodoList, TodoResult};
+use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
 use goalkeeper::{SessionId, Store};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -45,8 +45,10 @@ impl TestEnv {
         self.dir.path().join("goalkeeper.db")
     }
 
-    /// A command with the test's database, clock and directory, and no
-    /// settings or session from the developer's environment.
+    /// A command with the test's database, clock and directory, started
+    /// from a cleared environment: nothing from the developer's shell
+    /// (`GOALKEEPER_SESSION`, `RUST_BACKTRACE`, `HOME`, ...) reaches it.
+    /// Add what a test needs with `.env(...)`.
     pub fn cmd(&self, args: &[&str]) -> assert_cmd::Command {
         assert_cmd::Command::from_std(self.std_cmd(args))
     }
@@ -57,12 +59,17 @@ impl TestEnv {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goalkeeper"));
         cmd.args(args)
             .current_dir(self.dir.path())
+            .env_clear()
             .env("GOALKEEPER_DB", self.db())
             .env("GOALKEEPER_NOW", self.now_ms.to_string())
-            .env("GOALKEEPER_CONFIG", self.dir.path().join("config.toml"))
-            .env_remove("GOALKEEPER_SESSION")
-            .env_remove("RUST_BACKTRACE");
+            .env("GOALKEEPER_CONFIG", self.dir.path().join("config.toml"));
         cmd
+    }
+
+    /// `text` with the test's temporary directory written as `<tmp>`, so
+    /// a snapshot does not depend on where the test ran.
+    pub fn normalize(&self, text: &str) -> String {
+        text.replace(&self.dir().display().to_string(), "<tmp>")
     }
 
     /// Runs a command and renders it for a snapshot.
@@ -320,4 +327,19 @@ pub fn mixed() -> Store {
     user(&mut store, r#"{"op":"drop","task":"f"}"#);
     assert_eq!(tasks(&mut store), MIXED);
     store
+}
+
+/// A task in `status`, with no notes.
+pub fn task(content: &str, status: Status) -> Task {
+    let mut task = Task::pending(content);
+    task.set_status(status);
+    task
+}
+
+/// A phase holding `tasks`.
+pub fn phase(name: &str, tasks: Vec<Task>) -> Phase {
+    Phase {
+        name: name.into(),
+        tasks,
+    }
 }

@@ -5,14 +5,8 @@ use goalkeeper::todo::Actor::User;
 use goalkeeper::todo::{Phase, Status, Task, TodoList};
 use serde_json::json;
 
+use super::log;
 use crate::common::*;
-use crate::log;
-
-fn task(content: &str, status: Status) -> Task {
-    let mut task = Task::pending(content);
-    task.status = status;
-    task
-}
 
 #[test]
 fn import_replaces_the_list_normalized_and_is_logged() {

@@ -10,7 +10,7 @@
 //! Rounds continue until 24 kills have hit a live process. The seed of the
 //! delays is printed; `CRASH_SEED=N` replays a run.
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};

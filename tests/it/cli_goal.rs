@@ -2,7 +2,7 @@
 //! the hidden messages before and after the budget flip, the runaway
 //! guard, and usage reported by two processes at once.
 
-mod common;
+use crate::common;
 
 use common::TestEnv;
 

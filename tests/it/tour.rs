@@ -1,7 +1,7 @@
 //! The README's first quickstart command: the tour runs with no setup and
 //! its output is reviewed as a snapshot.
 
-mod common;
+use crate::common;
 
 use common::TestEnv;
 

@@ -2,22 +2,9 @@
 //! op inference, and the `completed_tasks` report.
 
 use goalkeeper::todo::Actor::{Agent, User};
-use goalkeeper::todo::{self, Call, Phase, Status, Task, TodoList};
+use goalkeeper::todo::{self, Call, Status, TodoList};
 
 use crate::common::*;
-
-fn task(content: &str, status: Status) -> Task {
-    let mut task = Task::pending(content);
-    task.status = status;
-    task
-}
-
-fn phase(name: &str, tasks: Vec<Task>) -> Phase {
-    Phase {
-        name: name.into(),
-        tasks,
-    }
-}
 
 // ---- atomicity -----------------------------------------------------------
 

@@ -2,7 +2,7 @@
 //! session and as a catalogue of failures (exit codes, messages, and that
 //! nothing changed).
 
-mod common;
+use crate::common;
 
 use common::TestEnv;
 

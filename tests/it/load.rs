@@ -11,14 +11,14 @@
 //! by default; run it with
 //!
 //! ```text
-//! cargo test --release --test load -- --ignored --nocapture --test-threads=1
+//! cargo test --release --test it load -- --ignored --nocapture --test-threads=1
 //! ```
 //!
 //! `--release` so the numbers are the release binary's (without it the
 //! test runs the debug build), one test at a time so the two do not share
 //! the cores.
 
-mod common;
+use crate::common;
 
 use std::thread;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! End-to-end: the system prompt assembled from a directory tree, the
 //! AGENTS.md links, and the memory file injected once per session.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -2,8 +2,7 @@
 //! with failed agent calls, the pending todo error, undo, import, session
 //! isolation and removal, and how database files are created and refused.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod files;
 mod import;

@@ -3,7 +3,7 @@
 //! the real `goalkeeper mcp` over stdio (`tests/interop/mcp_client.py`).
 //! Skipped, with a notice, where the SDK is not installed.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
@@ -36,6 +36,14 @@ fn the_python_sdk_client_lists_and_calls_both_tools() {
         .arg(env.db())
         .arg("py-session")
         .current_dir(env.dir())
+        // The SDK's client passes its own environment on to the server:
+        // clear it too, keeping only what Python needs to find the SDK.
+        .env_clear()
+        .envs(
+            ["PATH", "HOME"]
+                .iter()
+                .filter_map(|k| Some((k, std::env::var_os(k)?))),
+        )
         .env("GOALKEEPER_CONFIG", &settings)
         .env("GOALKEEPER_NOW", env.now_ms.to_string())
         .output()

@@ -1,7 +1,7 @@
 //! End-to-end: settings from a file, `$GOALKEEPER_CONFIG` and `--set`, and
 //! how each gate and option changes what the agent receives.
 
-mod common;
+use crate::common;
 
 use std::fs;
 
@@ -43,9 +43,7 @@ fn bad_settings_are_refused_by_name() {
             "context",
         ]),
     ];
-    let text = steps
-        .join("\n")
-        .replace(&env.dir().display().to_string(), "<tmp>");
+    let text = env.normalize(&steps.join("\n"));
     assert_snapshot!("cli_settings_errors", text);
     for step in &steps {
         assert!(step.ends_with("[exit status: 2]\n"), "{step}");

@@ -1,7 +1,7 @@
 //! Real processes racing on one database: every command is one immediate
 //! transaction, so no update is lost and no busy error reaches the caller.
 
-mod common;
+use crate::common;
 
 use std::thread;
 

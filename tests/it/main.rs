@@ -1,0 +1,30 @@
+//! The integration tests, in one binary so the suite links once. Each
+//! module is one concern; [`common`] holds `TestEnv` (the real binary on a
+//! temporary database, from a cleared environment) and the library-level
+//! helpers, [`fuzz_checks`] the invariants the fuzz targets share.
+//!
+//! A new test file goes in this folder and gets a `mod` line below.
+
+#[macro_use]
+#[allow(dead_code)]
+mod common;
+#[path = "../fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+mod bad_input;
+mod cli_goal;
+mod cli_settings;
+mod cli_todo;
+mod concurrency;
+mod crash_safety;
+mod fuzz_replay;
+mod hooks;
+mod load;
+mod mcp;
+mod mcp_python;
+mod prompts;
+mod resources;
+mod todo_ops;
+mod todo_props;
+mod todo_store;
+mod tour;
