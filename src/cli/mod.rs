@@ -11,6 +11,7 @@ macro_rules! out {
 
 mod goal;
 mod integrations;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod prompt;
 mod resources;
@@ -90,6 +91,7 @@ enum Command {
     #[command(subcommand)]
     Session(session::SessionCommand),
     /// Serve the todo and goal tools over MCP on stdio
+    #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
     /// Handle an agent hook event (JSON on stdin)
     #[command(subcommand)]
@@ -238,6 +240,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         Command::Continuation(args) => prompt::continuation(&ctx, &args),
         Command::Prompt(command) => prompt::run(&ctx, command),
         Command::Session(command) => session::run(&ctx, command),
+        #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp::run(&ctx, args),
         Command::SystemPrompt(args) => resources::system_prompt(&ctx, args),
         Command::Workspace(command) => resources::workspace(&ctx, command),

@@ -6,6 +6,7 @@
 
 pub mod claude_code;
 pub mod install;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod statusline;
 mod tools;
