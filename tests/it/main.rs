@@ -28,3 +28,4 @@ mod todo_ops;
 mod todo_props;
 mod todo_store;
 mod tour;
+mod user_files;

@@ -3,7 +3,7 @@
 //! private modes, exact values, backups in the same second, and two runs
 //! at once; the database created 0600 through a dangling `--db` link.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
