@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use goalkeeper::integrations::{claude_code, install, statusline};
+use goalkeeper::integrations::{claude_code, gemini_cli, install, statusline};
 use goalkeeper::{Error, SessionId};
 use serde_json::Value;
 
@@ -16,12 +16,23 @@ use super::{Context, Outcome, print_json};
 pub enum HookCommand {
     /// Handle one Claude Code hook event (JSON on stdin)
     ClaudeCode,
+    /// Handle one Gemini CLI hook event (JSON on stdin)
+    GeminiCli,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum InstallCommand {
     /// Add the hooks, the status line and the MCP server to a Claude Code project
     ClaudeCode {
+        /// The project directory [default: the current directory]
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// How the hooks should run goalkeeper [default: this executable's path]
+        #[arg(long, value_name = "CMD")]
+        command: Option<String>,
+    },
+    /// Add the MCP server (trusted) and the hooks to a Gemini CLI project
+    GeminiCli {
         /// The project directory [default: the current directory]
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
@@ -45,16 +56,20 @@ fn read_input() -> Result<String, String> {
 }
 
 pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
-    let HookCommand::ClaudeCode = command;
     let reply = match read_input() {
         Err(note) => claude_code::HookReply {
             stdout: None,
             notes: vec![note],
         },
         Ok(input) => match ctx.store().and_then(|store| Ok((store, ctx.injector()?))) {
-            Ok((mut store, injector)) => {
-                claude_code::handle(&mut store, &injector, &input, ctx.now_ms)
-            }
+            Ok((mut store, injector)) => match command {
+                HookCommand::ClaudeCode => {
+                    claude_code::handle(&mut store, &injector, &input, ctx.now_ms)
+                }
+                HookCommand::GeminiCli => {
+                    gemini_cli::handle(&mut store, &injector, &input, ctx.now_ms)
+                }
+            },
             Err(e) => claude_code::HookReply {
                 stdout: None,
                 notes: vec![format!("{e}; the hook did nothing")],
@@ -96,7 +111,10 @@ pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
 }
 
 pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
-    let InstallCommand::ClaudeCode { project, command } = command;
+    let (host, project, command) = match command {
+        InstallCommand::ClaudeCode { project, command } => ("claude-code", project, command),
+        InstallCommand::GeminiCli { project, command } => ("gemini-cli", project, command),
+    };
     let project = match project {
         Some(dir) => dir,
         None => std::env::current_dir().map_err(|source| Error::Io {
@@ -114,7 +132,10 @@ pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error>
             .display()
             .to_string(),
     };
-    let report = install::install_claude_code(&project, &command, ctx.now_ms)?;
+    let report = match host {
+        "gemini-cli" => gemini_cli::install_gemini_cli(&project, &command, ctx.now_ms)?,
+        _ => install::install_claude_code(&project, &command, ctx.now_ms)?,
+    };
     if ctx.json {
         print_json(&report);
     } else {

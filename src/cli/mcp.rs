@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 use goalkeeper::Error;
 use goalkeeper::integrations::claude_code::session_pointer;
+use goalkeeper::integrations::gemini_cli;
 use goalkeeper::integrations::mcp::{McpServer, serve};
 
 use super::{Context, Outcome};
@@ -20,6 +21,8 @@ pub struct McpArgs {
 enum SessionSource {
     /// The Claude Code session the hooks last saw in this directory
     ClaudeCode,
+    /// The Gemini CLI session the hooks last saw in this directory
+    GeminiCli,
 }
 
 pub fn run(ctx: &Context, args: McpArgs) -> Result<Outcome, Error> {
@@ -30,12 +33,16 @@ pub fn run(ctx: &Context, args: McpArgs) -> Result<Outcome, Error> {
         // Per call, so timestamps move while the server runs.
         .with_clock(super::now_ms)
         .with_log(|line| eprintln!("goalkeeper mcp: {line}"));
-    if let Some(SessionSource::ClaudeCode) = args.session_from {
+    if let Some(source) = args.session_from {
         let cwd = std::env::current_dir().map_err(|source| Error::Io {
             what: "cannot read the current directory".into(),
             source,
         })?;
-        server = server.with_session_pointer(session_pointer(&cwd.display().to_string()));
+        let cwd = cwd.display().to_string();
+        server = server.with_session_pointer(match source {
+            SessionSource::ClaudeCode => session_pointer(&cwd),
+            SessionSource::GeminiCli => gemini_cli::session_pointer(&cwd),
+        });
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -150,7 +150,7 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
 
 /// The file as read (for [`UserDir::replace`]) and its JSON object, or an
 /// empty one when the file does not exist.
-fn read_object(dir: &UserDir, rel: &Path) -> Result<(Option<UserFile>, Object)> {
+pub(crate) fn read_object(dir: &UserDir, rel: &Path) -> Result<(Option<UserFile>, Object)> {
     let path = dir.path().join(rel);
     let Some(file) = dir.read(rel)? else {
         return Ok((None, Object::new()));
@@ -179,7 +179,7 @@ fn read_object(dir: &UserDir, rel: &Path) -> Result<(Option<UserFile>, Object)> 
 
 /// The object under `key`, created when missing; refused when it is
 /// something else.
-fn object_at<'a>(map: &'a mut Object, key: &str, path: &Path) -> Result<&'a mut Object> {
+pub(crate) fn object_at<'a>(map: &'a mut Object, key: &str, path: &Path) -> Result<&'a mut Object> {
     let value = map.get_or_insert_with(key, || Json::Object(Object::new()));
     value.as_object_mut().ok_or_else(|| {
         Error::Rejected(format!(
@@ -244,7 +244,7 @@ fn add_to_list(settings: &mut Object, key: &str, item: &str) -> Result<String> {
 
 /// Writes `map` to `rel` unless the file already holds the same values
 /// (its own layout is then left alone too).
-fn write_if_changed(
+pub(crate) fn write_if_changed(
     dir: &UserDir,
     rel: &Path,
     read: Option<&UserFile>,

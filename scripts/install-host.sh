@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs one pinned host CLI from npm into a cache outside the clone, for
+# the real-host tests (tests/hosts/). Idempotent: skipped when that version
+# is already there. Prints the path of the host's executable, which is where
+# the tests look for it (tests/hosts/main.rs, `Host::executable`).
+#
+#   scripts/install-host.sh gemini-cli|codex|pi
+set -euo pipefail
+host="${1:?usage: scripts/install-host.sh gemini-cli|codex|pi}"
+case "$host" in
+  gemini-cli) package=@google/gemini-cli version=0.61.0 bin=gemini ;;
+  codex) package=@openai/codex version=0.169.0 bin=codex ;;
+  pi) package=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
+  *) echo "unknown host $host (gemini-cli, codex or pi)" >&2; exit 2 ;;
+esac
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/goalkeeper/npm/$host-$version"
+exe="$cache/node_modules/.bin/$bin"
+if [ -x "$exe" ] && [ -f "$cache/.complete" ]; then
+  echo "$exe"
+  exit 0
+fi
+# Install beside the cache and move it into place, so an interrupted install
+# is never mistaken for a complete one.
+tmp="$(mktemp -d "${cache}.partial.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+# A private prefix: nothing global, no lock file in the clone.
+npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error "$package@$version" >&2
+touch "$tmp/.complete"
+rm -rf "$cache"
+mv "$tmp" "$cache"
+trap - EXIT
+echo "$exe"

@@ -1,0 +1,313 @@
+//! Gemini CLI hooks (SPEC §9): one hook event as JSON on stdin, the reply
+//! as JSON on stdout. The session is the event's `session_id`; every event
+//! records it as the Gemini CLI session last seen in its `cwd`, so the MCP
+//! server (`mcp --session-from gemini-cli`) and the user's `goalkeeper
+//! --session-from gemini-cli …` act on it.
+//!
+//! - `BeforeModel` appends the goal-mode context as the last user message
+//!   of every model request (`hookSpecificOutput.llm_request.messages`):
+//!   it reaches the model unescaped, is not stored in the history, and so
+//!   survives compression, which no hook reliably signals.
+//! - `BeforeAgent` adds the one-time reminders (memory file, eager todos,
+//!   a rejected todo call) as `additionalContext` (Gemini CLI shows it to
+//!   the model inside `<hook_context>`, `<` and `>` escaped).
+//! - `AfterAgent` counts the chat file's new usage, then continues an
+//!   active goal with `{"decision": "block", "reason": …}` (the reason is
+//!   the next prompt), delivers the budget-limit wrap-up once, or reminds
+//!   about open todos when no goal is live. Gemini CLI's
+//!   `stop_hook_active` is not relied on (it stayed false on continued
+//!   runs): the runaway guard and the budget end a run.
+//! - `BeforeTool` (for the `goal` tool only) counts the usage so far, so
+//!   the response that completes the goal counts towards it.
+//! - `SessionEnd` counts the usage the last `AfterAgent` could not see.
+//!
+//! A hook never breaks the agent: malformed input, an unknown event, a
+//! missing chat file or a storage error print nothing on stdout, exit 0,
+//! and explain themselves on stderr.
+
+mod chat_file;
+mod install;
+
+use serde_json::{Value, json};
+
+pub use chat_file::{ChatCursor, ChatRead, RECENT_IDS, read_chat_usage};
+pub use install::{HOOK_EVENTS, HOOK_TIMEOUT_MS, install_gemini_cli};
+
+use super::claude_code::HookReply;
+use crate::SessionId;
+use crate::error::Result;
+use crate::goal::GoalOp;
+use crate::inject::{self, Continuation, Injector};
+use crate::settings::Eager;
+use crate::store::{GoalCall, Store};
+use crate::todo::Actor;
+
+/// The host's name in `install`, `hook` and `--session-from`.
+pub const HOST: &str = "gemini-cli";
+
+/// The names Gemini CLI shows the model for goalkeeper's MCP tools
+/// (`mcp_<server>_<tool>`).
+pub const TOOL_NAMES: [&str; 2] = ["mcp_goalkeeper_todo", "mcp_goalkeeper_goal"];
+
+const EAGER_MARK: &str = "gemini-cli.eager";
+const REMINDER_MARK: &str = "gemini-cli.reminders";
+const CHAT_MARK: &str = "gemini-cli.chat";
+
+/// The pointer key under which the hooks record the Gemini CLI session last
+/// seen in a project directory.
+pub fn session_pointer(cwd: &str) -> String {
+    format!("{HOST}:{cwd}")
+}
+
+/// Handles one hook event. Never fails: every problem becomes a note and
+/// an empty reply.
+pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+    let mut reply = HookReply::default();
+    let event: Value = match serde_json::from_str(input) {
+        Ok(event) => event,
+        Err(e) => {
+            reply
+                .notes
+                .push(format!("hook input is not JSON ({e}); ignored"));
+            return reply;
+        }
+    };
+    let name = event
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let session = match event.get("session_id").and_then(Value::as_str) {
+        Some(id) => match SessionId::parse(id) {
+            Ok(session) => session,
+            Err(e) => {
+                reply.notes.push(format!("{e}; ignored"));
+                return reply;
+            }
+        },
+        None => {
+            reply
+                .notes
+                .push(format!("hook event {name:?} has no session_id; ignored"));
+            return reply;
+        }
+    };
+    let mut hook = Hook {
+        store,
+        injector,
+        session,
+        now_ms,
+        notes: Vec::new(),
+    };
+    let result = hook.dispatch(&name, &event);
+    let mut notes = hook.notes;
+    let stdout = match result {
+        Ok(stdout) => stdout,
+        Err(e) => {
+            notes.push(format!("{name} hook failed: {e}"));
+            None
+        }
+    };
+    HookReply { stdout, notes }
+}
+
+struct Hook<'a> {
+    store: &'a mut Store,
+    injector: &'a Injector,
+    session: SessionId,
+    now_ms: i64,
+    notes: Vec<String>,
+}
+
+impl Hook<'_> {
+    fn dispatch(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
+        if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
+            self.store
+                .set_pointer(&session_pointer(cwd), self.session.as_str(), self.now_ms)?;
+        }
+        match name {
+            "SessionStart" => Ok(None),
+            "BeforeAgent" => self.before_agent(),
+            "BeforeModel" => self.before_model(event),
+            "AfterAgent" => self.after_agent(event),
+            "BeforeTool" | "SessionEnd" => {
+                self.count_usage(event)?;
+                Ok(None)
+            }
+            other => {
+                self.notes
+                    .push(format!("hook event {other:?} is not handled; ignored"));
+                Ok(None)
+            }
+        }
+    }
+
+    fn tools(&self) -> Vec<String> {
+        // The tools come from the MCP server, which offers both.
+        vec!["todo".into(), "goal".into()]
+    }
+
+    fn before_model(&mut self, event: &Value) -> Result<Option<Value>> {
+        let tools = self.tools();
+        let Ok(message) = inject::goal_mode_context(
+            self.store,
+            self.injector,
+            &self.session,
+            &tools,
+            self.now_ms,
+        )?
+        else {
+            return Ok(None);
+        };
+        let Some(messages) = event
+            .pointer("/llm_request/messages")
+            .and_then(Value::as_array)
+        else {
+            self.notes
+                .push("BeforeModel event has no llm_request.messages; nothing added".into());
+            return Ok(None);
+        };
+        let mut messages = messages.clone();
+        messages.push(json!({"role": "user", "content": message.content}));
+        Ok(Some(json!({"hookSpecificOutput": {
+            "hookEventName": "BeforeModel",
+            "llm_request": {"messages": messages},
+        }})))
+    }
+
+    fn before_agent(&mut self) -> Result<Option<Value>> {
+        let mut parts = Vec::new();
+        let (memory, note) = inject::memory(self.store, self.injector, &self.session, self.now_ms)?;
+        self.notes.extend(note);
+        parts.extend(memory.map(|m| m.content));
+        let eager = self.injector.settings().todo.eager;
+        if eager != Eager::Default
+            && self
+                .store
+                .session_mark(&self.session, EAGER_MARK)?
+                .is_none()
+        {
+            let name = if eager == Eager::Always {
+                "todo-eager-always"
+            } else {
+                "todo-eager-preferred"
+            };
+            parts.push(self.injector.templates().render(name, &json!({}))?);
+            self.store
+                .set_session_mark(&self.session, EAGER_MARK, "sent", self.now_ms)?;
+        }
+        if let Some(error) = self.store.take_todo_error(&self.session)? {
+            let (list, _) = self.store.todo_list(&self.session)?;
+            let message = self
+                .injector
+                .todo_error_reminder(&error, &list, self.now_ms)?;
+            parts.push(message.content);
+        }
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(json!({"hookSpecificOutput": {
+            "hookEventName": "BeforeAgent",
+            "additionalContext": parts.join("\n\n"),
+        }})))
+    }
+
+    fn after_agent(&mut self, event: &Value) -> Result<Option<Value>> {
+        self.count_usage(event)?;
+        let tools = self.tools();
+        match inject::continuation(
+            self.store,
+            self.injector,
+            &self.session,
+            &tools,
+            self.now_ms,
+        )? {
+            Continuation::Message(message) => {
+                return Ok(Some(
+                    json!({"decision": "block", "reason": message.content}),
+                ));
+            }
+            Continuation::Paused(text) => return Ok(Some(json!({"systemMessage": text}))),
+            Continuation::Closed(_) => {}
+        }
+        // A live goal (paused, budget-limited) means the agent may stop:
+        // no reminder contradicts that.
+        if self
+            .store
+            .current_goal(&self.session)?
+            .is_some_and(|g| g.status.is_live())
+        {
+            return Ok(None);
+        }
+        let reminders = &self.injector.settings().todo.reminders;
+        if !reminders.enabled {
+            return Ok(None);
+        }
+        let (list, version) = self.store.todo_list(&self.session)?;
+        let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
+            return Ok(None);
+        };
+        let sent = match self.store.session_mark(&self.session, REMINDER_MARK)? {
+            Some(mark) => match mark.split_once(':') {
+                Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
+                _ => 0,
+            },
+            None => 0,
+        };
+        if sent >= reminders.max {
+            return Ok(None);
+        }
+        self.store.set_session_mark(
+            &self.session,
+            REMINDER_MARK,
+            &format!("{version}:{}", sent + 1),
+            self.now_ms,
+        )?;
+        Ok(Some(
+            json!({"decision": "block", "reason": message.content}),
+        ))
+    }
+
+    /// Counts the chat file's new responses towards the goal.
+    fn count_usage(&mut self, event: &Value) -> Result<()> {
+        let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
+            self.notes
+                .push("event has no transcript_path; usage not counted".into());
+            return Ok(());
+        };
+        let cursor: ChatCursor = self
+            .store
+            .session_mark(&self.session, CHAT_MARK)?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        let read = match read_chat_usage(std::path::Path::new(path), &cursor) {
+            Ok(read) => read,
+            Err(e) => {
+                self.notes.push(format!(
+                    "cannot read the chat file {path}: {e}; usage not counted"
+                ));
+                return Ok(());
+            }
+        };
+        if read.bad_lines > 0 {
+            self.notes.push(format!(
+                "skipped {} chat file lines that are not JSON",
+                read.bad_lines
+            ));
+        }
+        if read.responses > 0 {
+            self.store.goal(
+                &self.session,
+                GoalCall::Op(&GoalOp::Usage(read.usage)),
+                Actor::Agent,
+                self.now_ms,
+            )?;
+        }
+        let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
+        self.store
+            .set_session_mark(&self.session, CHAT_MARK, &text, self.now_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests;

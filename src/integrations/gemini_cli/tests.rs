@@ -1,0 +1,187 @@
+//! The hook's parser and its bad-input paths, on hand-written events. The
+//! proof that Gemini CLI sends and accepts these shapes is the real-host
+//! suite (`tests/hosts/gemini_cli.rs`).
+
+use serde_json::json;
+
+use super::*;
+use crate::Settings;
+use crate::store::GoalCall;
+use crate::todo::Call;
+
+const NOW: i64 = 1_764_441_600_000;
+
+fn setup() -> (Store, Injector, SessionId) {
+    let mut store = Store::open_in_memory().unwrap();
+    let session = SessionId::parse("g-1").unwrap();
+    store
+        .goal(
+            &session,
+            GoalCall::Op(&GoalOp::Set {
+                objective: "Ship it".into(),
+                budget: None,
+            }),
+            Actor::User,
+            NOW,
+        )
+        .unwrap();
+    store
+        .todo(
+            &session,
+            Call::Json(r#"{"op": "init", "items": ["A"]}"#),
+            Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    (
+        store,
+        Injector::from_settings(Settings::default()).unwrap(),
+        session,
+    )
+}
+
+fn state(store: &mut Store, session: &SessionId) -> String {
+    let (list, version) = store.todo_list(session).unwrap();
+    let goal = store.current_goal(session).unwrap();
+    format!("{list:?} {version} {goal:?}")
+}
+
+#[test]
+fn bad_input_prints_nothing_and_changes_nothing() {
+    let (mut store, injector, session) = setup();
+    let before = state(&mut store, &session);
+    let cases = [
+        (
+            "not json",
+            "hook input is not JSON (expected ident at line 1 column 2); ignored",
+        ),
+        (
+            r#"{"hook_event_name": "BeforeModel"}"#,
+            r#"hook event "BeforeModel" has no session_id; ignored"#,
+        ),
+        (
+            r#"{"hook_event_name": "AfterAgent", "session_id": "bad id!"}"#,
+            "invalid session id \"bad id!\": use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'; ignored",
+        ),
+        (
+            r#"{"hook_event_name": "BeforeModel", "session_id": "g-1", "llm_request": {}}"#,
+            "BeforeModel event has no llm_request.messages; nothing added",
+        ),
+        (
+            r#"{"hook_event_name": "AfterAgent", "session_id": "g-1", "transcript_path": "/nonexistent/chat.jsonl", "stop_hook_active": false}"#,
+            "cannot read the chat file /nonexistent/chat.jsonl: No such file or directory (os error 2); usage not counted",
+        ),
+        (
+            r#"{"hook_event_name": "Notification", "session_id": "g-1"}"#,
+            r#"hook event "Notification" is not handled; ignored"#,
+        ),
+    ];
+    for (input, note) in cases {
+        let reply = handle(&mut store, &injector, input, NOW);
+        assert_eq!(reply.notes, [note], "{input}");
+        if !input.contains("AfterAgent\", \"session_id\": \"g-1\"") {
+            assert_eq!(reply.stdout, None, "{input}");
+        }
+    }
+    // The AfterAgent with an unreadable chat file still continues the goal
+    // (the usage waits for a later event); nothing else changed.
+    let after = state(&mut store, &session);
+    assert_eq!(before, after);
+}
+
+#[test]
+fn before_model_appends_the_context_as_the_last_user_message() {
+    let (mut store, injector, _) = setup();
+    let event = json!({
+        "hook_event_name": "BeforeModel", "session_id": "g-1", "cwd": "/p",
+        "llm_request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+    });
+    let reply = handle(&mut store, &injector, &event.to_string(), NOW);
+    assert!(reply.notes.is_empty(), "{:?}", reply.notes);
+    let out = reply.stdout.unwrap();
+    let messages = out["hookSpecificOutput"]["llm_request"]["messages"]
+        .as_array()
+        .unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0], json!({"role": "user", "content": "hi"}));
+    let context = messages[1]["content"].as_str().unwrap();
+    assert!(context.starts_with("<goal>\n"), "{context}");
+    assert!(context.ends_with("</todo_context>"), "{context}");
+    assert_eq!(
+        store.pointer("gemini-cli:/p").unwrap().as_deref(),
+        Some("g-1")
+    );
+}
+
+#[test]
+fn install_keeps_the_users_settings_and_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        r#"{"theme": "Dracula", "hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "mine"}]}]}}"#,
+    )
+    .unwrap();
+    let report = install_gemini_cli(dir.path(), "gk", NOW).unwrap();
+    assert!(report.files[0].written);
+    assert!(report.files[0].backup.as_ref().unwrap().exists());
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(settings["theme"], "Dracula");
+    assert_eq!(
+        settings["mcpServers"]["goalkeeper"],
+        json!({"command": "gk", "args": ["mcp", "--session-from", "gemini-cli"], "trust": true})
+    );
+    let before_agent = settings["hooks"]["BeforeAgent"].as_array().unwrap();
+    assert_eq!(before_agent.len(), 2, "the user's hook is kept");
+    assert_eq!(
+        settings["hooks"]["BeforeTool"],
+        json!([{"matcher": "mcp_goalkeeper_goal", "hooks": [{"type": "command", "name": "goalkeeper", "command": "gk hook gemini-cli", "timeout": 30000}]}])
+    );
+    for (event, _) in HOOK_EVENTS {
+        assert!(settings["hooks"][event].is_array(), "{event}");
+    }
+    let again = install_gemini_cli(dir.path(), "gk", NOW + 1000).unwrap();
+    assert!(!again.files[0].written, "{:?}", again.files[0]);
+}
+
+#[test]
+fn install_refuses_a_settings_file_it_cannot_read_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    for (text, error) in [
+        (
+            "[1]",
+            format!(
+                "{} is not a JSON object; fix or move it, then install again (nothing was changed)",
+                path.display()
+            ),
+        ),
+        (
+            r#"{"hooks": []}"#,
+            format!(
+                "`hooks` in {} is not an object; fix it, then install again (nothing was changed)",
+                path.display()
+            ),
+        ),
+        (
+            r#"{"hooks": {"AfterAgent": {}}}"#,
+            format!(
+                "`hooks.AfterAgent` in {} is not a list; fix it, then install again (nothing was changed)",
+                path.display()
+            ),
+        ),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let e = install_gemini_cli(dir.path(), "gk", NOW).unwrap_err();
+        assert_eq!(e.to_string(), error);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1,
+            "no backup, no temporary file"
+        );
+    }
+}

@@ -1,0 +1,284 @@
+//! Gemini CLI, the real one from npm, headless (`gemini -p`) against the
+//! scripted model, after `goalkeeper install gemini-cli` and nothing else
+//! (the user's own auth setting aside: an API key for the mock).
+
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::mock::{Api, MockModel, Step, Usage, text, tool};
+use crate::{Host, World, count, show};
+
+const GEMINI: Host = Host {
+    name: "gemini-cli",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    bin: "gemini",
+    bin_var: "GOALKEEPER_GEMINI_BIN",
+};
+
+const TODO: &str = "mcp_goalkeeper_todo";
+const GOAL: &str = "mcp_goalkeeper_goal";
+
+fn usage(input: u64, cached: u64, output: u64) -> Usage {
+    Usage {
+        input,
+        cached,
+        output,
+    }
+}
+
+/// A world with goalkeeper installed into the project and the user's Gemini
+/// CLI set up for the mock (API-key auth).
+fn world() -> World {
+    let world = World::new();
+    let out = world.goalkeeper(&[
+        "install",
+        "gemini-cli",
+        "--project",
+        world.project().to_str().unwrap(),
+    ]);
+    assert!(out.contains("mcpServers.goalkeeper: added"), "{out}");
+    let user = world.home().join(".gemini");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        json!({"security": {"auth": {"selectedType": "gemini-api-key"}}}).to_string(),
+    )
+    .unwrap();
+    world
+}
+
+/// Runs `gemini -p PROMPT` in the project against `mock`.
+fn run(world: &World, mock: &MockModel, prompt: &str, extra: &[&str]) -> Output {
+    let output = world
+        .command(GEMINI.executable())
+        .args(["-m", "gemini-2.5-flash", "-p", prompt])
+        .args(extra)
+        .env("GEMINI_API_KEY", "test-key")
+        .env("GOOGLE_GEMINI_BASE_URL", mock.base_url())
+        // The folder-trust decision is the user's (README); tests make it
+        // for the temporary project.
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .output()
+        .expect("run gemini");
+    assert!(output.status.success(), "gemini failed:\n{}", show(&output));
+    output
+}
+
+/// The text of the last content of a model request (where the BeforeModel
+/// hook puts the goal-mode context).
+fn last_text(body: &Value) -> String {
+    let contents = body["contents"].as_array().expect("contents");
+    let last = contents.last().expect("a content");
+    last["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["text"].as_str())
+        .collect()
+}
+
+/// Every text, function response and function call of a request, as one
+/// string, to search for what the model was shown.
+fn all_text(body: &Value) -> String {
+    body["contents"].to_string()
+}
+
+fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
+    let last = last_text(body);
+    assert!(
+        last.starts_with("<goal>\n") && last.contains(objective),
+        "the last message is not the goal-mode context:\n{last}"
+    );
+    assert_eq!(count(&last, "</goal>"), 1, "{last}");
+    if with_todos {
+        assert_eq!(count(&last, "<todo_context>"), 1, "{last}");
+        assert_eq!(count(&last, "</todo_context>"), 1, "{last}");
+    } else {
+        assert!(!last.contains("<todo_context>"), "{last}");
+    }
+    assert!(!last.contains("&lt;"), "tags were escaped:\n{last}");
+}
+
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn goal_mode_runs_through_gemini_cli() {
+    let world = world();
+    let objective = "Ship the parser";
+    let steps: Vec<Step> = vec![
+        tool(
+            GOAL,
+            json!({"op": "create", "objective": objective}),
+            usage(1000, 400, 20),
+        ),
+        tool(
+            TODO,
+            json!({"op": "init", "list": [{"phase": "Build", "items": ["Lexer", "Parser"]}]}),
+            usage(1100, 900, 30),
+        ),
+        tool(
+            TODO,
+            json!({"op": "done", "task": "Nope"}),
+            usage(1200, 1000, 10),
+        ),
+        tool(
+            TODO,
+            json!({"op": "done", "task": "Lexer"}),
+            usage(1300, 1100, 10),
+        ),
+        text("The lexer is done; stopping here.", usage(1400, 1200, 15)),
+        // The continuation.
+        tool(
+            TODO,
+            json!({"op": "done", "task": "Parser"}),
+            usage(1500, 1300, 10),
+        ),
+        tool(GOAL, json!({"op": "complete"}), usage(1600, 1400, 10)),
+        text("The parser ships.", usage(1700, 1500, 5)),
+    ];
+    // Counted: the responses after the one that created the goal, up to
+    // the one that completed it.
+    let counted: u64 = steps[1..7].iter().map(|s| s.usage.counted()).sum();
+    let mock = MockModel::start(Api::Gemini, steps);
+    run(&world, &mock, "Build the parser.", &[]);
+
+    let calls = mock.model_calls();
+    // The run ended after the completed goal's last answer: nothing else
+    // was asked of the model.
+    assert_eq!(calls.len(), 8, "model calls: {calls:#?}");
+    assert_eq!((mock.steps_left(), mock.served()), (0, 8));
+    assert!(
+        mock.requests()
+            .iter()
+            .filter(|r| r.scripted)
+            .all(|r| r.path == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"),
+        "{:?}",
+        mock.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
+
+    // The tools worked without any approval flag, and the store has it all.
+    let (session, goal, list) = world.only_session();
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.objective, objective);
+    assert_eq!(goal.status.as_str(), "complete");
+    let statuses: Vec<_> = list.phases[0]
+        .tasks
+        .iter()
+        .map(|t| (t.content.as_str(), t.status.as_str()))
+        .collect();
+    assert_eq!(statuses, [("Lexer", "completed"), ("Parser", "completed")]);
+    assert_eq!(
+        world
+            .store()
+            .pointer(&format!("gemini-cli:{}", world.project().display()))
+            .unwrap()
+            .as_deref(),
+        Some(session.as_str()),
+        "the hooks recorded the session for --session-from"
+    );
+
+    // A rejected call's reason reached the model.
+    // (Gemini CLI forwards a failed MCP call as JSON inside JSON.)
+    let rejected = all_text(&calls[3]).replace('\\', "");
+    assert!(
+        rejected.contains(r#"Errors: task "Nope" not found"#),
+        "{rejected}"
+    );
+
+    // The goal-mode context was the last message of every model call while
+    // the goal was active, with its tags, the todo block once there was a list.
+    assert!(!last_text(&calls[0]).contains("<goal>"), "no goal yet");
+    assert_goal_context(&calls[1], objective, false);
+    for call in &calls[2..7] {
+        assert_goal_context(call, objective, true);
+    }
+    assert!(
+        !all_text(&calls[7]).contains("<goal>\\n"),
+        "the goal was complete"
+    );
+
+    // The continuation: the model ended its turn with the goal active, and
+    // the continuation came back as the next prompt, with the context last.
+    let continued = all_text(&calls[5]);
+    assert!(
+        continued.contains("This turn continues the active goal"),
+        "{continued}"
+    );
+    assert_eq!(
+        count(&all_text(&calls[4]), "This turn continues the active goal"),
+        0
+    );
+
+    // Usage: each response while the goal was live once (the chat file has
+    // some records twice), cache reads out.
+    assert_eq!(goal.tokens_used, counted);
+}
+
+/// A Gemini CLI session id chosen by the test (`gemini --session-id`).
+const SESSION: &str = "6f1c2d3e-4b5a-4c6d-8e7f-90a1b2c3d4e5";
+
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn the_budget_wrap_up_comes_once_then_gemini_cli_stops() {
+    let world = world();
+    world.goalkeeper(&[
+        "--session",
+        SESSION,
+        "goal",
+        "set",
+        "Ship the parser",
+        "--budget",
+        "1000",
+    ]);
+    let steps = vec![
+        tool(
+            TODO,
+            json!({"op": "init", "items": ["Lexer", "Parser"]}),
+            usage(800, 300, 20),
+        ),
+        tool(
+            TODO,
+            json!({"op": "done", "task": "Lexer"}),
+            usage(900, 400, 20),
+        ),
+        text("The lexer is done.", usage(1000, 500, 10)),
+        // The wrap-up.
+        text(
+            "Stopping: the lexer is done, the parser is left.",
+            usage(1100, 600, 10),
+        ),
+    ];
+    let counted: u64 = steps.iter().map(|s| s.usage.counted()).sum();
+    let mock = MockModel::start(Api::Gemini, steps);
+    run(
+        &world,
+        &mock,
+        "Build the parser.",
+        &["--session-id", SESSION],
+    );
+
+    let calls = mock.model_calls();
+    assert_eq!(calls.len(), 4, "a quiet stop after the wrap-up: {calls:#?}");
+    let wrap_ups: Vec<usize> = calls
+        .iter()
+        .map(|c| count(&all_text(c), "<goal_budget_limit>"))
+        .collect();
+    assert_eq!(wrap_ups, [0, 0, 0, 1], "the wrap-up exactly once");
+    // Until the budget ran out, the context was there; then it was not.
+    for call in &calls[..3] {
+        assert_goal_context(call, "Ship the parser", call != &calls[0]);
+    }
+    assert!(last_text(&calls[3]).starts_with("<goal_budget_limit>"));
+
+    let (session, goal, list) = world.only_session();
+    assert_eq!(session.as_str(), SESSION);
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.status.as_str(), "budget-limited");
+    assert_eq!(goal.tokens_used, counted);
+    assert_eq!(
+        list.phases[0].tasks[1].status.as_str(),
+        "in_progress",
+        "left as it was"
+    );
+}
