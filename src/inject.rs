@@ -8,8 +8,8 @@ use serde::Serialize;
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::{BudgetNotice, Goal, GoalStatus, format_duration};
-use crate::prompt::sanitize::{one_line, sanitize, sanitize_multiline};
 use crate::prompt::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, todo_context};
+use crate::sanitize::{one_line, sanitize, sanitize_multiline};
 use crate::settings::{InactiveTool, Settings};
 use crate::store::{Store, events, goals, sessions};
 use crate::todo::TodoList;
@@ -76,7 +76,7 @@ impl Injector {
         let todo = &self.settings.todo;
         let options = ContextOptions {
             enabled: todo.enabled,
-            tool_active: active_tools.iter().any(|t| t == "todo"),
+            tool_active: active_tools.iter().any(|t| t == crate::todo::TOOL_NAME),
             read_only_when_inactive: todo.context.inactive_tool == InactiveTool::ReadOnly,
             max_tasks: usize::try_from(todo.context.max_tasks).unwrap_or(usize::MAX),
         };

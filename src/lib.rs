@@ -1,22 +1,25 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod actor;
 mod error;
 pub mod goal;
 pub mod inject;
 pub mod integrations;
 pub mod prompt;
 pub mod resources;
+pub mod sanitize;
 mod session;
 pub mod settings;
 pub mod store;
 pub mod time;
 pub mod todo;
-mod tool;
+mod tool_result;
 pub mod user_files;
 
+pub use actor::Actor;
 pub use error::{Error, ErrorKind, Result};
 pub use session::SessionId;
 pub use settings::Settings;
 pub use store::Store;
-pub use tool::{TextContent, ToolResult};
+pub use tool_result::{TextContent, ToolResult};

@@ -154,19 +154,20 @@ impl Context {
 /// `--active-tools a,b`: the tool names the agent can call right now.
 #[derive(Debug, clap::Args)]
 struct ActiveTools {
-    /// The tools the agent can call now, comma-separated
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "todo,goal",
-        value_name = "NAMES"
-    )]
-    active_tools: Vec<String>,
+    /// The tools the agent can call now, comma-separated [default: every
+    /// tool]
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    active_tools: Option<Vec<String>>,
 }
 
 impl ActiveTools {
     fn names(&self) -> Vec<String> {
-        self.active_tools
+        let Some(names) = &self.active_tools else {
+            return goalkeeper::integrations::TOOL_NAMES
+                .map(str::to_owned)
+                .to_vec();
+        };
+        names
             .iter()
             .map(|t| t.trim().to_owned())
             .filter(|t| !t.is_empty())

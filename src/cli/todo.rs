@@ -316,7 +316,7 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
 const DEFAULT_MARKDOWN: &str = "TODO.md";
 
 fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
-    let events = ctx.store()?.todo_log(&ctx.session, limit)?;
+    let events = ctx.store()?.event_log(&ctx.session, limit)?;
     if ctx.json {
         print_json(&events);
         return Ok(Outcome::Success);
@@ -331,13 +331,13 @@ fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
             Value::String(raw) => raw.clone(),
             other => other.to_string(),
         };
-        let payload = goalkeeper::prompt::sanitize::one_line(&payload).into_owned();
+        let payload = goalkeeper::sanitize::one_line(&payload).into_owned();
         match (&event.error, event.version) {
             (Some(error), _) => out!(
                 "#{} {when} {} {op} REJECTED: {} -- {payload}",
                 event.id,
                 event.actor,
-                goalkeeper::prompt::sanitize::one_line(error)
+                goalkeeper::sanitize::one_line(error)
             ),
             (None, Some(version)) => {
                 out!(

@@ -33,8 +33,6 @@ struct Tour {
     step: usize,
 }
 
-const TOOLS: [&str; 2] = ["todo", "goal"];
-
 pub fn run(ctx: &Context) -> Result<Outcome, Error> {
     let dir = std::env::temp_dir().join(format!(
         "goalkeeper-tour-{}-{}",
@@ -126,7 +124,7 @@ impl Tour {
 
         self.heading("Everything is in the event log");
         self.command("todo log");
-        for event in self.store.todo_log(&self.session, 100)? {
+        for event in self.store.event_log(&self.session, 100)? {
             out!(
                 "#{} {} {} {}{}",
                 event.id,
@@ -214,7 +212,9 @@ impl Tour {
     }
 
     fn tools() -> Vec<String> {
-        TOOLS.iter().map(|t| (*t).to_owned()).collect()
+        goalkeeper::integrations::TOOL_NAMES
+            .map(str::to_owned)
+            .to_vec()
     }
 
     fn context(&mut self) -> Result<(), Error> {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration};
-use crate::todo::Actor;
+use crate::actor::Actor;
 
 /// Token usage reported for one model turn (or a batch of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -382,7 +382,7 @@ pub fn describe(goal: &Goal, now_ms: i64) -> String {
         "Goal #{} ({}): {}\n",
         goal.id,
         goal.status,
-        crate::prompt::sanitize::one_line(&goal.objective)
+        crate::sanitize::one_line(&goal.objective)
     );
     match goal.token_budget {
         Some(budget) => text.push_str(&format!(
@@ -419,7 +419,7 @@ fn budget_phrase(budget: Option<u64>) -> String {
 }
 
 fn quote(objective: &str) -> String {
-    let line = crate::prompt::sanitize::one_line(objective);
+    let line = crate::sanitize::one_line(objective);
     let short = crate::todo::text::preview(&line);
     format!("\"{short}\"")
 }

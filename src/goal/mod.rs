@@ -9,4 +9,7 @@ pub use lifecycle::{GoalOp, MAX_TOKENS, Transition, Usage, apply, describe, obje
 pub use model::{
     BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration, format_tokens,
 };
-pub use tool::{GoalDetails, GoalResult, GoalView, parse_goal_call};
+pub use tool::{AGENT_OPS, GoalDetails, GoalResult, GoalView, parse_goal_call};
+
+/// The name agents call the goal tool by.
+pub const TOOL_NAME: &str = "goal";

@@ -6,9 +6,11 @@ use serde_json::Value;
 
 use super::lifecycle::{GoalOp, objective};
 use super::model::{Goal, GoalStatus};
-use crate::tool::ToolResult;
+use crate::tool_result::ToolResult;
 
-const OPS: &str = "get, create, resume, complete";
+/// The ops an agent may send, in the order the tool documents them (the
+/// tool schema's `op` enum is built from this list).
+pub const AGENT_OPS: [&str; 4] = ["get", "create", "resume", "complete"];
 
 /// Parses an agent `goal` call: `{"op": "get" | "create" | "resume" |
 /// "complete", "objective": "..."}` (`objective` only with `create`). Ops
@@ -34,12 +36,18 @@ pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
     }
     let op = match object.get("op").filter(|v| !v.is_null()) {
         None => {
-            errors.push(format!("field `op` is missing; use one of {OPS}"));
+            errors.push(format!(
+                "field `op` is missing; use one of {}",
+                AGENT_OPS.join(", ")
+            ));
             None
         }
         Some(Value::String(name)) => Some(name.trim().to_owned()),
         Some(_) => {
-            errors.push(format!("field `op` must be a string, one of {OPS}"));
+            errors.push(format!(
+                "field `op` must be a string, one of {}",
+                AGENT_OPS.join(", ")
+            ));
             None
         }
     };
@@ -90,7 +98,10 @@ pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
             None
         }
         other => {
-            errors.push(format!("unknown op `{other}`; use one of {OPS}"));
+            errors.push(format!(
+                "unknown op `{other}`; use one of {}",
+                AGENT_OPS.join(", ")
+            ));
             None
         }
     };

@@ -26,7 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
+use super::agent_tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
 use crate::error::{Error, Result};
 use crate::inject::{self, Injector};
 use crate::{SessionId, Settings, Store};

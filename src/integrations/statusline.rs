@@ -2,7 +2,7 @@
 //! `◎ Ship the release · todos 3/7 · 12.3k/100k tok · 5m`.
 
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
-use crate::prompt::sanitize::one_line;
+use crate::sanitize::one_line;
 use crate::todo::TodoList;
 
 /// Longest objective shown, in characters.

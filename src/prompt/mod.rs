@@ -1,8 +1,7 @@
-//! Prompt text: the templates, sanitizing, the `<todo_context>` block and
+//! Prompt text: the templates, the `<todo_context>` block and
 //! its gates, and the hidden messages goalkeeper injects.
 
 mod message;
-pub mod sanitize;
 mod templates;
 mod todo_context;
 

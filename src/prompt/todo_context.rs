@@ -6,9 +6,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::sanitize::sanitize;
 use super::templates::Templates;
 use crate::error::Result;
+use crate::sanitize::sanitize;
 use crate::todo::{Status, TodoList};
 
 /// The settings and caller state the block depends on.

@@ -18,13 +18,44 @@ mod workspace;
 
 pub use file::MAX_RESOURCE_BYTES;
 pub use system_prompt::{
-    AssembleOptions, Assembly, Block, BlockKind, Diagnostic, PROJECT_FILES, WORKSPACE_FILES,
-    assemble,
+    AssembleOptions, Assembly, Block, BlockKind, PROJECT_FILES, WORKSPACE_FILES, assemble,
 };
 pub use workspace::{
     LINK_NAMES, LinkAction, LinkOutcome, LinkReport, LinkState, LinkStatus, SOURCE_FILE,
     SourceState, StatusReport, link, status,
 };
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// A resource that was found but not used, or a setting that points nowhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The file or directory concerned.
+    #[serde(serialize_with = "serialize_path::plain")]
+    pub path: PathBuf,
+    /// What is wrong and what happened, phrased to follow the path
+    /// (`is not valid UTF-8 (invalid byte at offset 3); skipped`).
+    pub problem: String,
+}
+
+impl Diagnostic {
+    pub(crate) fn new(path: &Path, problem: String) -> Diagnostic {
+        Diagnostic {
+            path: path.to_owned(),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `<path>: <problem>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.problem)
+    }
+}
 
 /// Paths in JSON output: as text, with any bytes that are not UTF-8 replaced
 /// (serde's own `Path` impl fails on those, and one odd file name must not

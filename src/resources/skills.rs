@@ -7,8 +7,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::Diagnostic;
 use super::file::{Loaded, load};
-use super::system_prompt::Diagnostic;
 
 /// One skill found under `skills/`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,8 +23,8 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use super::file::{Loaded, Seen, load};
-use super::serialize_path;
 use super::skills;
+use super::{Diagnostic, serialize_path};
 
 /// The project context file names checked in every directory, in this order.
 pub const PROJECT_FILES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
@@ -121,33 +121,6 @@ impl Block {
     /// The header line: `[kind:name]`.
     pub fn header(&self) -> String {
         format!("[{}:{}]", self.kind, self.name)
-    }
-}
-
-/// A resource that was found but not used, or a setting that points nowhere.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    /// The file or directory concerned.
-    #[serde(serialize_with = "serialize_path::plain")]
-    pub path: PathBuf,
-    /// What is wrong and what happened, phrased to follow the path
-    /// (`is not valid UTF-8 (invalid byte at offset 3); skipped`).
-    pub problem: String,
-}
-
-impl Diagnostic {
-    pub(crate) fn new(path: &Path, problem: String) -> Diagnostic {
-        Diagnostic {
-            path: path.to_owned(),
-            problem,
-        }
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    /// `<path>: <problem>`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.problem)
     }
 }
 

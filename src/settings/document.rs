@@ -3,7 +3,7 @@
 
 use toml::{Table, Value};
 
-use super::keys::Key;
+use super::keys::{Key, toml_string};
 
 /// One leaf of a document.
 #[derive(Debug)]
@@ -77,24 +77,4 @@ pub(super) fn show_toml(value: &Value) -> String {
         Value::Array(_) => "an array".to_owned(),
         Value::Table(_) => "a table".to_owned(),
     }
-}
-
-/// `text` as a TOML basic string: quoted, with `"`, `\` and control
-/// characters escaped.
-pub(super) fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use super::document::toml_string;
 use super::{Eager, InactiveTool, Settings};
 
 /// One settings key.
@@ -252,4 +251,24 @@ impl Kind {
             Kind::Path => "expected a path (a string; empty for none)",
         }
     }
+}
+
+/// `text` as a TOML basic string: quoted, with `"`, `\` and control
+/// characters escaped.
+pub(super) fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -3,8 +3,8 @@
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use crate::SessionId;
 use crate::error::Result;
+use crate::{SessionId, Store};
 
 /// What part of the session an event changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -55,6 +55,14 @@ pub struct Event {
     pub error: Option<String>,
     /// The resulting list version, for a successful todo mutation.
     pub version: Option<i64>,
+}
+
+impl Store {
+    /// The last `limit` events of `session`, oldest first: the todo list's
+    /// and the goal's, successful and rejected (`todo log`).
+    pub fn event_log(&mut self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
+        self.in_tx(|tx| recent(tx, session, limit))
+    }
 }
 
 /// An event about to be appended.
@@ -208,7 +216,7 @@ mod tests {
                 .unwrap()
                 .is_error
         );
-        let log = store.todo_log(&session, 10).unwrap();
+        let log = store.event_log(&session, 10).unwrap();
         assert_eq!(log.len(), 2);
         for (event, raw) in log.iter().zip([&todo, &goal]) {
             assert!(!event.ok);

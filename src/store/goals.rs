@@ -9,13 +9,13 @@ use super::Store;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use crate::SessionId;
+use crate::actor::Actor;
 use crate::error::{Error, Result};
 use crate::goal::{
     self, BudgetNotice, Goal, GoalDetails, GoalOp, GoalResult, GoalStatus, GoalView,
     parse_goal_call,
 };
-use crate::todo::Actor;
-use crate::tool::ToolResult;
+use crate::tool_result::ToolResult;
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
 /// tool's JSON.

@@ -6,12 +6,12 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::json;
 
 use super::Store;
-use super::events::{self, Event, EventKind, NewEvent};
+use super::events::{self, EventKind, NewEvent};
 use super::sessions::{self, parse_list};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{self, Actor, Call, SummaryKind, TodoDetails, TodoList, TodoResult};
-use crate::tool::ToolResult;
+use crate::tool_result::ToolResult;
 
 impl Store {
     /// Runs one todo call for `session` as `actor`.
@@ -158,11 +158,6 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(result(list, "undo", version))
-    }
-
-    /// The last `limit` events of `session`, oldest first.
-    pub fn todo_log(&mut self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
-        self.in_tx(|tx| events::recent(tx, session, limit))
     }
 
     /// Takes the pending todo-error text of `session` (set by a rejected

@@ -20,7 +20,9 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::call::{Op, PhaseItems, Target};
-use super::model::{Actor, DroppedBy, MAX_TASKS, Phase, Status, Task, TodoList};
+use super::model::{DroppedBy, Phase, Status, Task, TodoList};
+use super::text::MAX_TASKS;
+use crate::actor::Actor;
 
 /// A task that moved into `completed` during a call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -10,8 +10,9 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::model::{MAX_CALL_BYTES, TodoList};
+use super::model::TodoList;
 use super::text;
+use super::text::MAX_CALL_BYTES;
 
 /// The operation names of the `todo` tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -205,7 +206,9 @@ pub struct CallError {
     pub errors: Vec<String>,
 }
 
-const FIELDS: [&str; 6] = ["op", "list", "task", "phase", "items", "reason"];
+/// Every field a todo call may carry, `op` first (the tool schema's
+/// properties are checked against this list).
+pub const CALL_FIELDS: [&str; 6] = ["op", "list", "task", "phase", "items", "reason"];
 const FIELD_LIST: &str = "op, list, task, phase, items, reason";
 const OP_LIST: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
@@ -282,14 +285,14 @@ impl Fields {
     fn read(object: &Map<String, Value>) -> Fields {
         let mut f = Fields::default();
         for key in object.keys() {
-            if !FIELDS.contains(&key.as_str()) {
+            if !CALL_FIELDS.contains(&key.as_str()) {
                 f.errors.push(format!(
                     "unknown field `{key}`; the accepted fields are {FIELD_LIST}"
                 ));
             }
         }
         let get = |key: &str| object.get(key).filter(|v| !v.is_null());
-        f.given = FIELDS
+        f.given = CALL_FIELDS
             .into_iter()
             .filter(|&key| key != "op" && get(key).is_some())
             .collect();

@@ -34,8 +34,9 @@
 
 use std::collections::HashMap;
 
-use super::model::{DroppedBy, MAX_TASKS, Phase, Status, Task, TodoList};
+use super::model::{DroppedBy, Phase, Status, Task, TodoList};
 use super::text;
+use super::text::MAX_TASKS;
 
 /// Where tasks go when they come before any heading.
 const DEFAULT_PHASE: &str = "Todos";

@@ -8,19 +8,21 @@ mod model;
 mod summary;
 pub(crate) mod text;
 
+pub use crate::actor::Actor;
 pub use apply::{CompletedTask, apply, normalize};
-pub use call::{CallError, Op, OpKind, PhaseItems, Target, parse_call, parse_value};
+pub use call::{CALL_FIELDS, CallError, Op, OpKind, PhaseItems, Target, parse_call, parse_value};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
-pub use model::{
-    Actor, Counts, DroppedBy, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS,
-    MAX_TASKS, Phase, Status, Task, TodoList,
-};
+pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
 pub use summary::{SummaryKind, summary};
+pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::tool::ToolResult;
+use crate::tool_result::ToolResult;
+
+/// The name agents call the todo tool by.
+pub const TOOL_NAME: &str = "todo";
 
 /// One `todo` call as it arrives: raw JSON text (from a CLI argument or
 /// stdin), an already-decoded JSON value (from MCP), or a typed op (from the

@@ -1,4 +1,4 @@
-//! The todo data model: statuses, tasks, phases, the list, and who acts.
+//! The todo data model: statuses, tasks, phases and the list.
 //!
 //! The types are plain data with public fields so hosts can build and read
 //! them freely; the invariants (unique contents, one `in_progress`, limits)
@@ -9,16 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Longest task content, in characters, after trimming.
-pub const MAX_TASK_CHARS: usize = 1_000;
-/// Longest phase name, in characters, after trimming.
-pub const MAX_PHASE_CHARS: usize = 200;
-/// Longest blocker note, in characters, after trimming and collapsing.
-pub const MAX_BLOCKER_CHARS: usize = 1_000;
-/// Most tasks one list may hold.
-pub const MAX_TASKS: usize = 10_000;
-/// Largest tool-call JSON document, in bytes.
-pub const MAX_CALL_BYTES: usize = 1024 * 1024;
+use super::text::MAX_TASKS;
 
 /// Where a task stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -80,32 +71,6 @@ impl Status {
 }
 
 impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Who made a change. Some rules differ by actor (the settle-gaming guard).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Actor {
-    /// A model, through the `todo` tool.
-    Agent,
-    /// A person at the CLI, or a markdown import.
-    User,
-}
-
-impl Actor {
-    /// `agent` or `user`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Actor::Agent => "agent",
-            Actor::User => "user",
-        }
-    }
-}
-
-impl fmt::Display for Actor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use super::model::{Status, TodoList};
-use crate::prompt::sanitize::one_line;
+use crate::sanitize::one_line;
 
 /// Whether the summary follows a read or a change; only the wording of an
 /// empty list differs.

@@ -2,7 +2,16 @@
 //! SPEC §1. Every error names the field and the limit so the caller can fix
 //! the input.
 
-use super::model::{MAX_BLOCKER_CHARS, MAX_PHASE_CHARS, MAX_TASK_CHARS};
+/// Longest task content, in characters, after trimming.
+pub const MAX_TASK_CHARS: usize = 1_000;
+/// Longest phase name, in characters, after trimming.
+pub const MAX_PHASE_CHARS: usize = 200;
+/// Longest blocker note, in characters, after trimming and collapsing.
+pub const MAX_BLOCKER_CHARS: usize = 1_000;
+/// Most tasks one list may hold.
+pub const MAX_TASKS: usize = 10_000;
+/// Largest tool-call JSON document, in bytes.
+pub const MAX_CALL_BYTES: usize = 1024 * 1024;
 
 /// Trims a task content and checks it is 1–1,000 characters.
 pub fn task_content(raw: &str) -> Result<String, String> {

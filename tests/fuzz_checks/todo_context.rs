@@ -10,8 +10,8 @@
 
 use std::sync::OnceLock;
 
-use goalkeeper::prompt::sanitize::sanitize;
 use goalkeeper::prompt::{ContextOptions, Gate, Templates, todo_context};
+use goalkeeper::sanitize::sanitize;
 use goalkeeper::todo::{DroppedBy, Phase, Status, Task, TodoList};
 
 /// Decodes `data` into a list and checks the block for every option set.

@@ -160,7 +160,7 @@ fn inspect(env: &TestEnv, acknowledged: &[String], in_flight: Option<&str>) -> V
 
     // The event log and the list agree: one successful append event per
     // task, versions 1..=n in order, the latest being the list's version.
-    let events = store.todo_log(&session, 1_000_000).unwrap();
+    let events = store.event_log(&session, 1_000_000).unwrap();
     assert!(
         events
             .iter()

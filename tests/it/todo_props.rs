@@ -161,7 +161,7 @@ proptest! {
         for (actor, text) in &calls {
             store.todo(&s, Call::Json(text), *actor, NOW).unwrap();
             let before = store.todo_list(&s).unwrap();
-            let log = store.todo_log(&s, 1_000).unwrap();
+            let log = store.event_log(&s, 1_000).unwrap();
             let error = store.pending_todo_error(&s).unwrap();
             let result = store.todo(&s, Call::Json(r#"{"op":"view"}"#), viewer, NOW).unwrap();
             prop_assert!(!result.is_error);
@@ -170,7 +170,7 @@ proptest! {
             let after = store.todo_list(&s).unwrap();
             prop_assert_eq!(json_of(&after.0), json_of(&before.0));
             prop_assert_eq!(after.1, before.1);
-            prop_assert_eq!(store.todo_log(&s, 1_000).unwrap(), log);
+            prop_assert_eq!(store.event_log(&s, 1_000).unwrap(), log);
             prop_assert_eq!(store.pending_todo_error(&s).unwrap(), error);
         }
     }

@@ -132,7 +132,7 @@ impl Hook<'_> {
     fn tools(&self) -> Vec<String> {
         // Claude Code reaches the tools through the MCP server; the hook
         // cannot see which are enabled, so both are assumed active.
-        vec!["todo".into(), "goal".into()]
+        super::TOOL_NAMES.map(str::to_owned).to_vec()
     }
 
     fn session_start(&mut self, event: &Value) -> Result<Option<Value>> {

@@ -517,14 +517,14 @@ fn append_after_everything_is_closed_starts_the_new_task() {
 fn view_shows_the_list_and_changes_nothing() {
     for actor in BOTH {
         let mut s = planned();
-        let log = s.todo_log(&session(), 100).unwrap();
+        let log = s.event_log(&session(), 100).unwrap();
         let result = call(&mut s, r#"{"op":"view"}"#, actor);
         assert!(!result.is_error);
         assert_eq!(result.details.op.as_deref(), Some("view"));
         assert_eq!(result.details.version, 1);
         assert_eq!(result.details.phases, list(&mut s));
         assert_eq!(version(&mut s), 1);
-        assert_eq!(s.todo_log(&session(), 100).unwrap(), log);
+        assert_eq!(s.event_log(&session(), 100).unwrap(), log);
         assert_eq!(tasks(&mut s), PLANNED);
     }
 }

@@ -178,7 +178,7 @@ fn the_log_limit_keeps_the_latest_events_oldest_first() {
     agent(&mut s, r#"{"op":"init","items":["a","b","c"]}"#);
     agent(&mut s, r#"{"op":"done","task":"a"}"#);
     agent(&mut s, r#"{"op":"done","task":"b"}"#);
-    let last_two = s.todo_log(&session(), 2).unwrap();
+    let last_two = s.event_log(&session(), 2).unwrap();
     let versions: Vec<_> = last_two.iter().map(|e| e.version).collect();
     assert_eq!(versions, [Some(2), Some(3)]);
 }

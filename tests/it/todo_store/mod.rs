@@ -20,5 +20,5 @@ fn sid(id: &str) -> SessionId {
 
 /// The whole event log of the test session, oldest first.
 fn log(store: &mut Store) -> Vec<goalkeeper::store::Event> {
-    store.todo_log(&session(), 1_000).unwrap()
+    store.event_log(&session(), 1_000).unwrap()
 }

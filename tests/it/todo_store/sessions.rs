@@ -36,8 +36,8 @@ fn sessions_are_isolated() {
     assert_eq!(show(&list_one), "Tasks: [/] a");
     assert_eq!(show(&list_two), "Tasks: [x] b, [/] c");
     assert_eq!((version_one, version_two), (1, 2));
-    assert_eq!(s.todo_log(&one, 100).unwrap().len(), 2);
-    assert_eq!(s.todo_log(&two, 100).unwrap().len(), 2);
+    assert_eq!(s.event_log(&one, 100).unwrap().len(), 2);
+    assert_eq!(s.event_log(&two, 100).unwrap().len(), 2);
     assert!(s.pending_todo_error(&one).unwrap().is_some());
     assert_eq!(s.pending_todo_error(&two).unwrap(), None);
 

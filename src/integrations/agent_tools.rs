@@ -1,6 +1,7 @@
 //! The `todo` and `goal` tools as an agent host sees them: a name, a
-//! description, a JSON Schema for the arguments, and one [`execute`] entry
-//! point that every adapter calls.
+//! description, a JSON Schema for the arguments, and [`execute`], which
+//! runs one call whose arguments arrive as JSON (the MCP server's path; the
+//! CLI's `todo apply` and `goal apply` call the store directly).
 //!
 //! The schemas are generated from small argument structs that mirror the
 //! fields the engine accepts. They guide the model; they do not gate the
@@ -8,24 +9,24 @@
 //! malformed call gets the engine's error, which names the problem and the
 //! accepted fields.
 
-use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::goal::MAX_OBJECTIVE_CHARS;
+use crate::goal::{AGENT_OPS, MAX_OBJECTIVE_CHARS};
 use crate::prompt::Templates;
 use crate::store::GoalCall;
 use crate::todo::{
-    Actor, Call, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS,
+    Actor, Call, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, OpKind,
 };
-use crate::tool::ToolResult;
+use crate::tool_result::ToolResult;
 use crate::{SessionId, Store};
 
 /// The name of the todo tool.
-pub const TODO: &str = "todo";
+pub const TODO: &str = crate::todo::TOOL_NAME;
 /// The name of the goal tool.
-pub const GOAL: &str = "goal";
+pub const GOAL: &str = crate::goal::TOOL_NAME;
 /// Every tool, in the order hosts list them.
 pub const TOOL_NAMES: [&str; 2] = [TODO, GOAL];
 
@@ -73,7 +74,8 @@ impl ToolSpec {
 )]
 struct TodoArguments {
     /// The operation.
-    op: TodoOp,
+    #[schemars(schema_with = "todo_ops")]
+    op: String,
     /// `init`: the whole list, phase by phase.
     list: Option<Vec<PhaseArguments>>,
     /// The task, named by its exact text (`start`, `done`, `drop`, `rm`, `block`, `unblock`).
@@ -106,23 +108,10 @@ struct PhaseArguments {
     items: Vec<String>,
 }
 
-/// The nine todo operations.
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[expect(
-    dead_code,
-    reason = "describes the schema; calls are parsed by the engine"
-)]
-enum TodoOp {
-    Init,
-    Start,
-    Done,
-    Drop,
-    Rm,
-    Block,
-    Unblock,
-    Append,
-    View,
+/// The `op` of a todo call: one of [`OpKind::ALL`].
+fn todo_ops(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = OpKind::ALL.iter().map(|k| k.as_str()).collect();
+    json_schema!({"type": "string", "enum": names})
 }
 
 /// The arguments of a `goal` call. Schema only: the engine parses calls.
@@ -134,24 +123,16 @@ enum TodoOp {
 )]
 struct GoalArguments {
     /// The operation. Only the user can replace, pause or drop a goal, or set its budget.
-    op: GoalAgentOp,
+    #[schemars(schema_with = "goal_ops")]
+    op: String,
     /// `create`: what the goal should achieve.
     #[schemars(length(min = 1, max = MAX_OBJECTIVE_CHARS))]
     objective: Option<String>,
 }
 
-/// The goal operations open to an agent.
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[expect(
-    dead_code,
-    reason = "describes the schema; calls are parsed by the engine"
-)]
-enum GoalAgentOp {
-    Get,
-    Create,
-    Resume,
-    Complete,
+/// The `op` of a goal call: one of [`AGENT_OPS`].
+fn goal_ops(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "enum": AGENT_OPS})
 }
 
 /// The schema of `T` as an MCP `inputSchema`: draft 2020-12, subschemas
@@ -266,7 +247,7 @@ mod tests {
     fn the_todo_schema_names_every_field_the_engine_accepts() {
         let schema = input_schema::<TodoArguments>();
         let fields: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-        assert_eq!(fields, ["op", "list", "task", "phase", "items", "reason"]);
+        assert_eq!(fields, crate::todo::CALL_FIELDS);
         let phase = &schema["properties"]["list"]["items"];
         assert_eq!(phase["required"], json!(["phase", "items"]));
     }
