@@ -1,0 +1,478 @@
+//! Opening the store (SPEC §7, §12): the file is checked before SQLite
+//! touches it, and something that is not a SQLite database, a SQLite
+//! database of another program, or a goalkeeper database from a newer
+//! version is refused and left byte-for-byte as it was, WAL included. Also
+//! the connection's setup (WAL, busy timeout, migrations) and what closing
+//! it may write.
+
+use std::cell::Cell;
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use super::{APPLICATION_ID, Store, migrations};
+use crate::error::{Error, Result};
+
+/// How long a command waits for another process's transaction. Commands
+/// hold the lock for a millisecond or two, so this is only reached when a
+/// process hangs mid-transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Store {
+    /// Opens (creating with mode 0600 if missing) the database at `path`,
+    /// migrating it to the current schema. Refuses, untouched, a file that
+    /// is not a goalkeeper database or comes from a newer version.
+    pub fn open(path: &Path) -> Result<Store> {
+        precheck_file(path)?;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let store = Store {
+            conn,
+            path: Some(path.to_owned()),
+            ours: Cell::new(false),
+            found_wal: Cell::new(false),
+        };
+        store.setup()?;
+        Ok(store)
+    }
+
+    /// A private in-memory database, for tests and one-off runs.
+    pub fn open_in_memory() -> Result<Store> {
+        let store = Store {
+            conn: Connection::open_in_memory()?,
+            path: None,
+            ours: Cell::new(false),
+            found_wal: Cell::new(false),
+        };
+        store.setup()?;
+        Ok(store)
+    }
+
+    fn setup(&self) -> Result<()> {
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        if let Some(path) = &self.path {
+            // No checkpoint when this connection closes, unless `Drop` says
+            // otherwise. Until the file is known to be ours, a WAL a crashed
+            // process left beside it holds committed pages not yet in the
+            // file, and closing the last connection would merge them in: it
+            // must stay as it was. Once it is ours, the checkpoint comes back
+            // only when the WAL has grown past `CHECKPOINT_WAL_BYTES`.
+            self.found_wal.set(has_leftover_wal(path));
+            self.conn
+                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        }
+        self.check_identity()?;
+        if self.path.is_some() {
+            // Switching to WAL needs a brief exclusive lock that a racing
+            // opener may hold; it does not always go through the busy handler.
+            retry_busy(|| {
+                self.conn
+                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            })?;
+        }
+        // NORMAL is durable against a crashed process in WAL mode; only a
+        // power loss can drop the last commits.
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        self.conn.pragma_update(None, "foreign_keys", true)?;
+        migrations::migrate(&self.conn, self.path.as_deref())?;
+        self.ours.set(true);
+        Ok(())
+    }
+
+    /// Refuses a SQLite database that belongs to another program or to a
+    /// newer goalkeeper, before anything writes to it.
+    fn check_identity(&self) -> Result<()> {
+        // One statement, so one snapshot: a process creating the database
+        // at this moment commits its tables and its application id together.
+        let (app_id, version, tables) = retry_busy(|| {
+            self.conn.query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id()),
+                        (SELECT user_version FROM pragma_user_version()),
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                },
+            )
+        })
+        .map_err(|e| match (e.sqlite_error_code(), &self.path) {
+            (Some(ErrorCode::NotADatabase), Some(path)) => Error::NotOurDatabase {
+                path: path.clone(),
+                why: "SQLite cannot read it as a database".into(),
+            },
+            _ => Error::Sqlite(e),
+        })?;
+        let path = || self.path.clone().unwrap_or_default();
+        if app_id == APPLICATION_ID {
+            if version > migrations::LATEST {
+                return Err(Error::NewerSchema {
+                    path: path(),
+                    found: version,
+                    known: migrations::LATEST,
+                });
+            }
+            return Ok(());
+        }
+        if app_id != 0 {
+            return Err(Error::NotOurDatabase {
+                path: path(),
+                why: format!("its application id is {app_id:#x}"),
+            });
+        }
+        if tables > 0 || version != 0 {
+            return Err(Error::NotOurDatabase {
+                path: path(),
+                why: "it is a SQLite database of another program".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// How large the WAL may grow before the connection that closes last folds it
+/// back into the database. About 250 pages: a few mutations of a
+/// 1,000-task list, a hundred or so of a short one.
+const CHECKPOINT_WAL_BYTES: u64 = 1024 * 1024;
+
+impl Drop for Store {
+    /// SQLite's last connection to close checkpoints the whole WAL into the
+    /// database with three or four fsyncs, then deletes it. A CLI process
+    /// is one command, so that cost several times the command's own work
+    /// on every write (5–25 ms on a shared disk). The store lets commits
+    /// accumulate in the WAL across processes instead (its `-wal` and
+    /// `-shm` files stay beside the database), and re-enables the
+    /// close-time checkpoint once the WAL passes [`CHECKPOINT_WAL_BYTES`]:
+    /// that keeps the WAL, which every opener reads back, small, and keeps
+    /// it from growing without bound (a new process cannot tell which
+    /// frames an earlier one already checkpointed). SQLite still skips the
+    /// checkpoint while another connection is open, so nobody waits for it.
+    ///
+    /// Durability is what `synchronous = NORMAL` promises either way: a
+    /// crashed process loses nothing acknowledged; a power cut may lose the
+    /// commits since the last checkpoint.
+    ///
+    /// A file that was refused is left as it was found: a WAL that was
+    /// already there stays; the empty one that opening it created goes,
+    /// with the usual close.
+    fn drop(&mut self) {
+        let Some(path) = &self.path else { return };
+        let checkpoint = if self.ours.get() {
+            let mut wal = path.clone().into_os_string();
+            wal.push("-wal");
+            std::fs::metadata(&wal).is_ok_and(|m| m.len() > CHECKPOINT_WAL_BYTES)
+        } else {
+            !self.found_wal.get()
+        };
+        if checkpoint {
+            let _ = self
+                .conn
+                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
+        }
+    }
+}
+
+/// Rejects, without opening it through SQLite, a path that is a directory or
+/// a file without the SQLite header; creates a missing file with mode 0600.
+fn precheck_file(path: &Path) -> Result<()> {
+    let io = |what: &str| {
+        let what = format!("{what} {}", path.display());
+        move |source| Error::Io { what, source }
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(Error::Usage(format!(
+            "{} is a directory; give the path of a database file, e.g. {}/goalkeeper.db",
+            path.display(),
+            path.display()
+        ))),
+        Ok(_) => {
+            // A rollback journal next to a file that is not (yet) ours is
+            // either another program's unfinished transaction, which opening
+            // the file would roll back, or goalkeeper creating the database:
+            // switching a new file to WAL goes through a journal, which is
+            // gone in a moment, or stays behind if that process was killed.
+            // Either way such a file is one page with no table in it, so a
+            // rollback loses nothing.
+            let deadline = std::time::Instant::now() + Duration::from_millis(500);
+            loop {
+                match read_header(path)? {
+                    Header::Empty => return Ok(()),
+                    Header::NotSqlite => {
+                        return refuse(path, "it does not start with the SQLite header");
+                    }
+                    Header::Sqlite { app_id, .. } if app_id != 0 && app_id != APPLICATION_ID => {
+                        return refuse(path, &format!("its application id is {app_id:#x}"));
+                    }
+                    Header::Sqlite {
+                        app_id,
+                        holds_tables,
+                    } => {
+                        if app_id == APPLICATION_ID
+                            || !holds_tables
+                            || !has_sibling(path, "-journal")
+                        {
+                            return Ok(());
+                        }
+                        if std::time::Instant::now() >= deadline {
+                            return refuse(
+                                path,
+                                "it has an unfinished transaction of another program (a hot rollback journal), which opening it would roll back",
+                            );
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A dangling symlink (a `--db` prepared in a dotfiles repo):
+            // SQLite would create its target with mode 0644 (and the -wal
+            // and -shm with the same), so create the target here, 0600.
+            let target = dangling_target(path);
+            let path = target.as_deref().unwrap_or(path);
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(io("cannot create the directory of"))?;
+            }
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(path) {
+                Ok(_) => Ok(()),
+                // Another process created it first; that is fine.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+                Err(e) => Err(io("cannot create")(e)),
+            }
+        }
+        Err(e) => Err(io("cannot access")(e)),
+    }
+}
+
+/// Where the chain of symlinks starting at `path` ends, when `path` is a
+/// symlink (at most 40 hops, the kernel's limit); `None` when it is not.
+fn dangling_target(path: &Path) -> Option<PathBuf> {
+    let mut current = path.to_owned();
+    let mut hops = 0;
+    while std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+        hops += 1;
+        if hops > 40 {
+            return None;
+        }
+        let target = std::fs::read_link(&current).ok()?;
+        current = match current.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    (hops > 0).then_some(current)
+}
+
+/// What the first 100 bytes of a database file say.
+enum Header {
+    /// Nothing written yet.
+    Empty,
+    /// Not the SQLite header.
+    NotSqlite,
+    /// A SQLite database with this application id (read from the file
+    /// itself: opening it through SQLite could already change it), and
+    /// whether it is longer than its first page: every table has a root
+    /// page of its own, so a one-page database holds none.
+    Sqlite { app_id: i64, holds_tables: bool },
+}
+
+fn read_header(path: &Path) -> Result<Header> {
+    let mut header = [0u8; 100];
+    let mut file = std::fs::File::open(path).map_err(|source| Error::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    let read = read_up_to(&mut file, &mut header).map_err(|source| Error::Io {
+        what: format!("cannot read {}", path.display()),
+        source,
+    })?;
+    Ok(if read == 0 {
+        Header::Empty
+    } else if !header.starts_with(b"SQLite format 3\0") {
+        Header::NotSqlite
+    } else {
+        // The page size is big-endian at offset 16; 1 stands for 65,536.
+        let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+            1 => 65_536,
+            size => u64::from(size),
+        };
+        let len = file
+            .metadata()
+            .map_err(|source| Error::Io {
+                what: format!("cannot read {}", path.display()),
+                source,
+            })?
+            .len();
+        Header::Sqlite {
+            app_id: i64::from(u32::from_be_bytes([
+                header[68], header[69], header[70], header[71],
+            ])),
+            holds_tables: len > page_size,
+        }
+    })
+}
+
+fn refuse(path: &Path, why: &str) -> Result<()> {
+    Err(Error::NotOurDatabase {
+        path: path.to_owned(),
+        why: why.into(),
+    })
+}
+
+/// True when `path` has a non-empty `-wal` file next to it.
+/// True when a WAL with frames is beside `path`.
+fn has_leftover_wal(path: &Path) -> bool {
+    has_sibling(path, "-wal")
+}
+
+/// True when `<path><suffix>` exists and is not empty.
+fn has_sibling(path: &Path, suffix: &str) -> bool {
+    let mut sibling = path.as_os_str().to_owned();
+    sibling.push(suffix);
+    std::fs::metadata(sibling).is_ok_and(|meta| meta.len() > 0)
+}
+
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// Retries `f` while SQLite reports the database busy or locked, for the
+/// few setup statements that bypass the busy handler.
+fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match f() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SessionId;
+    use crate::todo::{Actor, Call};
+
+    fn wal_len(db: &Path) -> Option<u64> {
+        let mut wal = db.to_path_buf().into_os_string();
+        wal.push("-wal");
+        std::fs::metadata(wal).ok().map(|m| m.len())
+    }
+
+    /// One "process": open, one call, close.
+    fn call(db: &Path, json: &str) {
+        let mut store = Store::open(db).unwrap();
+        let session = SessionId::parse("s").unwrap();
+        let result = store
+            .todo(&session, Call::Json(json), Actor::Agent, 0)
+            .unwrap();
+        assert!(!result.is_error, "{}", result.text());
+    }
+
+    #[test]
+    fn a_large_wal_beside_another_programs_database_is_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("other.db");
+        {
+            // Another program, killed with 2 MiB of commits in its WAL.
+            let conn = Connection::open(&db).unwrap();
+            conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+                .unwrap();
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+                .unwrap();
+            conn.execute_batch("PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (x BLOB)")
+                .unwrap();
+            for _ in 0..32 {
+                conn.execute("INSERT INTO t VALUES (zeroblob(65536))", [])
+                    .unwrap();
+            }
+        }
+        let files = |suffix: &str| {
+            let mut path = db.clone().into_os_string();
+            path.push(suffix);
+            std::fs::read(path).unwrap()
+        };
+        let (main, wal) = (files(""), files("-wal"));
+        assert!(wal.len() as u64 > CHECKPOINT_WAL_BYTES);
+        assert!(matches!(
+            Store::open(&db),
+            Err(Error::NotOurDatabase { .. })
+        ));
+        assert_eq!(files(""), main);
+        assert_eq!(files("-wal"), wal);
+    }
+
+    #[test]
+    fn small_commits_stay_in_the_wal_and_the_next_opener_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        call(&db, r#"{"op":"init","items":["a","b"]}"#);
+        call(&db, r#"{"op":"done","task":"a"}"#);
+        assert!(wal_len(&db).is_some_and(|n| n > 0 && n <= CHECKPOINT_WAL_BYTES));
+        let mut store = Store::open(&db).unwrap();
+        let (list, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
+        assert_eq!(version, 2);
+        assert_eq!(list.counts().closed, 1);
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn a_large_wal_is_checkpointed_at_close_and_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        // About 60 KB of state per write (twice: the list and its event).
+        let items: Vec<String> = (0..600).map(|i| format!("task number {i:04}")).collect();
+        call(
+            &db,
+            &serde_json::json!({"op": "init", "items": items}).to_string(),
+        );
+        let mut checkpointed = false;
+        for i in 0..40 {
+            call(
+                &db,
+                &serde_json::json!({"op": "start", "task": items[i % 2]}).to_string(),
+            );
+            let len = wal_len(&db);
+            // Never much more than the threshold plus one command's writes.
+            assert!(len.is_none_or(|n| n < 2 * CHECKPOINT_WAL_BYTES), "{len:?}");
+            checkpointed |= len.is_none();
+        }
+        assert!(checkpointed, "the WAL was folded back at least once");
+        let mut store = Store::open(&db).unwrap();
+        let (_, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
+        assert_eq!(version, 41);
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+}
