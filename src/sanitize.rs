@@ -53,6 +53,24 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(blank_controls(&escape_breaks(text), false))
 }
 
+/// Text for a terminal (SPEC §3.2): the same rule, for output that may span
+/// lines (an export, a report, an error): line feeds and tabs stay, every
+/// other character [`sanitize`] turns into a space (carriage returns
+/// included, which could overwrite what was printed) becomes one; markup
+/// is not escaped. Everything goalkeeper prints goes through this.
+pub fn terminal(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c == '\r' || is_unsafe(c) && c != '\n' && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(blank_controls(text, true))
+}
+
+/// True for the characters no terminal output may carry raw (the ones
+/// [`sanitize`] blanks); JSON output escapes them as `\uXXXX` instead.
+pub fn unsafe_for_terminal(c: char) -> bool {
+    is_unsafe(c)
+}
+
 fn escape_breaks(text: &str) -> Cow<'_, str> {
     if !text.contains(['\r', '\n', '\t']) {
         return Cow::Borrowed(text);
@@ -146,6 +164,15 @@ mod tests {
         fn the_shortcut_never_changes_the_result(text in "[ -~\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}数]{0,16}") {
             proptest::prop_assert_eq!(sanitize(&text), sanitize_any(&text));
         }
+    }
+
+    #[test]
+    fn terminal_text_keeps_line_feeds_and_tabs_only() {
+        assert_eq!(
+            terminal("a\u{1b}[31mred\u{7}\r\nnext\tcol\u{9b}2J\u{2028}<b>&"),
+            "a [31mred  \nnext\tcol 2J <b>&"
+        );
+        assert!(matches!(terminal("plain\n\tline"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
         },
     };
     for note in &reply.notes {
-        eprintln!("goalkeeper: {note}");
+        note!("{note}");
     }
     if let Some(stdout) = reply.stdout {
         out!("{stdout}");
@@ -105,7 +105,7 @@ pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
     match line {
         Ok(Some(line)) => out!("{line}"),
         Ok(None) => {}
-        Err(note) => eprintln!("goalkeeper: {note}"),
+        Err(note) => note!("{note}"),
     }
     Ok(Outcome::Success)
 }

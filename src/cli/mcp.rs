@@ -32,7 +32,7 @@ pub fn run(ctx: &Context, args: McpArgs) -> Result<Outcome, Error> {
     let mut server = McpServer::new(store, ctx.session.clone(), settings)?
         // Per call, so timestamps move while the server runs.
         .with_clock(super::now_ms)
-        .with_log(|line| eprintln!("goalkeeper mcp: {line}"));
+        .with_log(|line| super::write_stderr_as("goalkeeper mcp", format_args!("{line}")));
     if let Some(source) = args.session_from {
         let cwd = std::env::current_dir().map_err(|source| Error::Io {
             what: "cannot read the current directory".into(),

@@ -2,10 +2,21 @@
 //! printing, and the mapping from library errors to exit codes.
 
 /// `println!` that ignores a closed stdout (`goalkeeper ... | head`): the
-/// reader is gone, so there is no one left to tell.
+/// reader is gone, so there is no one left to tell. The text goes through
+/// the terminal rule of SPEC §3.2 ([`sanitize::terminal`]).
+///
+/// [`sanitize::terminal`]: goalkeeper::prompt::sanitize::terminal
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `eprintln!("goalkeeper: …")` that ignores a closed stderr (a hook whose
+/// host closed it must not panic) and applies the same terminal rule.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stderr(format_args!($($arg)*))
     };
 }
 
@@ -25,6 +36,7 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
 use goalkeeper::inject::Injector;
+use goalkeeper::prompt::sanitize;
 use goalkeeper::settings::Settings;
 use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};
@@ -209,7 +221,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(EXIT_REJECTED),
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "goalkeeper: {e}");
+            note!("{e}");
             ExitCode::from(match e.kind() {
                 ErrorKind::Rejected => EXIT_REJECTED,
                 ErrorKind::Usage => EXIT_USAGE,
@@ -228,6 +240,18 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         json: cli.json,
         now_ms: now_ms()?,
     };
+    // SPEC §6: a `--set` that names no setting, or gives a wrong value, is
+    // an error in every command, even one that reads no setting. Hooks and
+    // the status line never fail the host: they say so and do nothing.
+    if let Err(e) = Settings::load_from(None, &ctx.sets) {
+        return match cli.command {
+            Command::Hook(_) | Command::Statusline => {
+                note!("{e}; nothing was done");
+                Ok(Outcome::Success)
+            }
+            _ => Err(e),
+        };
+    }
     let sub = |name: &str| {
         matches
             .subcommand_matches(name)
@@ -252,9 +276,58 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
     }
 }
 
-/// Writes one line to stdout, ignoring a closed pipe.
+/// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.
 pub fn write_stdout(args: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stdout().lock(), "{args}");
+    let text = args.to_string();
+    let _ = writeln!(std::io::stdout().lock(), "{}", sanitize::terminal(&text));
+}
+
+/// Writes text to stdout as it is given lines (no newline added), safe for
+/// a terminal, ignoring a closed pipe.
+pub fn write_stdout_raw(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(sanitize::terminal(text).as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// Writes `goalkeeper: <text>` to stderr, safe for a terminal, ignoring a
+/// closed or broken stderr.
+pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+    write_stderr_as("goalkeeper", args);
+}
+
+/// [`write_stderr`] with another prefix (`goalkeeper mcp`).
+pub fn write_stderr_as(prefix: &str, args: std::fmt::Arguments<'_>) {
+    let text = args.to_string();
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{prefix}: {}",
+        sanitize::terminal(&text)
+    );
+}
+
+/// JSON text with the characters a terminal must not receive raw (C1
+/// controls, DEL, line separators, ...) written as `\uXXXX` escapes: the
+/// same data for a JSON reader, nothing a terminal would act on. serde_json
+/// already escapes the C0 controls; those other characters can only occur
+/// inside strings, where the escape is valid.
+fn terminal_json(text: String) -> String {
+    if !text.chars().any(sanitize::unsafe_for_terminal) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if sanitize::unsafe_for_terminal(c) && c != '\n' {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Prints a tool result (its summary, or the whole object with `--json`)
@@ -275,7 +348,7 @@ fn print_result<D: serde::Serialize>(ctx: &Context, result: &goalkeeper::ToolRes
 /// Prints `value` as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) {
     let text = serde_json::to_string_pretty(value).expect("output serializes");
-    out!("{text}");
+    out!("{}", terminal_json(text));
 }
 
 /// Reads a tool call from stdin, refusing more than the call limit without

@@ -39,7 +39,7 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     // The memory file goes first, once per session.
     let (memory, note) = inject::memory(&mut store, &injector, &ctx.session, ctx.now_ms)?;
     if let Some(note) = note {
-        eprintln!("goalkeeper: {note}");
+        note!("{note}");
     }
     let message =
         inject::goal_mode_context(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)?;
@@ -54,9 +54,9 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
             if args.explain {
                 let (list, _) = store.todo_list(&ctx.session)?;
                 match injector.todo_block(&list, &tools)? {
-                    Ok(_) => eprintln!("goalkeeper: goal-mode context with the todo block"),
+                    Ok(_) => note!("goal-mode context with the todo block"),
                     Err(gate) => {
-                        eprintln!("goalkeeper: goal-mode context without the todo block: {gate}")
+                        note!("goal-mode context without the todo block: {gate}")
                     }
                 }
             }
@@ -137,6 +137,6 @@ fn print_message(ctx: &Context, message: &HiddenMessage) {
 
 fn explain(explain: bool, what: &str, gate: Gate) {
     if explain {
-        eprintln!("goalkeeper: no {what}: {gate}");
+        note!("no {what}: {gate}");
     }
 }

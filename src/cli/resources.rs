@@ -52,7 +52,7 @@ pub fn system_prompt(ctx: &Context, args: SystemPromptArgs) -> Result<Outcome, E
     };
     let assembly = resources::assemble(&options);
     for diagnostic in &assembly.diagnostics {
-        eprintln!("goalkeeper: {diagnostic}");
+        note!("{diagnostic}");
     }
     let text = assembly.to_text();
     if ctx.json {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::todo::{Actor, Call, from_markdown, to_markdown};
+use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, from_markdown, to_markdown};
 use goalkeeper::user_files::UserDir;
 use serde_json::{Map, Value, json};
 
@@ -227,7 +227,7 @@ fn export(ctx: &Context, path: Option<PathBuf>, force: bool) -> Result<Outcome, 
         to_markdown(&list)
     );
     if path.as_os_str() == "-" {
-        print!("{text}");
+        super::write_stdout_raw(&text);
         return Ok(Outcome::Success);
     }
     let (Some(name), parent) = (path.file_name(), path.parent()) else {
@@ -288,8 +288,7 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
     let (text, source) = if path.as_os_str() == "-" {
         (read_stdin()?, "stdin".to_owned())
     } else {
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = read_markdown_file(&path)?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::Rejected(format!(
                 "cannot import {}: it is not UTF-8 text (invalid byte at offset {}); nothing was imported",
@@ -310,6 +309,42 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
         .store()?
         .todo_import(&ctx.session, list, &source, ctx.now_ms)?;
     Ok(print_result(ctx, &result))
+}
+
+/// The bytes of a markdown file to import: a regular file of at most 1 MiB,
+/// the limit of a call on stdin. Anything else (a FIFO, which would block
+/// until a writer comes, `/dev/zero`, a directory) is refused before a
+/// byte is read, and a larger file after 1 MiB + 1 bytes.
+fn read_markdown_file(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+
+    use rustix::fs::{FileType, Mode, OFlags};
+    let cannot = |e: std::io::Error| Error::Usage(format!("cannot read {}: {e}", path.display()));
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| cannot(e.into()))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| cannot(e.into()))?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(Error::Usage(format!(
+            "cannot import {}: it is not a regular file; to import from a pipe, use `todo import -` (nothing was imported)",
+            path.display()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(MAX_CALL_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > MAX_CALL_BYTES {
+        return Err(Error::Usage(format!(
+            "cannot import {}: it is larger than {MAX_CALL_BYTES} bytes (1 MiB), the limit of an import; split the list (nothing was imported)",
+            path.display()
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The markdown file `export` and `import` use when no path is given.

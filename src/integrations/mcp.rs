@@ -35,8 +35,8 @@ use crate::{SessionId, Settings, Store};
 /// object, past rmcp's typed parsing, to the engine.
 const RAW_ARGUMENTS: &str = "goalkeeper/arguments";
 
-/// The longest input line the relay rewrites (rmcp's own line limit); longer
-/// lines pass through untouched and rmcp drops them.
+/// The longest input line the relay passes on (rmcp's own line limit);
+/// a longer one is answered with an error and skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// The name of the goal-mode context prompt.
@@ -157,18 +157,29 @@ impl McpServer {
 /// Serves `server` over newline-delimited JSON-RPC until `input` ends.
 /// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to
 /// keep pipelined calls in arrival order.
+///
+/// Every request gets an answer (SPEC §9): the relay answers what rmcp would
+/// drop in silence itself, a line that is not JSON (`-32700`, id null), a
+/// line that is not UTF-8 (`-32700`, with the request's id when it can be
+/// read), a line over 16 MiB (`-32600`, read to its end in bounded memory)
+/// and a message that is not a JSON object (`-32600`). Its answers and
+/// rmcp's go to `output` whole lines at a time, through one writer.
 pub async fn serve<R, W>(server: McpServer, input: R, output: W) -> Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let (relay_end, rmcp_end) = tokio::io::duplex(64 * 1024);
-    let relay = tokio::spawn(relay(input, relay_end));
+    let (rmcp_out, rmcp_out_reader) = tokio::io::duplex(64 * 1024);
+    let (lines, outgoing) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_lines(outgoing, output));
+    let forward = tokio::spawn(forward_lines(rmcp_out_reader, lines.clone()));
+    let relay = tokio::spawn(relay(input, relay_end, lines));
     let handler = Handler {
         server: Arc::new(server),
         turn: tokio::sync::Mutex::new(()),
     };
-    let result = match handler.serve((rmcp_end, output)).await {
+    let result = match handler.serve((rmcp_end, rmcp_out)).await {
         Ok(running) => running
             .waiting()
             .await
@@ -179,7 +190,44 @@ where
         Err(e) => Err(io_error("the MCP handshake failed", e)),
     };
     relay.abort();
+    // rmcp's side is closed: the forwarder ends, then the writer once every
+    // sender is gone, after writing what is left.
+    let _ = forward.await;
+    let _ = relay.await;
+    let _ = writer.await;
     result
+}
+
+/// Writes each line from `lines` to `output`, flushing after each.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    mut output: W,
+) {
+    while let Some(line) = lines.recv().await {
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = output.shutdown().await;
+}
+
+/// Passes rmcp's output on, a whole line at a time.
+async fn forward_lines<R: AsyncRead + Unpin>(
+    input: R,
+    lines: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut input = BufReader::new(input);
+    loop {
+        let mut line = Vec::new();
+        match input.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        }
+    }
 }
 
 fn io_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -190,16 +238,15 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// Copies `input` to `output` line by line, lifting non-object tool
-/// arguments into `_meta` ([`lift_arguments`]).
-async fn relay<R, W>(input: R, mut output: W)
+/// arguments into `_meta` ([`lift_arguments`]) and answering on `answers`
+/// the lines rmcp cannot read ([`check_line`]).
+async fn relay<R, W>(input: R, mut output: W, answers: tokio::sync::mpsc::UnboundedSender<Vec<u8>>)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
-    // True while passing through the rest of an over-long line.
-    let mut passing = false;
     loop {
         line.clear();
         let limit = (MAX_LINE + 1) as u64;
@@ -207,19 +254,139 @@ where
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let complete = line.ends_with(b"\n");
-        let lifted = if passing || !complete {
-            None
-        } else {
-            lift_arguments(&line)
-        };
-        passing = !complete;
-        let bytes = lifted.as_deref().unwrap_or(&line);
-        if output.write_all(bytes).await.is_err() {
+        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+            // Too long: answer from what the first bytes say, and skip the
+            // rest of the line without keeping it.
+            let id = id_in_prefix(&line);
+            if !skip_line(&mut input).await {
+                let _ = answers.send(error_line(id, -32600, TOO_LONG));
+                break;
+            }
+            let _ = answers.send(error_line(id, -32600, TOO_LONG));
+            continue;
+        }
+        match check_line(&line) {
+            Checked::Skip => continue,
+            Checked::Answer(answer) => {
+                let _ = answers.send(answer);
+                continue;
+            }
+            Checked::Pass => {}
+        }
+        let lifted = lift_arguments(&line);
+        let mut bytes = lifted.unwrap_or_else(|| line.clone());
+        if !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        if output.write_all(&bytes).await.is_err() {
             break;
         }
     }
     let _ = output.shutdown().await;
+}
+
+const TOO_LONG: &str = "Invalid Request: the message is longer than 16 MiB; send smaller calls";
+
+/// Reads up to and including the next newline, keeping nothing. False at
+/// the end of the input.
+async fn skip_line<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> bool {
+    loop {
+        let buffer = match input.fill_buf().await {
+            Ok([]) | Err(_) => return false,
+            Ok(buffer) => buffer,
+        };
+        match buffer.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return true;
+            }
+            None => {
+                let n = buffer.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
+/// What the relay does with one complete line.
+enum Checked {
+    /// A blank line: nothing to answer or pass.
+    Skip,
+    /// Not something rmcp can read: this answer instead.
+    Answer(Vec<u8>),
+    /// A JSON object: rmcp's.
+    Pass,
+}
+
+fn check_line(line: &[u8]) -> Checked {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Checked::Skip;
+    }
+    if let Err(e) = std::str::from_utf8(line) {
+        // Read the id from the text with the bad bytes replaced, so the
+        // client's request is answered by its id.
+        let lossy = String::from_utf8_lossy(line);
+        let id = serde_json::from_str::<Value>(&lossy)
+            .ok()
+            .and_then(|m| m.get("id").cloned())
+            .unwrap_or(Value::Null);
+        return Checked::Answer(error_line(
+            id,
+            -32700,
+            &format!(
+                "Parse error: the message is not valid UTF-8 (invalid byte at offset {}); send UTF-8 text",
+                e.valid_up_to()
+            ),
+        ));
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Err(e) => Checked::Answer(error_line(
+            Value::Null,
+            -32700,
+            &format!("Parse error: {e}"),
+        )),
+        Ok(Value::Object(_) | Value::Array(_)) => Checked::Pass,
+        Ok(_) => Checked::Answer(error_line(
+            Value::Null,
+            -32600,
+            "Invalid Request: a JSON-RPC message is a JSON object",
+        )),
+    }
+}
+
+/// One JSON-RPC error response line.
+fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    }))
+    .expect("an error response serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The `"id"` of a message whose line is too long to parse, when it comes
+/// early (clients write `jsonrpc`, `id`, `method` first): a number or a
+/// plain string after the first `"id"` key of the first 4 KiB; else null.
+fn id_in_prefix(line: &[u8]) -> Value {
+    let prefix = &line[..line.len().min(4096)];
+    let text = String::from_utf8_lossy(prefix);
+    let Some(at) = text.find("\"id\"") else {
+        return Value::Null;
+    };
+    let rest = text[at + 4..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return Value::Null;
+    };
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| c == ',' || c == '}' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    match serde_json::from_str::<Value>(&rest[..end]) {
+        Ok(id @ (Value::Number(_) | Value::String(_))) => id,
+        _ => Value::Null,
+    }
 }
 
 /// A `tools/call` request line whose `arguments` are present but not an

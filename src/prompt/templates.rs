@@ -87,6 +87,94 @@ fn compile(name: &str, text: &str) -> std::result::Result<Handlebars<'static>, T
     Ok(registry)
 }
 
+/// The largest prompt override accepted (the built-in templates are a few
+/// hundred bytes to a few kilobytes).
+pub const MAX_TEMPLATE_BYTES: usize = 64 * 1024;
+
+/// How deep blocks (`{{#if}}…{{/if}}`) and subexpressions (`(…)`) may nest
+/// in a prompt override. The template parser recurses once per level, so a
+/// file nested thousands of levels deep would overflow the stack of every
+/// command that loads the templates, hooks included.
+pub const MAX_TEMPLATE_NESTING: usize = 32;
+
+/// The text of an override: UTF-8, at most [`MAX_TEMPLATE_BYTES`].
+fn read_override(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let io = |source| Error::Io {
+        what: format!("cannot read prompt override {}", path.display()),
+        source,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_TEMPLATE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() > MAX_TEMPLATE_BYTES {
+        return Err(Error::Usage(format!(
+            "prompt template {} is larger than {} KiB; shorten it",
+            path.display(),
+            MAX_TEMPLATE_BYTES / 1024
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Usage(format!(
+            "prompt template {} is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Refuses a template whose blocks or subexpressions nest deeper than
+/// [`MAX_TEMPLATE_NESTING`], before the parser sees it. Counts over-
+/// approximate (a `(` inside a string literal counts too), which only
+/// matters for templates far stranger than any prompt.
+fn check_nesting(text: &str) -> std::result::Result<(), String> {
+    let mut blocks = 0usize;
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        let inner = after[..end].trim_start_matches(['{', '~']).trim_start();
+        if inner.starts_with('!') {
+            // A comment: `{{!-- … --}}` may hold `}}`.
+            let close = if inner.starts_with("!--") {
+                after.find("--}}").map(|i| i + 4)
+            } else {
+                Some(end + 2)
+            };
+            rest = &after[close.unwrap_or(after.len())..];
+            continue;
+        }
+        if inner.starts_with('#') || (inner.starts_with('^') && inner.len() > 1) {
+            blocks += 1;
+        } else if inner.starts_with('/') {
+            blocks = blocks.saturating_sub(1);
+        }
+        let mut parens = 0usize;
+        for c in after[..end].chars() {
+            match c {
+                '(' => parens += 1,
+                ')' => parens = parens.saturating_sub(1),
+                _ => {}
+            }
+            if parens > MAX_TEMPLATE_NESTING {
+                return Err(format!(
+                    "its subexpressions nest more than {MAX_TEMPLATE_NESTING} levels deep"
+                ));
+            }
+        }
+        if blocks > MAX_TEMPLATE_NESTING {
+            return Err(format!(
+                "its blocks nest more than {MAX_TEMPLATE_NESTING} levels deep"
+            ));
+        }
+        rest = &after[end + 2..];
+    }
+    Ok(())
+}
+
 impl Templates {
     /// The built-in templates only.
     pub fn builtin() -> Templates {
@@ -110,9 +198,12 @@ impl Templates {
             let path = dir.map(|d| d.join(format!("{name}.md")));
             let entry = match &path {
                 Some(path) if path.is_file() => {
-                    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-                        what: format!("cannot read prompt override {}", path.display()),
-                        source,
+                    let text = read_override(path)?;
+                    check_nesting(&text).map_err(|why| {
+                        Error::Usage(format!(
+                            "prompt template {} is refused: {why}; simplify the template",
+                            path.display()
+                        ))
                     })?;
                     let compiled = compile(name, &text).map_err(|e| {
                         Error::Usage(format!(
