@@ -59,7 +59,10 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 /// included, which could overwrite what was printed) becomes one; markup
 /// is not escaped. Everything goalkeeper prints goes through this.
 pub fn terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c == '\r' || is_unsafe(c) && c != '\n' && c != '\t') {
+    if !text
+        .chars()
+        .any(|c| c == '\r' || is_unsafe(c) && c != '\n' && c != '\t')
+    {
         return Cow::Borrowed(text);
     }
     Cow::Owned(blank_controls(text, true))
