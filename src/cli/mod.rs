@@ -5,7 +5,7 @@
 /// reader is gone, so there is no one left to tell. The text goes through
 /// the terminal rule of SPEC §3.2 ([`sanitize::terminal`]).
 ///
-/// [`sanitize::terminal`]: goalkeeper::prompt::sanitize::terminal
+/// [`sanitize::terminal`]: goalkeeper::sanitize::terminal
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::cli::write_stdout(format_args!($($arg)*))
@@ -36,7 +36,7 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
 use goalkeeper::inject::Injector;
-use goalkeeper::prompt::sanitize;
+use goalkeeper::sanitize;
 use goalkeeper::settings::Settings;
 use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};

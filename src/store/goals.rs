@@ -116,7 +116,7 @@ impl Store {
                 ToolResult::new(
                     // Field and op names echo the caller's text: one safe
                     // line, as the todo tool's errors (SPEC §3.2).
-                    format!("Errors: {}", crate::prompt::sanitize::one_line(&text)),
+                    format!("Errors: {}", crate::sanitize::one_line(&text)),
                     GoalDetails {
                         op: op_name,
                         goal: view(current.as_ref()),
