@@ -81,7 +81,7 @@ struct TodoArguments {
     /// The task, named by its exact text (`start`, `done`, `drop`, `rm`, `block`, `unblock`).
     #[schemars(length(max = MAX_TASK_CHARS))]
     task: Option<String>,
-    /// The phase, named exactly (`append`, `done`, `drop`, `rm`, `block`, `unblock`; with flat `items` in `init`).
+    /// The phase, named exactly (`append`, `done`, `drop`, `rm`, `block`, `unblock`, `view`; with flat `items` in `init`).
     #[schemars(length(max = MAX_PHASE_CHARS))]
     phase: Option<String>,
     /// `append`, or a flat `init`: task texts, unique across the list.
@@ -90,6 +90,9 @@ struct TodoArguments {
     /// `block`: what the task waits for, one line.
     #[schemars(length(max = MAX_BLOCKER_CHARS))]
     reason: Option<String>,
+    /// `view`: the page of a long list, from 1.
+    #[schemars(range(min = 1))]
+    page: Option<u64>,
 }
 
 /// One phase of an `init` list.

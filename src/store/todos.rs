@@ -17,7 +17,8 @@ impl Store {
     /// Runs one todo call for `session` as `actor`.
     ///
     /// A successful mutation bumps the list's version and appends an event
-    /// holding the new state. A rejected call changes nothing, except that
+    /// holding the new state; a call that changes nothing (SPEC §2.2)
+    /// writes neither. A rejected call changes nothing, except that
     /// a rejected *agent* call is logged and left pending as a todo-error
     /// reminder. `view` writes nothing.
     pub fn todo(
@@ -51,6 +52,10 @@ impl Store {
             if actor == Actor::Agent {
                 set_todo_error(&tx, session, None)?;
             }
+        } else if outcome.is_no_op() && actor == Actor::Agent {
+            // A no-op stores nothing (SPEC §2.2), but it is a well-formed
+            // call: the reminder about an earlier rejected one is done.
+            set_todo_error(&tx, session, None)?;
         } else if !outcome.errors.is_empty() && actor == Actor::Agent {
             let error = outcome.errors.join("; ");
             events::append_rejected(

@@ -14,6 +14,9 @@
 //!   and stamps them `dropped_by: user`; finished work stays finished.
 //! - `block` without a `reason` keeps a blocked task's existing note.
 //! - `rm` without a target empties every phase but keeps the phase names.
+//! - A call that leaves the list exactly as it was (`start` on the task in
+//!   progress, `done` on a completed task, an agent `rm` of closed work) is
+//!   a no-op: it succeeds, and [`Applied::list_changed`] is false.
 
 use std::collections::HashSet;
 
@@ -33,18 +36,74 @@ pub struct CompletedTask {
     pub content: String,
 }
 
+/// A task the call changed: added, removed, or given another status or
+/// note (auto-advance included).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChangedTask {
+    /// The phase it sits in (sat in, when removed).
+    pub phase: String,
+    /// Its content.
+    pub content: String,
+    /// Its status before the call; `None` when the call added it.
+    pub before: Option<Status>,
+    /// Its status after the call; `None` when the call removed it.
+    pub after: Option<Status>,
+}
+
+/// What a successful call did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Tasks that moved into `completed`.
+    pub completed: Vec<CompletedTask>,
+    /// Every task the call changed, in list order (removed tasks first).
+    pub changed: Vec<ChangedTask>,
+    /// False when the list is exactly as it was: a no-op (SPEC §2.2),
+    /// which is stored as no new version and counts as no progress.
+    pub list_changed: bool,
+}
+
 /// Applies `op` for `actor`. On success the list holds the new state,
-/// normalized (one `in_progress` at most, auto-advanced), and the tasks that
-/// moved into `completed` are returned. On error the list is untouched and
-/// every problem is returned. `view` changes nothing and does not normalize.
-pub fn apply(
-    list: &mut TodoList,
-    op: &Op,
-    actor: Actor,
-) -> Result<Vec<CompletedTask>, Vec<String>> {
+/// normalized (one `in_progress` at most, auto-advanced), and the result
+/// says what changed. On error the list is untouched and every problem is
+/// returned. `view` changes nothing and does not normalize.
+pub fn apply(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Applied, Vec<String>> {
+    if matches!(op, Op::View(_)) {
+        return Ok(Applied::default());
+    }
+    // `init` and a user's `rm` change which tasks exist, so they are
+    // compared by content; every other op only changes tasks in place (or
+    // appends at the end of a phase), so a snapshot of the states is enough.
+    let reshapes = matches!(op, Op::Init(_)) || (matches!(op, Op::Rm(_)) && actor == Actor::User);
+    let before = if reshapes {
+        Before::List(list.clone())
+    } else {
+        Before::States(states(list))
+    };
+    let completed = change(list, op, actor)?;
+    normalize(list);
+    let (changed, list_changed) = match before {
+        Before::List(before) => {
+            let changed = diff_by_content(&before, list);
+            let list_changed = before != *list;
+            (changed, list_changed)
+        }
+        Before::States(before) => {
+            let changed = diff_in_place(&before, list);
+            let list_changed = !changed.is_empty() || list.phases.len() != before.len();
+            (changed, list_changed)
+        }
+    };
+    Ok(Applied {
+        completed,
+        changed,
+        list_changed,
+    })
+}
+
+fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTask>, Vec<String>> {
     let mut completed = Vec::new();
     match op {
-        Op::View => return Ok(completed),
+        Op::View(_) => {}
         Op::Init(phases) => init(list, phases, actor)?,
         Op::Start(task) => {
             let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
@@ -92,8 +151,90 @@ pub fn apply(
         }
         Op::Append(phase, items) => append(list, phase, items)?,
     }
-    normalize(list);
     Ok(completed)
+}
+
+/// The list before a call, as much of it as the comparison needs.
+enum Before {
+    List(TodoList),
+    States(Vec<Vec<State>>),
+}
+
+/// What a call can change about a task in place.
+type State = (Status, Option<String>, Option<DroppedBy>);
+
+fn state(task: &Task) -> State {
+    (task.status, task.blocker.clone(), task.dropped_by)
+}
+
+fn states(list: &TodoList) -> Vec<Vec<State>> {
+    list.phases
+        .iter()
+        .map(|p| p.tasks.iter().map(state).collect())
+        .collect()
+}
+
+/// The tasks whose state differs position by position, and the tasks
+/// appended after each phase's old end.
+fn diff_in_place(before: &[Vec<State>], list: &TodoList) -> Vec<ChangedTask> {
+    let mut changed = Vec::new();
+    for (p, phase) in list.phases.iter().enumerate() {
+        let old = before.get(p).map_or(&[][..], Vec::as_slice);
+        for (t, task) in phase.tasks.iter().enumerate() {
+            let was = old.get(t);
+            if was.is_some_and(|was| *was == state(task)) {
+                continue;
+            }
+            changed.push(ChangedTask {
+                phase: phase.name.clone(),
+                content: task.content.clone(),
+                before: was.map(|w| w.0),
+                after: Some(task.status),
+            });
+        }
+    }
+    changed
+}
+
+/// The tasks removed, then the tasks added or changed, by content.
+fn diff_by_content(before: &TodoList, after: &TodoList) -> Vec<ChangedTask> {
+    let old: std::collections::HashMap<&str, (&str, &Task)> = before
+        .phases
+        .iter()
+        .flat_map(|p| {
+            p.tasks
+                .iter()
+                .map(move |t| (t.content.as_str(), (p.name.as_str(), t)))
+        })
+        .collect();
+    let kept: HashSet<&str> = after.tasks().map(|(_, t)| t.content.as_str()).collect();
+    let mut changed: Vec<ChangedTask> = before
+        .phases
+        .iter()
+        .flat_map(|p| p.tasks.iter().map(move |t| (p, t)))
+        .filter(|(_, t)| !kept.contains(t.content.as_str()))
+        .map(|(p, t)| ChangedTask {
+            phase: p.name.clone(),
+            content: t.content.clone(),
+            before: Some(t.status),
+            after: None,
+        })
+        .collect();
+    for phase in &after.phases {
+        for task in &phase.tasks {
+            let was = old.get(task.content.as_str());
+            if was.is_some_and(|(name, was)| *name == phase.name && state(was) == state(task)) {
+                continue;
+            }
+            changed.push(ChangedTask {
+                phase: phase.name.clone(),
+                content: task.content.clone(),
+                before: was.map(|(_, w)| w.status),
+                after: Some(task.status),
+            });
+        }
+    }
+    changed
 }
 
 /// Restores the single-active-task rule: of several `in_progress` tasks only
@@ -194,11 +335,13 @@ fn init(list: &mut TodoList, phases: &[PhaseItems], actor: Actor) -> Result<(), 
             .collect(),
     );
     if actor == Actor::Agent {
-        // Settle-gaming guard: work an agent abandoned stays visible even if
-        // the new list leaves it out.
+        // Settle-gaming guard: a rewrite may re-plan, but work an agent
+        // abandoned, and open work it leaves out, stays on record as
+        // abandoned in a phase of the same name.
         for phase in &list.phases {
             for task in &phase.tasks {
-                if task.is_agent_abandoned() && !contents.contains(task.content.as_str()) {
+                let kept = task.is_agent_abandoned() || task.status.is_open();
+                if kept && !contents.contains(task.content.as_str()) {
                     let p = match next.find_phase(&phase.name) {
                         Some(p) => p,
                         None => {
@@ -206,7 +349,9 @@ fn init(list: &mut TodoList, phases: &[PhaseItems], actor: Actor) -> Result<(), 
                             next.phases.len() - 1
                         }
                     };
-                    next.phases[p].tasks.push(task.clone());
+                    let mut task = task.clone();
+                    task.set_status(Status::Abandoned);
+                    next.phases[p].tasks.push(task);
                 }
             }
         }
@@ -339,7 +484,7 @@ pub(crate) fn task_not_found(list: &TodoList, content: &str) -> String {
     }
 }
 
-fn phase_not_found(list: &TodoList, name: &str) -> String {
+pub(crate) fn phase_not_found(list: &TodoList, name: &str) -> String {
     if list.phases.is_empty() {
         return format!(
             "phase \"{name}\" not found: the todo list is empty; create it with `init`"

@@ -1,9 +1,15 @@
 //! Parsing one `todo` tool call (a JSON object) into an [`Op`].
 //!
-//! Parsing is strict so a model learns the contract from the error: an
-//! unknown field names itself and the accepted ones, a field the op does not
-//! use says which fields it does use, and a missing `op` is inferred only
-//! when the payload is unambiguous (SPEC §2.2). `null` counts as absent.
+//! Repair before rejection (SPEC §2): models make the same few mistakes, and
+//! each rejection costs them a turn. What cannot change which tasks a call
+//! touches is repaired, and every repair is reported in the result: a number
+//! where text is expected, one text where a list is expected, JSON sent as a
+//! string, a field the op does not use given empty, a `reason` on an op that
+//! takes none. What could change the targets stays an error that names the
+//! field and the accepted ones: an unknown field (it may be a misspelt
+//! target), `task` together with `phase`, an empty target, and any other
+//! field the op does not use. A missing `op` is inferred only when the
+//! payload is unambiguous (SPEC §2.2).
 
 use std::fmt;
 
@@ -80,7 +86,7 @@ impl OpKind {
             OpKind::Block => "task or phase, and an optional reason",
             OpKind::Unblock => "task or phase",
             OpKind::Append => "phase and items",
-            OpKind::View => "no other field",
+            OpKind::View => "an optional phase and page",
         }
     }
 }
@@ -130,8 +136,27 @@ pub enum Op {
     Unblock(Target),
     /// Append tasks to a phase, creating it at the end if missing.
     Append(String, Vec<String>),
-    /// Read only.
-    View,
+    /// Read only: one page of the list, or of one phase.
+    View(ViewPage),
+}
+
+/// What a `view` shows: the whole list or one phase, one page at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewPage {
+    /// Only this phase, when given.
+    pub phase: Option<String>,
+    /// The page, counted from 1.
+    pub page: usize,
+}
+
+impl ViewPage {
+    /// The first page of the whole list.
+    pub fn first() -> ViewPage {
+        ViewPage {
+            phase: None,
+            page: 1,
+        }
+    }
 }
 
 impl Op {
@@ -146,7 +171,7 @@ impl Op {
             Op::Block(..) => OpKind::Block,
             Op::Unblock(_) => OpKind::Unblock,
             Op::Append(..) => OpKind::Append,
-            Op::View => OpKind::View,
+            Op::View(_) => OpKind::View,
         }
     }
 
@@ -185,36 +210,56 @@ impl Op {
                 map.insert("phase".into(), phase.as_str().into());
                 map.insert("items".into(), items.clone().into());
             }
-            Op::View => {}
+            Op::View(view) => {
+                if let Some(phase) = &view.phase {
+                    map.insert("phase".into(), phase.as_str().into());
+                }
+                if view.page > 1 {
+                    map.insert("page".into(), view.page.into());
+                }
+            }
         }
         Value::Object(map)
     }
 
     /// True for every op except `view`.
     pub fn mutates(&self) -> bool {
-        !matches!(self, Op::View)
+        !matches!(self, Op::View(_))
     }
 }
 
-/// A call that could not be parsed: every problem found, and the op name
-/// when it was readable (for the result's `details.op`).
+/// A call that could not be parsed: every problem found, the op name when
+/// it was readable (for the result's `details.op`), and what was repaired
+/// on the way (reported even though the call was rejected).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallError {
     /// The op named or inferred, if any.
     pub op: Option<OpKind>,
     /// Every problem, each a sentence fragment without a final period.
     pub errors: Vec<String>,
+    /// What was repaired or ignored before the problems were found.
+    pub repairs: Vec<String>,
+}
+
+/// A call read into an op, with every repair that reading it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// The op.
+    pub op: Op,
+    /// What was repaired or ignored, each a sentence fragment without a
+    /// final period; empty when the call was written as documented.
+    pub repairs: Vec<String>,
 }
 
 /// Every field a todo call may carry, `op` first (the tool schema's
 /// properties are checked against this list).
-pub const CALL_FIELDS: [&str; 6] = ["op", "list", "task", "phase", "items", "reason"];
-const FIELD_LIST: &str = "op, list, task, phase, items, reason";
+pub const CALL_FIELDS: [&str; 7] = ["op", "list", "task", "phase", "items", "reason", "page"];
+const FIELD_LIST: &str = "op, list, task, phase, items, reason, page";
 const OP_LIST: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
 /// Parses a JSON document into an [`Op`]. `list` is the current list, which
 /// op inference needs (bare `items` means `init` only while it is empty).
-pub fn parse_call(json: &str, list: &TodoList) -> Result<Op, CallError> {
+pub fn parse_call(json: &str, list: &TodoList) -> Result<Parsed, CallError> {
     if json.len() > MAX_CALL_BYTES {
         return Err(CallError {
             op: None,
@@ -222,6 +267,7 @@ pub fn parse_call(json: &str, list: &TodoList) -> Result<Op, CallError> {
                 "the call is {} bytes; the limit is {MAX_CALL_BYTES} bytes (1 MiB), so split it into several calls",
                 json.len()
             )],
+            repairs: Vec::new(),
         });
     }
     let value: Value = serde_json::from_str(json).map_err(|e| CallError {
@@ -229,12 +275,26 @@ pub fn parse_call(json: &str, list: &TodoList) -> Result<Op, CallError> {
         errors: vec![format!(
             "the call is not valid JSON ({e}); send one object such as {{\"op\": \"view\"}}"
         )],
+        repairs: Vec::new(),
     })?;
     parse_value(&value, list)
 }
 
 /// Parses an already-decoded JSON value into an [`Op`]; see [`parse_call`].
-pub fn parse_value(value: &Value, list: &TodoList) -> Result<Op, CallError> {
+pub fn parse_value(value: &Value, list: &TodoList) -> Result<Parsed, CallError> {
+    let mut reader = Reader::default();
+    let decoded;
+    let value = match value {
+        Value::String(text) => match decode_json(text) {
+            Some(object @ Value::Object(_)) => {
+                reader.repair("decoded the call, a JSON object sent as a string".into());
+                decoded = object;
+                &decoded
+            }
+            _ => value,
+        },
+        _ => value,
+    };
     let Some(object) = value.as_object() else {
         return Err(CallError {
             op: None,
@@ -242,148 +302,375 @@ pub fn parse_value(value: &Value, list: &TodoList) -> Result<Op, CallError> {
                 "the call must be a JSON object such as {{\"op\": \"view\"}}, not {}",
                 kind_of(value)
             )],
+            repairs: reader.repairs,
         });
     };
-    let mut fields = Fields::read(object);
-    let op = match fields.op.take() {
-        Some(kind) => Some(kind),
-        // An `op` that was given but unreadable is reported, not guessed at.
-        None if object.get("op").is_some_and(|v| !v.is_null()) => None,
-        None => fields.infer(list),
+    for key in object.keys() {
+        if !CALL_FIELDS.contains(&key.as_str()) {
+            reader.errors.push(format!(
+                "unknown field `{key}`; the accepted fields are {FIELD_LIST}"
+            ));
+        }
+    }
+    let kind = match object.get("op").filter(|v| !v.is_null()) {
+        Some(v) => reader.op(v),
+        None => reader.infer(object, list),
     };
-    let Some(kind) = op else {
+    let Some(kind) = kind else {
         return Err(CallError {
             op: None,
-            errors: fields.errors,
+            errors: reader.errors,
+            repairs: reader.repairs,
         });
     };
-    let op = fields.build(kind);
+    let op = reader.build(kind, object);
     match op {
-        Some(op) if fields.errors.is_empty() => Ok(op),
+        Some(op) if reader.errors.is_empty() => Ok(Parsed {
+            op,
+            repairs: reader.repairs,
+        }),
         _ => Err(CallError {
             op: Some(kind),
-            errors: fields.errors,
+            errors: reader.errors,
+            repairs: reader.repairs,
         }),
     }
 }
 
-/// The raw fields of a call, type-checked and trimmed, plus the errors met.
+/// The fields each op reads besides `op`.
+fn uses(kind: OpKind) -> &'static [&'static str] {
+    match kind {
+        OpKind::Init => &["list", "items", "phase"],
+        OpKind::Start => &["task"],
+        OpKind::Done | OpKind::Drop | OpKind::Rm | OpKind::Unblock => &["task", "phase"],
+        OpKind::Block => &["task", "phase", "reason"],
+        OpKind::Append => &["phase", "items"],
+        OpKind::View => &["phase", "page"],
+    }
+}
+
+/// `null`, `""` (or only whitespace), `[]` or `{}`: a field given with
+/// nothing in it.
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+/// A string that holds a JSON array or object, decoded.
+fn decode_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(trimmed)
+        .ok()
+        .filter(|v| v.is_array() || v.is_object())
+}
+
+/// A text field as given: left out, `null`, or present (parsed, or already
+/// reported as an error).
+enum Given {
+    Absent,
+    Null,
+    Text(String),
+    Bad,
+}
+
+/// Reads the fields of one call, collecting repairs and errors.
 #[derive(Default)]
-struct Fields {
-    op: Option<OpKind>,
-    list: Option<Vec<PhaseItems>>,
-    task: Option<String>,
-    phase: Option<String>,
-    items: Option<Vec<String>>,
-    reason: Option<String>,
-    /// The known fields present with a non-null value, parsed or not.
-    given: Vec<&'static str>,
+struct Reader {
+    repairs: Vec<String>,
     errors: Vec<String>,
 }
 
-impl Fields {
-    fn read(object: &Map<String, Value>) -> Fields {
-        let mut f = Fields::default();
-        for key in object.keys() {
-            if !CALL_FIELDS.contains(&key.as_str()) {
-                f.errors.push(format!(
-                    "unknown field `{key}`; the accepted fields are {FIELD_LIST}"
+impl Reader {
+    fn repair(&mut self, what: String) {
+        self.repairs.push(what);
+    }
+
+    fn fail<T>(&mut self, message: String) -> Option<T> {
+        self.errors.push(message);
+        None
+    }
+
+    fn op(&mut self, value: &Value) -> Option<OpKind> {
+        match value.as_str() {
+            Some(name) => match OpKind::parse(name.trim()) {
+                Some(kind) => Some(kind),
+                None => self.fail(format!("unknown op `{name}`; use one of {OP_LIST}")),
+            },
+            None => self.fail(format!(
+                "field `op` must be a string (one of {OP_LIST}), not {}",
+                kind_of(value)
+            )),
+        }
+    }
+
+    /// SPEC §2.2 op inference for a call without `op`, from the fields
+    /// given with something in them.
+    fn infer(&mut self, object: &Map<String, Value>, list: &TodoList) -> Option<OpKind> {
+        let has = |key: &str| object.get(key).is_some_and(|v| !is_empty(v));
+        if has("list") {
+            Some(OpKind::Init)
+        } else if has("items") && has("phase") {
+            Some(OpKind::Append)
+        } else if has("items") && list.is_empty() {
+            Some(OpKind::Init)
+        } else {
+            let why = if has("items") {
+                "; bare `items` means init only while the list is empty, so add \"op\": \"append\" with a `phase`, or \"op\": \"init\" to replace the list"
+            } else {
+                ""
+            };
+            self.fail(format!("field `op` is missing; use one of {OP_LIST}{why}"))
+        }
+    }
+
+    /// Sorts the fields `kind` does not use into ignored (empty, or a
+    /// `reason`) and rejected, then builds the op from the rest.
+    fn build(&mut self, kind: OpKind, object: &Map<String, Value>) -> Option<Op> {
+        let used = uses(kind);
+        let mut ignored = Vec::new();
+        for field in &CALL_FIELDS[1..] {
+            let Some(value) = object.get(*field) else {
+                continue;
+            };
+            if used.contains(field) {
+                continue;
+            }
+            if is_empty(value) {
+                ignored.push(*field);
+            } else if *field == "reason" {
+                self.repair(format!(
+                    "ignored `reason`, which only `block` takes (`{kind}` keeps no note)"
+                ));
+            } else {
+                self.errors.push(format!(
+                    "field `{field}` does not apply to `{kind}`, which takes {}",
+                    kind.fields()
                 ));
             }
         }
-        let get = |key: &str| object.get(key).filter(|v| !v.is_null());
-        f.given = CALL_FIELDS
-            .into_iter()
-            .filter(|&key| key != "op" && get(key).is_some())
-            .collect();
-        if let Some(v) = get("op") {
-            match v.as_str() {
-                Some(name) => match OpKind::parse(name.trim()) {
-                    Some(kind) => f.op = Some(kind),
-                    None => f
-                        .errors
-                        .push(format!("unknown op `{name}`; use one of {OP_LIST}")),
-                },
-                None => f.errors.push(format!(
-                    "field `op` must be a string (one of {OP_LIST}), not {}",
-                    kind_of(v)
-                )),
+        if !ignored.is_empty() {
+            self.repair(format!(
+                "ignored {}, given empty and not used by `{kind}`",
+                names(&ignored)
+            ));
+        }
+        let field = |name: &str| object.get(name);
+        match kind {
+            OpKind::Init => self.init(field("list"), field("items"), field("phase")),
+            OpKind::Start => match self.given(field("task"), "task", text::task_content) {
+                Given::Text(task) => Some(Op::Start(task)),
+                Given::Bad => None,
+                Given::Absent | Given::Null => self
+                    .fail("`start` needs `task`: the exact content of the task to work on".into()),
+            },
+            OpKind::Done => self.target(kind, object).map(Op::Done),
+            OpKind::Drop => self.target(kind, object).map(Op::Drop),
+            OpKind::Rm => self.target(kind, object).map(Op::Rm),
+            OpKind::Block => {
+                let reason = self.reason(field("reason"));
+                let target = self.target(kind, object);
+                target.map(|t| Op::Block(t, reason))
+            }
+            OpKind::Unblock => self.target(kind, object).map(Op::Unblock),
+            OpKind::Append => {
+                let phase = self.given(field("phase"), "phase", text::phase_name);
+                let items = field("items")
+                    .filter(|v| !v.is_null())
+                    .map(|v| self.items(v, "items"));
+                match (phase, items) {
+                    (Given::Absent | Given::Null, _) => {
+                        self.fail("`append` needs `phase`: the phase to add the items to".into())
+                    }
+                    (_, None) => {
+                        self.fail("`append` needs `items`: the task contents to add".into())
+                    }
+                    (Given::Text(_), Some(Some(items))) if items.is_empty() => {
+                        self.fail("`append` needs at least one entry in `items`".into())
+                    }
+                    (Given::Text(phase), Some(Some(items))) => Some(Op::Append(phase, items)),
+                    _ => None,
+                }
+            }
+            OpKind::View => {
+                let phase = match self.given(field("phase"), "phase", text::phase_name) {
+                    Given::Text(phase) => Some(phase),
+                    Given::Bad => return None,
+                    Given::Absent | Given::Null => None,
+                };
+                let page = self.page(field("page"))?;
+                Some(Op::View(ViewPage { phase, page }))
             }
         }
-        if let Some(v) = get("list") {
-            f.list = f.read_list(v);
-        }
-        if let Some(v) = get("task") {
-            f.task = f.read_text(v, "task", text::task_content);
-        }
-        if let Some(v) = get("phase") {
-            f.phase = f.read_text(v, "phase", text::phase_name);
-        }
-        if let Some(v) = get("items") {
-            f.items = f.read_items(v, "items");
-        }
-        if let Some(v) = get("reason") {
-            f.reason = f.read_text(v, "reason", text::blocker);
-        }
-        f
     }
 
-    fn read_text(
+    /// A text field, with a number read as its digits.
+    fn given(
+        &mut self,
+        value: Option<&Value>,
+        field: &str,
+        check: fn(&str) -> Result<String, String>,
+    ) -> Given {
+        match value {
+            None => Given::Absent,
+            Some(Value::Null) => Given::Null,
+            Some(value) => match self.text(value, field, check) {
+                Some(text) => Given::Text(text),
+                None => Given::Bad,
+            },
+        }
+    }
+
+    /// A string, or a number read as its digits (reported), checked.
+    fn text(
         &mut self,
         value: &Value,
         field: &str,
         check: fn(&str) -> Result<String, String>,
     ) -> Option<String> {
-        match value.as_str() {
-            Some(raw) => match check(raw) {
-                Ok(text) => Some(text),
-                Err(e) => {
-                    self.errors.push(format!("field `{field}`: {e}"));
-                    None
-                }
-            },
-            None => {
-                self.errors.push(format!(
-                    "field `{field}` must be a string, not {}",
-                    kind_of(value)
-                ));
-                None
+        let raw = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => {
+                self.repair(format!("read `{field}` {n}, a number, as the text \"{n}\""));
+                n.to_string()
             }
+            other => {
+                return self.fail(format!(
+                    "field `{field}` must be a string, not {}",
+                    kind_of(other)
+                ));
+            }
+        };
+        match check(&raw) {
+            Ok(text) => Some(text),
+            Err(e) => self.fail(format!("field `{field}`: {e}")),
         }
     }
 
-    fn read_items(&mut self, value: &Value, field: &str) -> Option<Vec<String>> {
-        let Some(array) = value.as_array() else {
-            self.errors.push(format!(
-                "field `{field}` must be an array of strings, not {}",
-                kind_of(value)
-            ));
-            return None;
+    /// A list of task contents: an array of strings, with one string (or
+    /// number) read as a list of one and a JSON array sent as a string
+    /// decoded.
+    fn items(&mut self, value: &Value, field: &str) -> Option<Vec<String>> {
+        let decoded;
+        let array = match value {
+            Value::Array(array) => array,
+            Value::String(text) => match decode_json(text) {
+                Some(Value::Array(array)) => {
+                    self.repair(format!("decoded `{field}`, a JSON array sent as a string"));
+                    decoded = array;
+                    &decoded
+                }
+                _ => {
+                    self.repair(format!("read `{field}`, one string, as a list of one task"));
+                    return self
+                        .text(value, field, text::task_content)
+                        .map(|one| vec![one]);
+                }
+            },
+            Value::Number(_) => {
+                self.repair(format!("read `{field}`, one value, as a list of one task"));
+                return self
+                    .text(value, field, text::task_content)
+                    .map(|one| vec![one]);
+            }
+            other => {
+                return self.fail(format!(
+                    "field `{field}` must be an array of strings, not {}",
+                    kind_of(other)
+                ));
+            }
         };
         let before = self.errors.len();
+        let mut numbers = 0;
         let mut items = Vec::with_capacity(array.len());
         for (i, item) in array.iter().enumerate() {
-            if let Some(text) = self.read_text(item, &format!("{field}[{i}]"), text::task_content) {
-                items.push(text);
-            }
+            let name = format!("{field}[{i}]");
+            let text = match item {
+                Value::Number(n) => {
+                    numbers += 1;
+                    text::task_content(&n.to_string()).ok()
+                }
+                Value::String(s) => match text::task_content(s) {
+                    Ok(text) => Some(text),
+                    Err(e) => self.fail(format!("field `{name}`: {e}")),
+                },
+                other => self.fail(format!(
+                    "field `{name}` must be a string, not {}",
+                    kind_of(other)
+                )),
+            };
+            items.extend(text);
+        }
+        if numbers > 0 {
+            let what = if numbers == 1 { "a number" } else { "numbers" };
+            self.repair(format!("read {what} in `{field}` as text"));
         }
         (self.errors.len() == before).then_some(items)
     }
 
-    fn read_list(&mut self, value: &Value) -> Option<Vec<PhaseItems>> {
-        let Some(array) = value.as_array() else {
-            self.errors.push(format!(
-                "field `list` must be an array of {{\"phase\": ..., \"items\": [...]}} objects, not {}",
-                kind_of(value)
-            ));
-            return None;
+    /// The phases of an `init`: an array of `{"phase", "items"}` objects,
+    /// with JSON sent as a string decoded and one phase object read as a
+    /// list of one.
+    fn phases(&mut self, value: &Value) -> Option<Vec<PhaseItems>> {
+        const SHAPE: &str = "{\"phase\": ..., \"items\": [...]}";
+        let decoded;
+        let value = match value {
+            Value::String(text) => match decode_json(text) {
+                Some(v) => {
+                    self.repair("decoded `list`, JSON sent as a string".into());
+                    decoded = v;
+                    &decoded
+                }
+                None => {
+                    return self.fail(format!(
+                        "field `list` must be an array of {SHAPE} objects, not a string"
+                    ));
+                }
+            },
+            _ => value,
+        };
+        let one;
+        let array = match value {
+            Value::Array(array) => array.as_slice(),
+            Value::Object(_) => {
+                self.repair("read `list`, one phase object, as a list of one phase".into());
+                one = [value.clone()];
+                &one[..]
+            }
+            other => {
+                return self.fail(format!(
+                    "field `list` must be an array of {SHAPE} objects, not {}",
+                    kind_of(other)
+                ));
+            }
         };
         let before = self.errors.len();
         let mut phases = Vec::with_capacity(array.len());
         for (i, entry) in array.iter().enumerate() {
+            let decoded;
+            let entry = match entry {
+                Value::String(text) => match decode_json(text) {
+                    Some(object @ Value::Object(_)) => {
+                        self.repair(format!(
+                            "decoded `list[{i}]`, a JSON object sent as a string"
+                        ));
+                        decoded = object;
+                        &decoded
+                    }
+                    _ => entry,
+                },
+                _ => entry,
+            };
             let Some(object) = entry.as_object() else {
                 self.errors.push(format!(
-                    "field `list[{i}]` must be an object {{\"phase\": ..., \"items\": [...]}}, not {}",
+                    "field `list[{i}]` must be an object {SHAPE}, not {}",
                     kind_of(entry)
                 ));
                 continue;
@@ -396,16 +683,13 @@ impl Fields {
                 }
             }
             let name = match object.get("phase").filter(|v| !v.is_null()) {
-                Some(v) => self.read_text(v, &format!("list[{i}].phase"), text::phase_name),
-                None => {
-                    self.errors.push(format!(
-                        "field `list[{i}].phase` is missing; name the phase"
-                    ));
-                    None
-                }
+                Some(v) => self.text(v, &format!("list[{i}].phase"), text::phase_name),
+                None => self.fail(format!(
+                    "field `list[{i}].phase` is missing; name the phase"
+                )),
             };
             let items = match object.get("items").filter(|v| !v.is_null()) {
-                Some(v) => self.read_items(v, &format!("list[{i}].items")),
+                Some(v) => self.items(v, &format!("list[{i}].items")),
                 None => Some(Vec::new()),
             };
             if let (Some(name), Some(items)) = (name, items) {
@@ -415,125 +699,160 @@ impl Fields {
         (self.errors.len() == before).then_some(phases)
     }
 
-    /// SPEC §2.2 op inference for a call without `op`.
-    fn infer(&mut self, list: &TodoList) -> Option<OpKind> {
-        let has_list = self.given.contains(&"list");
-        let has_items = self.given.contains(&"items");
-        let has_phase = self.given.contains(&"phase");
-        if has_list {
-            Some(OpKind::Init)
-        } else if has_items && has_phase {
-            Some(OpKind::Append)
-        } else if has_items && list.is_empty() {
-            Some(OpKind::Init)
-        } else {
-            let why = if has_items {
-                "; bare `items` means init only while the list is empty, so add \"op\": \"append\" with a `phase`, or \"op\": \"init\" to replace the list"
-            } else {
-                ""
-            };
-            self.errors
-                .push(format!("field `op` is missing; use one of {OP_LIST}{why}"));
-            None
-        }
-    }
-
-    /// Checks the fields against what `kind` uses and builds the op.
-    fn build(&mut self, kind: OpKind) -> Option<Op> {
-        let uses: &[&str] = match kind {
-            OpKind::Init => &["list", "items", "phase"],
-            OpKind::Start => &["task"],
-            OpKind::Done | OpKind::Drop | OpKind::Rm | OpKind::Unblock => &["task", "phase"],
-            OpKind::Block => &["task", "phase", "reason"],
-            OpKind::Append => &["phase", "items"],
-            OpKind::View => &[],
+    fn init(
+        &mut self,
+        list: Option<&Value>,
+        items: Option<&Value>,
+        phase: Option<&Value>,
+    ) -> Option<Op> {
+        // An empty `list` beside real `items` (or the reverse) is a
+        // leftover of a schema-filling model: the other one is the call.
+        let given = |v: Option<&Value>| v.is_some_and(|v| !is_empty(v));
+        let (list, items) = match (list, items) {
+            (Some(l), Some(i)) if given(Some(l)) && !given(Some(i)) => {
+                if !i.is_null() {
+                    self.repair("ignored `items`, given empty beside `list`".into());
+                }
+                (Some(l), None)
+            }
+            (Some(l), Some(i)) if given(Some(i)) && !given(Some(l)) => {
+                if !l.is_null() {
+                    self.repair("ignored `list`, given empty beside `items`".into());
+                }
+                (None, Some(i))
+            }
+            (l, i) => (l.filter(|v| !v.is_null()), i.filter(|v| !v.is_null())),
         };
-        for field in &self.given {
-            if !uses.contains(field) {
-                self.errors.push(format!(
-                    "field `{field}` does not apply to `{kind}`, which takes {}",
-                    kind.fields()
-                ));
-            }
-        }
-        if !self.errors.is_empty() {
-            return None;
-        }
-        match kind {
-            OpKind::Init => self.build_init(),
-            OpKind::Start => match self.task.take() {
-                Some(task) => Some(Op::Start(task)),
-                None => {
-                    self.missing("`start` needs `task`: the exact content of the task to work on")
+        let phase = match phase {
+            Some(v) if is_empty(v) => {
+                if !v.is_null() {
+                    self.repair(if list.is_some() {
+                        "ignored the empty top-level `phase`".into()
+                    } else {
+                        "ignored the empty `phase`; the tasks go to phase \"Tasks\"".into()
+                    });
                 }
-            },
-            OpKind::Done => self.target(kind).map(Op::Done),
-            OpKind::Drop => self.target(kind).map(Op::Drop),
-            OpKind::Rm => self.target(kind).map(Op::Rm),
-            OpKind::Block => {
-                let reason = self.reason.take();
-                self.target(kind).map(|t| Op::Block(t, reason))
+                None
             }
-            OpKind::Unblock => self.target(kind).map(Op::Unblock),
-            OpKind::Append => match (self.phase.take(), self.items.take()) {
-                (Some(_), Some(items)) if items.is_empty() => {
-                    self.missing("`append` needs at least one entry in `items`")
+            Some(v) => match self.text(v, "phase", text::phase_name) {
+                Some(name) => Some(name),
+                None => return None,
+            },
+            None => None,
+        };
+        let phases = match (list, items) {
+            (Some(_), Some(_)) => {
+                return self.fail("`init` takes either `list` or `items`, not both".into());
+            }
+            (Some(list), None) => {
+                let phases = self.phases(list)?;
+                if phase.is_some() {
+                    return self.fail(
+                        "`init` with `list` names its phases inside the list; drop the top-level `phase`"
+                            .into(),
+                    );
                 }
-                (Some(phase), Some(items)) => Some(Op::Append(phase, items)),
-                (None, _) => self.missing("`append` needs `phase`: the phase to add the items to"),
-                (_, None) => self.missing("`append` needs `items`: the task contents to add"),
-            },
-            OpKind::View => Some(Op::View),
-        }
-    }
-
-    fn build_init(&mut self) -> Option<Op> {
-        let phases = match (self.list.take(), self.items.take(), self.phase.take()) {
-            (Some(_), Some(_), _) => {
-                return self.missing("`init` takes either `list` or `items`, not both");
+                phases
             }
-            (Some(_), None, Some(_)) => {
-                return self.missing(
-                    "`init` with `list` names its phases inside the list; drop the top-level `phase`",
-                );
-            }
-            (Some(list), None, None) => list,
-            (None, Some(items), phase) => vec![PhaseItems {
+            (None, Some(items)) => vec![PhaseItems {
                 name: phase.unwrap_or_else(|| "Tasks".to_owned()),
-                items,
+                items: self.items(items, "items")?,
             }],
-            (None, None, _) => {
-                return self.missing(
-                    "`init` needs `list` ([{\"phase\": ..., \"items\": [...]}]) or `items`",
+            (None, None) => {
+                return self.fail(
+                    "`init` needs `list` ([{\"phase\": ..., \"items\": [...]}]) or `items`".into(),
                 );
             }
         };
         if phases.iter().all(|p| p.items.is_empty()) {
-            return self.missing(
-                "`init` needs at least one task; to clear the list use `rm` without a target",
+            return self.fail(
+                "`init` needs at least one task; to clear the list use `rm` without a target"
+                    .into(),
             );
         }
         Some(Op::Init(phases))
     }
 
-    fn target(&mut self, kind: OpKind) -> Option<Target> {
-        let required = matches!(kind, OpKind::Block | OpKind::Unblock);
-        match (self.task.take(), self.phase.take()) {
-            (Some(_), Some(_)) => self.missing(&format!(
-                "`{kind}` takes either `task` or `phase`, not both"
-            )),
-            (Some(task), None) => Some(Target::Task(task)),
-            (None, Some(phase)) => Some(Target::Phase(phase)),
-            (None, None) if required => self.missing(&format!(
-                "`{kind}` needs `task` or `phase` to say what it applies to"
-            )),
-            (None, None) => Some(Target::All),
+    /// `block`'s note: empty counts as none (reported).
+    fn reason(&mut self, value: Option<&Value>) -> Option<String> {
+        match value {
+            None | Some(Value::Null) => None,
+            Some(v) if is_empty(v) => {
+                self.repair("ignored the empty `reason`".into());
+                None
+            }
+            Some(v) => self.text(v, "reason", text::blocker),
         }
     }
 
-    fn missing<T>(&mut self, message: &str) -> Option<T> {
-        self.errors.push(message.to_owned());
-        None
+    /// What a `done`, `drop`, `rm`, `block` or `unblock` names. A `null`
+    /// target with nothing else named is an error, not "every task": a
+    /// model that meant one task must not finish or drop them all.
+    fn target(&mut self, kind: OpKind, object: &Map<String, Value>) -> Option<Target> {
+        let required = matches!(kind, OpKind::Block | OpKind::Unblock);
+        let task = self.given(object.get("task"), "task", text::task_content);
+        let phase = self.given(object.get("phase"), "phase", text::phase_name);
+        match (task, phase) {
+            (Given::Bad, _) | (_, Given::Bad) => None,
+            (Given::Text(_), Given::Text(_)) => {
+                self.fail(format!("`{kind}` takes either `task` or `phase`, not both"))
+            }
+            (Given::Text(task), _) => Some(Target::Task(task)),
+            (_, Given::Text(phase)) => Some(Target::Phase(phase)),
+            (Given::Absent, Given::Absent) if !required => Some(Target::All),
+            (Given::Absent, Given::Absent) => self.fail(format!(
+                "`{kind}` needs `task` or `phase` to say what it applies to"
+            )),
+            (task, _) => {
+                let field = if matches!(task, Given::Null) {
+                    "task"
+                } else {
+                    "phase"
+                };
+                if required {
+                    self.fail(format!(
+                        "field `{field}` is null; `{kind}` needs a `task` or `phase` to say what it applies to"
+                    ))
+                } else {
+                    self.fail(format!(
+                        "field `{field}` is null; name a task by its exact content or a phase by its name, or leave out both `task` and `phase` to {kind} every task"
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `view`'s page: a whole number from 1 (a string of digits is read as
+    /// the number); 1 when left out.
+    fn page(&mut self, value: Option<&Value>) -> Option<usize> {
+        const WHY: &str = "must be a whole number from 1";
+        match value {
+            None | Some(Value::Null) => Some(1),
+            Some(Value::Number(n)) => match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(page) if page >= 1 => Some(page),
+                _ => self.fail(format!("field `page` {WHY}, not {n}")),
+            },
+            Some(Value::String(s)) => match s.trim().parse::<usize>() {
+                Ok(page) if page >= 1 => {
+                    self.repair(format!(
+                        "read `page` \"{page}\", a string, as the number {page}"
+                    ));
+                    Some(page)
+                }
+                _ => self.fail(format!("field `page` {WHY}, not a string")),
+            },
+            Some(other) => self.fail(format!("field `page` {WHY}, not {}", kind_of(other))),
+        }
+    }
+}
+
+/// "`a`", "`a` and `b`", "`a`, `b` and `c`".
+fn names(fields: &[&str]) -> String {
+    let quoted: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -9,11 +9,16 @@ mod summary;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
-pub use apply::{CompletedTask, apply, normalize};
-pub use call::{CALL_FIELDS, CallError, Op, OpKind, PhaseItems, Target, parse_call, parse_value};
+pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
+pub use call::{
+    CALL_FIELDS, CallError, Op, OpKind, Parsed, PhaseItems, Target, ViewPage, parse_call,
+    parse_value,
+};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
 pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
-pub use summary::{SummaryKind, summary};
+pub use summary::{
+    CHANGED_SHOWN, PAGE_BYTES, PAGE_TASKS, Report, SUMMARY_BYTES, SummaryKind, page_count, summary,
+};
 pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;
@@ -60,25 +65,55 @@ pub struct Outcome {
     pub list: TodoList,
     /// Tasks that moved into `completed`.
     pub completed: Vec<CompletedTask>,
+    /// Every task the call changed.
+    pub changed: Vec<ChangedTask>,
+    /// False when a successful mutation left the list exactly as it was
+    /// (SPEC §2.2); true for a changed list. Always false for `view` and
+    /// rejected calls.
+    pub list_changed: bool,
+    /// What was repaired or ignored to read the call (SPEC §2).
+    pub repairs: Vec<String>,
     /// Every problem; empty on success.
     pub errors: Vec<String>,
 }
 
 impl Outcome {
-    /// True when the call changed state: it succeeded and was not `view`.
+    /// True when the call changed state: it succeeded, was not `view`, and
+    /// left the list different. Only then is a new version stored, an
+    /// event logged, and progress counted.
     pub fn is_mutation(&self) -> bool {
-        self.errors.is_empty() && self.op.as_ref().is_some_and(Op::mutates)
+        self.errors.is_empty() && self.list_changed
+    }
+
+    /// True when a mutating op succeeded without changing anything.
+    pub fn is_no_op(&self) -> bool {
+        self.errors.is_empty() && !self.list_changed && self.op.as_ref().is_some_and(Op::mutates)
     }
 
     /// The tool result for this outcome at the given stored version.
     pub fn to_result(&self, version: i64) -> TodoResult {
         let kind = if self.is_mutation() {
             SummaryKind::Mutation
+        } else if self.is_no_op() {
+            SummaryKind::Unchanged(version)
         } else {
             SummaryKind::View
         };
+        let view = match &self.op {
+            Some(Op::View(page)) => Some(page),
+            _ => None,
+        };
+        let text = Report {
+            list: &self.list,
+            errors: &self.errors,
+            repairs: &self.repairs,
+            changed: &self.changed,
+            kind,
+            view,
+        }
+        .render();
         ToolResult::new(
-            summary(&self.list, &self.errors, kind),
+            text,
             TodoDetails {
                 op: self.kind.map(|k| k.as_str().to_owned()),
                 phases: self.list.clone(),
@@ -96,37 +131,69 @@ pub fn run(mut list: TodoList, call: Call<'_>, actor: Actor) -> Outcome {
     let parsed = match call {
         Call::Json(text) => parse_call(text, &list),
         Call::Value(value) => parse_value(value, &list),
-        Call::Op(op) => Ok(op.clone()),
+        Call::Op(op) => Ok(Parsed {
+            op: op.clone(),
+            repairs: Vec::new(),
+        }),
     };
-    let op = match parsed {
-        Ok(op) => op,
-        Err(e) => {
-            return Outcome {
-                op: None,
-                kind: e.op,
-                list,
-                completed: Vec::new(),
-                errors: e.errors,
-            };
-        }
+    let rejected = |list, kind, op, repairs, errors| Outcome {
+        op,
+        kind,
+        list,
+        completed: Vec::new(),
+        changed: Vec::new(),
+        list_changed: false,
+        repairs,
+        errors,
+    };
+    let Parsed { op, repairs } = match parsed {
+        Ok(parsed) => parsed,
+        Err(e) => return rejected(list, e.op, None, e.repairs, e.errors),
     };
     let kind = Some(op.kind());
+    if let Op::View(view) = &op
+        && let Err(error) = check_view(&list, view)
+    {
+        return rejected(list, kind, Some(op), repairs, vec![error]);
+    }
     match apply(&mut list, &op, actor) {
-        Ok(completed) => Outcome {
+        Ok(applied) => Outcome {
             op: Some(op),
             kind,
             list,
-            completed,
+            completed: applied.completed,
+            changed: applied.changed,
+            list_changed: applied.list_changed,
+            repairs,
             errors: Vec::new(),
         },
-        Err(errors) => Outcome {
-            op: Some(op),
-            kind,
-            list,
-            completed: Vec::new(),
-            errors,
-        },
+        Err(errors) => rejected(list, kind, Some(op), repairs, errors),
     }
+}
+
+/// A `view` names a phase that exists and a page within it.
+fn check_view(list: &TodoList, view: &ViewPage) -> Result<(), String> {
+    let phase = match &view.phase {
+        Some(name) => Some(
+            list.find_phase(name)
+                .ok_or_else(|| apply::phase_not_found(list, name))?,
+        ),
+        None => None,
+    };
+    let pages = page_count(list, phase);
+    if view.page > pages {
+        let pages_word = if pages == 1 { "page" } else { "pages" };
+        return Err(format!(
+            "page {} does not exist; {} has {pages} {pages_word}",
+            view.page,
+            if phase.is_some() {
+                "the phase"
+            } else {
+                "the list"
+            }
+        ));
+    }
+    Ok(())
 }
 
 /// The structured part of a todo result.

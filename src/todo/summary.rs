@@ -1,100 +1,466 @@
-//! The text summary a `todo` call returns (SPEC §2.4): errors, what remains,
-//! what is blocked, the counts, the active phase, then the list with
-//! markdown markers.
+//! The text summary a `todo` call returns (SPEC §2.4): errors, repairs,
+//! what remains, what is blocked, the counts, the active phase, then the
+//! list with markdown markers.
+//!
+//! What reaches the model is bounded, whatever the list holds. A summary
+//! that fits in [`SUMMARY_BYTES`] is the whole picture above. A longer one
+//! keeps the information and drops the repetition: the exact counts, the
+//! active pointer, the tasks the call changed (up to [`CHANGED_SHOWN`]), a
+//! window of the next open and the blocked tasks, and one line saying how
+//! `view` pages through the rest. `view` prints the whole list only while
+//! it fits one page ([`PAGE_TASKS`] tasks, [`PAGE_BYTES`] of listing);
+//! beyond that it prints one page at a time, each saying how to get the
+//! next.
 //!
 //! Task text is shown as one line: line breaks and control characters are
 //! escaped the way prompts escape them, so a summary line is always one task.
 
 use std::fmt::Write;
 
-use super::model::{Status, TodoList};
+use super::apply::ChangedTask;
+use super::call::ViewPage;
+use super::model::{Counts, Phase, Status, Task, TodoList};
 use crate::sanitize::one_line;
 
-/// Whether the summary follows a read or a change; only the wording of an
-/// empty list differs.
+/// The size a summary may take beyond the tasks the call changed.
+pub const SUMMARY_BYTES: usize = 2048;
+/// At most this many changed tasks are listed one by one.
+pub const CHANGED_SHOWN: usize = 50;
+/// A `view` page holds at most this many tasks…
+pub const PAGE_TASKS: usize = 100;
+/// …and about this many bytes of task lines (always at least one task).
+pub const PAGE_BYTES: usize = 8192;
+
+/// The share of a bounded summary the error line may take.
+const ERROR_BYTES: usize = 1024;
+/// The share the repairs line may take.
+const REPAIR_BYTES: usize = 512;
+/// At most this many next open tasks in a bounded summary.
+const NEXT_SHOWN: usize = 10;
+/// At most this many blocked tasks in a bounded summary.
+const BLOCKED_SHOWN: usize = 5;
+
+/// What the summary follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SummaryKind {
-    /// After `view` (or a rejected call): "Todo list is empty."
+    /// After `view` (or a rejected call): an empty list reads "Todo list is
+    /// empty."
     View,
-    /// After a successful mutation: "Todo list cleared."
+    /// After a successful mutation: an empty list reads "Todo list
+    /// cleared."
     Mutation,
+    /// After a call that changed nothing (SPEC §2.2), at this version.
+    Unchanged(i64),
+}
+
+/// Everything one summary shows. [`summary`] covers the common case.
+#[derive(Clone, Copy, Debug)]
+pub struct Report<'a> {
+    /// The list after the call (before it, on error).
+    pub list: &'a TodoList,
+    /// Every problem; the call was rejected when there is any.
+    pub errors: &'a [String],
+    /// What was repaired or ignored to read the call.
+    pub repairs: &'a [String],
+    /// The tasks the call changed.
+    pub changed: &'a [ChangedTask],
+    /// What the summary follows.
+    pub kind: SummaryKind,
+    /// The page a `view` asked for; `None` for every other call.
+    pub view: Option<&'a ViewPage>,
+}
+
+impl<'a> Report<'a> {
+    /// A report of `list` with nothing else to say.
+    pub fn new(list: &'a TodoList, kind: SummaryKind) -> Report<'a> {
+        Report {
+            list,
+            errors: &[],
+            repairs: &[],
+            changed: &[],
+            kind,
+            view: None,
+        }
+    }
+
+    /// The summary text.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if !self.errors.is_empty() {
+            out.push_str("Errors: ");
+            push_bounded(&mut out, self.errors, ERROR_BYTES, "problems");
+            out.push('\n');
+        }
+        if !self.repairs.is_empty() {
+            out.push_str("Repaired: ");
+            push_bounded(&mut out, self.repairs, REPAIR_BYTES, "repairs");
+            out.push_str(".\n");
+        }
+        if let SummaryKind::Unchanged(version) = self.kind {
+            let _ = writeln!(
+                out,
+                "No change: the list was already in that state, so it stays at version {version} and this call is not progress."
+            );
+        }
+        if self.list.is_empty() {
+            out.push_str(match self.kind {
+                SummaryKind::View | SummaryKind::Unchanged(_) => "Todo list is empty.",
+                SummaryKind::Mutation => "Todo list cleared.",
+            });
+            return out;
+        }
+        let view = self
+            .view
+            .filter(|v| self.errors.is_empty() && **v != ViewPage::first());
+        match view {
+            Some(view) => push_page(&mut out, self.list, view),
+            None => {
+                let budget = if self.view.is_some() {
+                    PAGE_BYTES
+                } else {
+                    SUMMARY_BYTES
+                };
+                if !push_whole(&mut out, self.list, budget) {
+                    if self.view.is_some() && self.errors.is_empty() {
+                        push_page(&mut out, self.list, &ViewPage::first());
+                    } else {
+                        push_bounded_summary(&mut out, self.list, self.changed);
+                    }
+                }
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out
+    }
 }
 
 /// Renders the summary of `list`, headed by `errors` when there are any.
-///
-/// Every todo command prints this, so its per-task lines are appended piece
-/// by piece rather than through `write!`, and each phase name is made one
-/// line once: on a 1,000-task list the formatting machinery was a fifth of
-/// a whole `todo apply` process.
 pub fn summary(list: &TodoList, errors: &[String], kind: SummaryKind) -> String {
-    let mut out = String::new();
-    if !errors.is_empty() {
-        let _ = writeln!(out, "Errors: {}", one_line(&errors.join("; ")));
+    Report {
+        errors,
+        ..Report::new(list, kind)
     }
-    if list.is_empty() {
-        out.push_str(match kind {
-            SummaryKind::View => "Todo list is empty.",
-            SummaryKind::Mutation => "Todo list cleared.",
-        });
-        return out;
+    .render()
+}
+
+/// The number of `view` pages of `list`, or of one of its phases.
+pub fn page_count(list: &TodoList, phase: Option<usize>) -> usize {
+    pages(list, phase).len().max(1)
+}
+
+/// `items` joined by "; ", one line, cut after about `budget` bytes with a
+/// count of the rest.
+fn push_bounded(out: &mut String, items: &[String], budget: usize, what: &str) {
+    let start = out.len();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            if out.len() - start > budget {
+                let _ = write!(out, "; … and {} more {what}", items.len() - i);
+                return;
+            }
+            out.push_str("; ");
+        }
+        out.push_str(&one_line(item));
     }
+}
+
+/// The whole summary (remaining, blocked, counts, active phase, the list),
+/// appended only when it takes at most `budget` bytes. Returns whether it
+/// was.
+fn push_whole(out: &mut String, list: &TodoList, budget: usize) -> bool {
+    // Every task is listed at least once with its marker: a list whose
+    // text alone is over the budget cannot fit, and is not rendered.
+    let floor: usize = list
+        .phases
+        .iter()
+        .map(|p| p.name.len() + 2 + p.tasks.iter().map(|t| t.content.len() + 7).sum::<usize>())
+        .sum();
+    if floor > budget {
+        return false;
+    }
+    let start = out.len();
     let phase_names: Vec<_> = list.phases.iter().map(|p| one_line(&p.name)).collect();
-    let open = |s: Status| matches!(s, Status::Pending | Status::InProgress);
-    let remaining = list.tasks().filter(|(_, t)| open(t.status)).count();
-    out.reserve(
-        list.tasks()
-            .map(|(_, t)| t.content.len() + 16)
-            .sum::<usize>()
-            * 2,
-    );
+    let remaining = list.tasks().filter(|(_, t)| workable(t.status)).count();
     if remaining > 0 {
         let _ = writeln!(out, "Remaining ({remaining}):");
-        for (p, task) in list.tasks().filter(|(_, t)| open(t.status)) {
-            push_all(
-                &mut out,
-                &[
-                    "  - ",
-                    &one_line(&task.content),
-                    " [",
-                    task.status.as_str(),
-                    "] (",
-                    &phase_names[p],
-                    ")\n",
-                ],
-            );
+        for (p, task) in list.tasks().filter(|(_, t)| workable(t.status)) {
+            push_open(out, task, &phase_names[p]);
         }
     }
     let counts = list.counts();
     if counts.blocked > 0 {
         let _ = writeln!(out, "Blocked ({}):", counts.blocked);
         for (p, task) in list.tasks().filter(|(_, t)| t.status == Status::Blocked) {
-            push_all(
-                &mut out,
-                &["  - ", &one_line(&task.content), " (", &phase_names[p], ")"],
-            );
-            match &task.blocker {
-                Some(note) => push_all(&mut out, &[": ", &one_line(note), "\n"]),
-                None => out.push('\n'),
-            }
+            push_blocked(out, task, &phase_names[p]);
         }
     }
+    push_counts(out, list, &counts);
+    for (phase, name) in list.phases.iter().zip(&phase_names) {
+        push_all(out, &[name, ":\n"]);
+        for task in &phase.tasks {
+            push_marked(out, task);
+        }
+    }
+    if out.len() - start > budget {
+        out.truncate(start);
+        return false;
+    }
+    true
+}
+
+/// The summary of a list too long to repeat: the changed tasks, windows of
+/// the next open and the blocked tasks, the counts, the active phase, and
+/// how to see the rest.
+fn push_bounded_summary(out: &mut String, list: &TodoList, changed: &[ChangedTask]) {
+    // The lines above (errors, repairs) come out of the same budget.
+    let spent = out.len();
+    if !changed.is_empty() {
+        let _ = writeln!(out, "Changed ({}):", changed.len());
+        for task in changed.iter().take(CHANGED_SHOWN) {
+            push_changed(out, task);
+        }
+        if changed.len() > CHANGED_SHOWN {
+            let _ = writeln!(out, "  … and {} more", changed.len() - CHANGED_SHOWN);
+        }
+    }
+    let start = out.len();
+    let counts = list.counts();
+    let remaining = list.tasks().filter(|(_, t)| workable(t.status)).count();
+    // The window stops where the budget does, after at least one task.
+    let budget = SUMMARY_BYTES.saturating_sub(400 + spent);
+    if remaining > 0 {
+        let shown = remaining.min(NEXT_SHOWN);
+        let _ = writeln!(out, "Remaining ({remaining}), the next {shown}:");
+        let mut listed = 0;
+        for (p, task) in list.tasks().filter(|(_, t)| workable(t.status)).take(shown) {
+            if listed > 0 && out.len() - start > budget / 2 {
+                break;
+            }
+            push_open(out, task, &one_line(&list.phases[p].name));
+            listed += 1;
+        }
+        if listed < shown {
+            fix_window_header(out, start, remaining, listed);
+        }
+    }
+    if counts.blocked > 0 {
+        let header = out.len();
+        let shown = counts.blocked.min(BLOCKED_SHOWN);
+        let _ = writeln!(out, "Blocked ({}), the first {shown}:", counts.blocked);
+        let mut listed = 0;
+        for (p, task) in list
+            .tasks()
+            .filter(|(_, t)| t.status == Status::Blocked)
+            .take(shown)
+        {
+            if listed > 0 && out.len() - start > budget {
+                break;
+            }
+            push_blocked(out, task, &one_line(&list.phases[p].name));
+            listed += 1;
+        }
+        if listed < shown {
+            let rest = out.split_off(header);
+            let body = rest.split_once('\n').map_or("", |(_, body)| body);
+            let _ = writeln!(out, "Blocked ({}), the first {listed}:", counts.blocked);
+            out.push_str(body);
+        }
+    }
+    push_counts(out, list, &counts);
+    let _ = writeln!(
+        out,
+        "The whole list ({} tasks in {} phases) is not repeated here: {{\"op\": \"view\"}} lists it {PAGE_TASKS} tasks a page, {{\"op\": \"view\", \"phase\": NAME}} one phase.",
+        counts.total,
+        list.phases.len()
+    );
+}
+
+/// Rewrites "Remaining (N), the next M:" at `start` to the number of tasks
+/// the budget let through.
+fn fix_window_header(out: &mut String, start: usize, remaining: usize, listed: usize) {
+    let rest = out.split_off(start);
+    let body = rest.split_once('\n').map_or("", |(_, body)| body);
+    let _ = writeln!(out, "Remaining ({remaining}), the next {listed}:");
+    out.push_str(body);
+}
+
+/// One `view` page: the counts, the active phase, where the page sits and
+/// how to get the next one, then its tasks under their phase names.
+fn push_page(out: &mut String, list: &TodoList, view: &ViewPage) {
+    let phase = view.phase.as_deref().and_then(|name| list.find_phase(name));
+    let counts = list.counts();
+    push_counts(out, list, &counts);
+    let pages = pages(list, phase);
+    let count = pages.len().max(1);
+    let index = view.page.clamp(1, count) - 1;
+    let scope = match phase {
+        Some(p) => format!("phase \"{}\"", one_line(&list.phases[p].name)),
+        None => "the list".to_owned(),
+    };
+    let Some(range) = pages.get(index) else {
+        let _ = writeln!(out, "{} has no tasks.", capitalize(&scope));
+        if let Some(p) = phase {
+            let _ = writeln!(out, "{}:", one_line(&list.phases[p].name));
+        }
+        return;
+    };
+    let total = range.total;
+    let _ = write!(
+        out,
+        "Page {}/{count} of {scope}: tasks {}-{} of {total}.",
+        index + 1,
+        range.first + 1,
+        range.first + range.tasks.len(),
+    );
+    if index + 1 < count {
+        let phase_field = match &view.phase {
+            Some(name) => format!(", \"phase\": {}", serde_json::Value::from(one_line(name))),
+            None => String::new(),
+        };
+        let _ = write!(
+            out,
+            " Next: {{\"op\": \"view\"{phase_field}, \"page\": {}}}.",
+            index + 2
+        );
+    }
+    out.push('\n');
+    let mut current = usize::MAX;
+    for &(p, t) in &range.tasks {
+        if p != current {
+            push_all(out, &[&one_line(&list.phases[p].name), ":\n"]);
+            current = p;
+        }
+        let task = &list.phases[p].tasks[t];
+        push_marked(out, task);
+        if let Some(note) = &task.blocker {
+            out.truncate(out.len() - 1);
+            push_all(out, &[" (blocked: ", &one_line(note), ")\n"]);
+        }
+    }
+}
+
+/// One `view` page: its tasks as `(phase, task)` positions, the position
+/// of its first task in the scope, and the number of tasks in the scope.
+struct PageRange {
+    first: usize,
+    tasks: Vec<(usize, usize)>,
+    total: usize,
+}
+
+/// The pages of the whole list, or of phase `only`: each up to
+/// [`PAGE_TASKS`] tasks and about [`PAGE_BYTES`] of task text.
+fn pages(list: &TodoList, only: Option<usize>) -> Vec<PageRange> {
+    let scope: Vec<(usize, &Phase)> = list
+        .phases
+        .iter()
+        .enumerate()
+        .filter(|(p, _)| only.is_none_or(|o| o == *p))
+        .collect();
+    let total: usize = scope.iter().map(|(_, phase)| phase.tasks.len()).sum();
+    let mut pages: Vec<PageRange> = Vec::new();
+    let mut bytes = 0;
+    let mut seen = 0;
+    for (p, phase) in scope {
+        for (t, task) in phase.tasks.iter().enumerate() {
+            let size = task.content.len() + 8;
+            let full = pages
+                .last()
+                .is_none_or(|page| page.tasks.len() >= PAGE_TASKS || bytes + size > PAGE_BYTES);
+            if full {
+                pages.push(PageRange {
+                    first: seen,
+                    tasks: Vec::new(),
+                    total,
+                });
+                bytes = 0;
+            }
+            bytes += size;
+            seen += 1;
+            pages.last_mut().expect("a page").tasks.push((p, t));
+        }
+    }
+    pages
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// `pending` or `in_progress`: work that can be picked up now.
+fn workable(status: Status) -> bool {
+    matches!(status, Status::Pending | Status::InProgress)
+}
+
+/// The counts line and the active-phase line.
+fn push_counts(out: &mut String, list: &TodoList, counts: &Counts) {
     let _ = writeln!(
         out,
         "Overall: {}/{} done, {} open.",
         counts.closed, counts.total, counts.open
     );
-    out.push_str(&active_phase_line(list));
+    out.push_str(&active_phase_line(list, counts));
     out.push('\n');
-    for (phase, name) in list.phases.iter().zip(&phase_names) {
-        push_all(&mut out, &[name, ":\n"]);
-        for task in &phase.tasks {
+}
+
+/// "  - Add edge cases [in_progress] (Foundation)"
+fn push_open(out: &mut String, task: &Task, phase: &str) {
+    push_all(
+        out,
+        &[
+            "  - ",
+            &one_line(&task.content),
+            " [",
+            task.status.as_str(),
+            "] (",
+            phase,
+            ")\n",
+        ],
+    );
+}
+
+/// "  - Get API key (Setup): waiting for credentials"
+fn push_blocked(out: &mut String, task: &Task, phase: &str) {
+    push_all(out, &["  - ", &one_line(&task.content), " (", phase, ")"]);
+    match &task.blocker {
+        Some(note) => push_all(out, &[": ", &one_line(note), "\n"]),
+        None => out.push('\n'),
+    }
+}
+
+/// "  - [x] Build core"
+fn push_marked(out: &mut String, task: &Task) {
+    out.push_str("  - [");
+    out.push(task.status.marker());
+    push_all(out, &["] ", &one_line(&task.content), "\n"]);
+}
+
+/// "  - [x] Build core (Foundation), was in_progress"
+fn push_changed(out: &mut String, task: &ChangedTask) {
+    let marker = task.after.map_or(' ', Status::marker);
+    let content = one_line(&task.content);
+    let phase = one_line(&task.phase);
+    match (task.before, task.after) {
+        (_, None) => push_all(out, &["  - removed: ", &content, " (", &phase, ")\n"]),
+        (None, Some(_)) => {
             out.push_str("  - [");
-            out.push(task.status.marker());
-            push_all(&mut out, &["] ", &one_line(&task.content), "\n"]);
+            out.push(marker);
+            push_all(out, &["] ", &content, " (", &phase, "), added\n"]);
+        }
+        (Some(before), Some(after)) => {
+            out.push_str("  - [");
+            out.push(marker);
+            push_all(out, &["] ", &content, " (", &phase, ")"]);
+            if before == after {
+                out.push_str(", note changed\n");
+            } else {
+                push_all(out, &[", was ", before.as_str(), "\n"]);
+            }
         }
     }
-    out.truncate(out.trim_end().len());
-    out
 }
 
 fn push_all(out: &mut String, parts: &[&str]) {
@@ -103,30 +469,78 @@ fn push_all(out: &mut String, parts: &[&str]) {
     }
 }
 
-/// "Active phase 1/2 "Foundation" (1/2 done)." plus, when a later phase
-/// already has closed tasks, a note that the pointer stays on the earliest
-/// open phase and nothing was reopened.
-fn active_phase_line(list: &TodoList) -> String {
-    let Some(p) = list.active_phase() else {
-        return "Every task is closed; no phase is active.".to_owned();
+/// Where work can happen (SPEC §2.4): the phase of the `in_progress` task,
+/// else the earliest phase with a `pending` task. Earlier phases that are
+/// still open (their work blocked, or passed over by a `start`) are named;
+/// when a later phase already has closed tasks the line says nothing was
+/// reopened; when every open task is blocked, the line says so.
+fn active_phase_line(list: &TodoList, counts: &Counts) -> String {
+    let workable_phase = list.in_progress().map(|(p, _)| p).or_else(|| {
+        list.phases
+            .iter()
+            .position(|p| p.tasks.iter().any(|t| t.status == Status::Pending))
+    });
+    let Some(p) = workable_phase else {
+        if counts.open == 0 {
+            return "Every task is closed; no phase is active.".to_owned();
+        }
+        let tasks = if counts.blocked == 1 {
+            "task is"
+        } else {
+            "tasks are"
+        };
+        return format!(
+            "Every open task is blocked ({} {tasks} waiting); no phase has work that can start until one is unblocked.",
+            counts.blocked
+        );
     };
     let phase = &list.phases[p];
-    let counts = super::model::Counts::of(&phase.tasks);
+    let here = Counts::of(&phase.tasks);
     let mut line = format!(
         "Active phase {}/{} \"{}\" ({}/{} done).",
         p + 1,
         list.phases.len(),
         one_line(&phase.name),
-        counts.closed,
-        counts.total
+        here.closed,
+        here.total
     );
+    let earlier: Vec<(usize, Counts)> = list.phases[..p]
+        .iter()
+        .enumerate()
+        .map(|(i, phase)| (i, Counts::of(&phase.tasks)))
+        .filter(|(_, c)| c.open > 0)
+        .collect();
+    if !earlier.is_empty() {
+        const NAMED: usize = 3;
+        let mut names: Vec<String> = earlier
+            .iter()
+            .take(NAMED)
+            .map(|(i, c)| {
+                let pending = c.open - c.blocked;
+                let what = match (pending, c.blocked) {
+                    (0, b) => format!("{b} blocked"),
+                    (n, 0) => format!("{n} pending"),
+                    (n, b) => format!("{n} pending, {b} blocked"),
+                };
+                format!("\"{}\" ({what})", one_line(&list.phases[*i].name))
+            })
+            .collect();
+        if earlier.len() > NAMED {
+            names.push(format!("{} more", earlier.len() - NAMED));
+        }
+        let _ = write!(line, " Earlier phases still open: {}.", names.join(", "));
+    }
     let later_closed = list.phases[p + 1..]
         .iter()
         .any(|later| later.tasks.iter().any(|t| t.status.is_closed()));
     if later_closed {
-        line.push_str(
-            " Later phases already have closed tasks; the pointer stays on this earliest open phase, and nothing was reopened.",
-        );
+        if earlier.is_empty() {
+            line.push_str(
+                " Later phases already have closed tasks; the pointer stays on this earliest open phase, and nothing was reopened.",
+            );
+        } else {
+            line.push_str(" Later phases already have closed tasks; nothing was reopened.");
+        }
     }
     line
 }

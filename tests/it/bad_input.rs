@@ -230,9 +230,14 @@ fn catalogue() -> Vec<Case> {
             "the call is not valid JSON",
         ),
         apply(
-            "a number where text belongs",
+            "a boolean where text belongs",
+            r#"{"op":"done","task":true}"#,
+            "field `task` must be a string, not a boolean",
+        ),
+        apply(
+            "a number naming no task (read as text, then not found)",
             r#"{"op":"done","task":12345678901234567890}"#,
-            "field `task` must be a string, not a number",
+            "Repaired: read `task` 12345678901234567890, a number, as the text \"12345678901234567890\".",
         ),
         apply(
             "an unknown op",
@@ -255,9 +260,9 @@ fn catalogue() -> Vec<Case> {
             "field `list` must be an array",
         ),
         apply(
-            "items holding a number",
-            r#"{"op":"append","phase":"P","items":["ok",7]}"#,
-            "field `items[1]` must be a string, not a number",
+            "items holding an object",
+            r#"{"op":"append","phase":"P","items":["ok",{"a":1}]}"#,
+            "field `items[1]` must be a string, not an object",
         ),
         apply(
             "task content over 1,000 characters",
@@ -292,9 +297,9 @@ fn catalogue() -> Vec<Case> {
             "the call must be a JSON object",
         ),
         apply(
-            "more than 10,000 tasks",
+            "more than 10,000 tasks (with the 2 open tasks an agent init keeps)",
             &too_many,
-            "the list would hold 10001 tasks; the limit is 10000",
+            "the list would hold 10003 tasks; the limit is 10000",
         ),
         apply(
             "a generated id for a task",

@@ -351,7 +351,7 @@ fn malformed_arguments_get_clear_tool_errors() {
     let mut transcript = String::new();
     for (tool, arguments) in [
         ("todo", json!(["op", "view"])),
-        ("todo", json!("{\"op\": \"view\"}")),
+        ("todo", json!("view")),
         ("todo", json!({"op": "view", "filter": "open"})),
         ("todo", json!({"op": "start", "task": 3})),
         ("todo", json!({"op": "launch"})),

@@ -44,7 +44,7 @@ fn check_list(list: &TodoList, context: &str) -> Result<(), TestCaseError> {
 }
 
 fn is_view(outcome: &todo::Outcome) -> bool {
-    matches!(outcome.op, Some(Op::View))
+    matches!(outcome.op, Some(Op::View(_)))
 }
 
 /// `completed_tasks` names exactly the tasks that are `completed` now and
@@ -78,7 +78,8 @@ fn check_completed_report(
 
 proptest! {
     /// The store agrees with the pure engine, stores only valid lists, and
-    /// bumps the version exactly on successful mutations.
+    /// bumps the version (and logs an event) exactly on successful calls
+    /// that changed the list: a no-op writes nothing (SPEC §2.2).
     #[test]
     fn store_sequences_keep_every_invariant(steps in steps()) {
         let mut store = Store::open_in_memory().unwrap();
@@ -89,6 +90,7 @@ proptest! {
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(before.clone(), Call::Json(text), *actor);
+                    let events = store.todo_log(&s, 100_000).unwrap().len();
                     let result = store.todo(&s, Call::Json(text), *actor, NOW).unwrap();
                     let (after, version_after) = store.todo_list(&s).unwrap();
 
@@ -100,8 +102,15 @@ proptest! {
                         prop_assert_eq!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version, "{}", context);
                         prop_assert!(result.details.completed_tasks.is_empty(), "{}", context);
+                    } else if expected.is_no_op() {
+                        prop_assert_eq!(json_of(&after), json_of(&before), "{}", context);
+                        prop_assert_eq!(version_after, version, "{}", context);
+                        prop_assert_eq!(store.todo_log(&s, 100_000).unwrap().len(), events, "{}", context);
+                        prop_assert!(result.text().contains("No change: "), "{}", context);
                     } else {
+                        prop_assert_ne!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version + 1, "{}", context);
+                        prop_assert_eq!(store.todo_log(&s, 100_000).unwrap().len(), events + 1, "{}", context);
                     }
                     check_list(&after, &context)?;
                 }
@@ -141,7 +150,11 @@ proptest! {
                 prop_assert_eq!(json_of(&outcome.list), bytes, "{}", context);
                 prop_assert!(!outcome.is_mutation(), "{}", context);
             } else {
-                prop_assert!(outcome.is_mutation(), "{}", context);
+                // A mutation is exactly a call that changed the list.
+                let changed = json_of(&outcome.list) != bytes;
+                prop_assert_eq!(outcome.is_mutation(), changed, "{}", context);
+                prop_assert_eq!(outcome.is_no_op(), !changed, "{}", context);
+                prop_assert_eq!(outcome.changed.is_empty() && !changed, !changed, "{}", context);
             }
             check_completed_report(&list, &outcome, &context)?;
             if let Some(op) = &outcome.op {

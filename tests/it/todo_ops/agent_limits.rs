@@ -129,10 +129,10 @@ fn user_drop_stamps_dropped_by_user() {
     );
 }
 
-// ---- agent init keeps agent-abandoned work -------------------------------
+// ---- agent init keeps what it leaves out, as abandoned --------------------
 
 #[test]
-fn agent_init_keeps_agent_abandoned_tasks_left_out_of_the_new_list() {
+fn agent_init_keeps_abandoned_and_open_tasks_left_out_of_the_new_list() {
     let mut s = planned();
     agent(&mut s, r#"{"op":"drop","task":"Add edge cases"}"#);
     agent(&mut s, r#"{"op":"drop","task":"Write docs"}"#);
@@ -140,11 +140,12 @@ fn agent_init_keeps_agent_abandoned_tasks_left_out_of_the_new_list() {
         &mut s,
         r#"{"op":"init","list":[{"phase":"Foundation","items":["Build core v2"]},{"phase":"Release","items":["Tag"]}]}"#,
     );
-    // `Foundation` exists: the abandoned task joins it, after the new tasks.
-    // `Verification` does not: it comes back at the end.
+    // `Foundation` exists: the left-out tasks join it, after the new ones;
+    // the open `Build core` and `Run tests` are kept abandoned too.
+    // `Verification` does not exist: it comes back at the end.
     assert_eq!(
         tasks(&mut s),
-        "Foundation: [/] Build core v2, [-] Add edge cases | Release: [ ] Tag | Verification: [-] Write docs"
+        "Foundation: [/] Build core v2, [-] Build core, [-] Add edge cases | Release: [ ] Tag | Verification: [-] Run tests, [-] Write docs"
     );
 }
 
@@ -155,7 +156,7 @@ fn agent_init_with_flat_items_keeps_them_too() {
     agent(&mut s, r#"{"op":"init","items":["Fresh start"]}"#);
     assert_eq!(
         tasks(&mut s),
-        "Tasks: [/] Fresh start | Verification: [-] Run tests"
+        "Tasks: [/] Fresh start | Foundation: [-] Build core, [-] Add edge cases | Verification: [-] Run tests, [-] Write docs"
     );
 }
 
@@ -167,15 +168,32 @@ fn agent_init_relisting_an_abandoned_task_restarts_it_once() {
         &mut s,
         r#"{"op":"init","list":[{"phase":"Again","items":["Add edge cases"]}]}"#,
     );
-    assert_eq!(tasks(&mut s), "Again: [/] Add edge cases");
+    assert_eq!(
+        tasks(&mut s),
+        "Again: [/] Add edge cases | Foundation: [-] Build core | Verification: [-] Run tests, [-] Write docs"
+    );
 }
 
 #[test]
-fn agent_init_does_not_keep_completed_blocked_open_or_user_dropped_tasks() {
+fn agent_init_keeps_open_work_but_not_completed_or_user_dropped_tasks() {
     let mut s = mixed();
-    agent(&mut s, r#"{"op":"init","items":["z"]}"#);
-    // Only `b` was abandoned by an agent.
-    assert_eq!(tasks(&mut s), "Tasks: [/] z | Work: [-] b");
+    let result = agent(&mut s, r#"{"op":"init","items":["z"]}"#);
+    // `b` was abandoned by an agent; `c` (blocked), `d`, `e` and `o` were
+    // open: all stay on record as abandoned. `a` was completed and `f`
+    // dropped by the user: the rewrite lets them go.
+    assert_eq!(
+        tasks(&mut s),
+        "Tasks: [/] z | Work: [-] b, [-] c, [-] d, [-] e | Other: [-] o"
+    );
+    let (p, t) = result.details.phases.find_task("c").unwrap();
+    assert_eq!(result.details.phases.phases[p].tasks[t].blocker, None);
+    assert!(
+        result
+            .text()
+            .contains("Work:\n  - [-] b\n  - [-] c\n  - [-] d\n  - [-] e\nOther:\n  - [-] o"),
+        "{}",
+        result.text()
+    );
 }
 
 #[test]

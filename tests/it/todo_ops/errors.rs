@@ -5,7 +5,7 @@ use goalkeeper::todo::Actor::{Agent, User};
 
 use crate::common::*;
 
-const FIELDS: &str = "op, list, task, phase, items, reason";
+const FIELDS: &str = "op, list, task, phase, items, reason, page";
 const OPS: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
 // ---- the document --------------------------------------------------------
@@ -97,32 +97,36 @@ fn each_field_of_the_wrong_type_is_named() {
             "field `task` must be a string, not an array",
         ),
         (
-            r#"{"op":"done","phase":1}"#,
-            "field `phase` must be a string, not a number",
+            r#"{"op":"done","phase":true}"#,
+            "field `phase` must be a string, not a boolean",
         ),
         (
             r#"{"op":"block","task":"Build core","reason":false}"#,
             "field `reason` must be a string, not a boolean",
         ),
         (
-            r#"{"op":"append","phase":"P","items":"x"}"#,
-            "field `items` must be an array of strings, not a string",
+            r#"{"op":"append","phase":"P","items":{"a":"x"}}"#,
+            "field `items` must be an array of strings, not an object",
         ),
         (
-            r#"{"op":"init","list":{"phase":"A"}}"#,
-            "field `list` must be an array of {\"phase\": ..., \"items\": [...]} objects, not an object",
+            r#"{"op":"init","list":"A"}"#,
+            "field `list` must be an array of {\"phase\": ..., \"items\": [...]} objects, not a string",
+        ),
+        (
+            r#"{"op":"init","list":7}"#,
+            "field `list` must be an array of {\"phase\": ..., \"items\": [...]} objects, not a number",
         ),
         (
             r#"{"op":"init","list":["A"]}"#,
             "field `list[0]` must be an object {\"phase\": ..., \"items\": [...]}, not a string",
         ),
         (
-            r#"{"op":"init","list":[{"phase":"A","items":[1]}]}"#,
-            "field `list[0].items[0]` must be a string, not a number",
+            r#"{"op":"init","list":[{"phase":"A","items":[null]}]}"#,
+            "field `list[0].items[0]` must be a string, not null",
         ),
         (
-            r#"{"op":"init","list":[{"phase":7,"items":["a"]}]}"#,
-            "field `list[0].phase` must be a string, not a number",
+            r#"{"op":"init","list":[{"phase":["A"],"items":["a"]}]}"#,
+            "field `list[0].phase` must be a string, not an array",
         ),
     ] {
         assert_eq!(error(&mut s, body, Agent), message, "{body}");
@@ -135,11 +139,11 @@ fn every_bad_item_is_reported() {
     assert_eq!(
         rejected(
             &mut s,
-            r#"{"op":"append","phase":"P","items":["ok",2,{}]}"#,
+            r#"{"op":"append","phase":"P","items":["ok",false,{}]}"#,
             Agent
         ),
         [
-            "field `items[1]` must be a string, not a number",
+            "field `items[1]` must be a string, not a boolean",
             "field `items[2]` must be a string, not an object",
         ]
     );
@@ -173,12 +177,12 @@ fn a_field_the_op_does_not_use_is_named_with_the_ones_it_does() {
             "field `phase` does not apply to `start`, which takes task",
         ),
         (
-            r#"{"op":"done","task":"Build core","reason":"finished"}"#,
-            "field `reason` does not apply to `done`, which takes task or phase, or neither for every task",
+            r#"{"op":"done","task":"Build core","items":["Add edge cases"]}"#,
+            "field `items` does not apply to `done`, which takes task or phase, or neither for every task",
         ),
         (
-            r#"{"op":"unblock","task":"Build core","reason":"ok"}"#,
-            "field `reason` does not apply to `unblock`, which takes task or phase",
+            r#"{"op":"unblock","task":"Build core","list":[{"phase":"A"}]}"#,
+            "field `list` does not apply to `unblock`, which takes task or phase",
         ),
         (
             r#"{"op":"block","task":"Build core","items":["x"]}"#,
@@ -190,11 +194,15 @@ fn a_field_the_op_does_not_use_is_named_with_the_ones_it_does() {
         ),
         (
             r#"{"op":"view","task":"Build core"}"#,
-            "field `task` does not apply to `view`, which takes no other field",
+            "field `task` does not apply to `view`, which takes an optional phase and page",
         ),
         (
-            r#"{"op":"init","items":["a"],"reason":"fresh"}"#,
-            "field `reason` does not apply to `init`, which takes list, or items with an optional phase",
+            r#"{"op":"init","items":["a"],"task":"fresh"}"#,
+            "field `task` does not apply to `init`, which takes list, or items with an optional phase",
+        ),
+        (
+            r#"{"op":"done","page":2}"#,
+            "field `page` does not apply to `done`, which takes task or phase, or neither for every task",
         ),
     ] {
         assert_eq!(error(&mut s, body, Agent), message, "{body}");

@@ -104,10 +104,6 @@ fn empty_text_after_trimming_is_an_error_naming_the_field() {
             "field `items[1]`: task content is empty; give some text",
         ),
         (
-            r#"{"op":"block","task":"Build core","reason":"  \n "}"#,
-            "field `reason`: blocker note is empty; give some text",
-        ),
-        (
             r#"{"op":"init","list":[{"phase":"","items":["a"]}]}"#,
             "field `list[0].phase`: phase name is empty; give some text",
         ),

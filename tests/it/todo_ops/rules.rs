@@ -34,15 +34,15 @@ fn parse_errors_are_all_reported_together() {
     let mut s = planned();
     let errors = rejected(
         &mut s,
-        r#"{"op":"done","task":5,"force":true,"why":"x"}"#,
+        r#"{"op":"done","task":false,"force":true,"why":"x"}"#,
         User,
     );
     assert_eq!(
         errors,
         [
-            "unknown field `force`; the accepted fields are op, list, task, phase, items, reason",
-            "unknown field `why`; the accepted fields are op, list, task, phase, items, reason",
-            "field `task` must be a string, not a number",
+            "unknown field `force`; the accepted fields are op, list, task, phase, items, reason, page",
+            "unknown field `why`; the accepted fields are op, list, task, phase, items, reason, page",
+            "field `task` must be a string, not a boolean",
         ]
     );
 }
@@ -188,7 +188,11 @@ fn a_list_without_op_is_an_init() {
     let mut s = planned();
     let result = agent(&mut s, r#"{"list":[{"phase":"New","items":["n1"]}]}"#);
     assert_eq!(result.details.op.as_deref(), Some("init"));
-    assert_eq!(tasks(&mut s), "New: [/] n1");
+    // The agent's rewrite keeps the open tasks it left out, abandoned.
+    assert_eq!(
+        tasks(&mut s),
+        "New: [/] n1 | Foundation: [-] Build core, [-] Add edge cases | Verification: [-] Run tests, [-] Write docs"
+    );
 }
 
 #[test]
@@ -265,7 +269,9 @@ fn inference_still_checks_the_inferred_op() {
     let errors = rejected(&mut s, r#"{"items":["a"],"extra":1}"#, Agent);
     assert_eq!(
         errors,
-        ["unknown field `extra`; the accepted fields are op, list, task, phase, items, reason"]
+        [
+            "unknown field `extra`; the accepted fields are op, list, task, phase, items, reason, page"
+        ]
     );
     let result = call(&mut s, r#"{"items":["a"],"extra":1}"#, Agent);
     assert_eq!(result.details.op.as_deref(), Some("init"));

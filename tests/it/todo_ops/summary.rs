@@ -66,11 +66,11 @@ fn errors_come_first_and_the_list_is_shown_as_before() {
 #[test]
 fn several_errors_are_joined_on_one_line() {
     let mut s = example();
-    let result = call(&mut s, r#"{"op":"done","task":1,"x":2}"#, User);
+    let result = call(&mut s, r#"{"op":"done","task":true,"x":2}"#, User);
     assert!(
         result.text().starts_with(
-            "Errors: unknown field `x`; the accepted fields are op, list, task, phase, items, reason; \
-             field `task` must be a string, not a number\nRemaining (3):\n"
+            "Errors: unknown field `x`; the accepted fields are op, list, task, phase, items, reason, page; \
+             field `task` must be a string, not a boolean\nRemaining (3):\n"
         ),
         "{}",
         result.text()
@@ -145,7 +145,7 @@ Verification:
 }
 
 #[test]
-fn a_phase_with_only_blocked_work_is_still_the_active_phase() {
+fn the_active_phase_is_where_work_can_happen_and_blocked_phases_are_named() {
     let mut s = planned();
     agent(
         &mut s,
@@ -162,7 +162,7 @@ Blocked (2):
   - Build core (Foundation): spec
   - Add edge cases (Foundation): spec
 Overall: 0/4 done, 4 open.
-Active phase 1/2 \"Foundation\" (0/2 done).
+Active phase 2/2 \"Verification\" (0/2 done). Earlier phases still open: \"Foundation\" (2 blocked).
 Foundation:
   - [!] Build core
   - [!] Add edge cases

@@ -22,9 +22,10 @@ fn the_version_counts_successful_mutations_only() {
         (r#"{"op":"view"}"#, User, 2),
         (r#"{"op":"bogus"}"#, User, 2),
         (r#"{"op":"block","task":"b"}"#, User, 3),
-        // A call that succeeds without changing anything is still a write.
-        (r#"{"op":"done","task":"a"}"#, Agent, 4),
-        (r#"{"op":"rm","task":"c"}"#, User, 5),
+        // A call that succeeds without changing anything is no new
+        // version (SPEC §2.2).
+        (r#"{"op":"done","task":"a"}"#, Agent, 3),
+        (r#"{"op":"rm","task":"c"}"#, User, 4),
     ];
     for (body, actor, expected) in steps {
         let result = call(&mut s, body, actor);
@@ -120,12 +121,12 @@ fn a_rejected_agent_call_that_is_not_json_is_logged_as_text() {
 #[test]
 fn every_error_of_a_rejected_call_is_logged() {
     let mut s = planned();
-    call(&mut s, r#"{"op":"done","task":1,"x":2}"#, Agent);
+    call(&mut s, r#"{"op":"done","task":true,"x":2}"#, Agent);
     assert_eq!(
         log(&mut s).pop().unwrap().error.as_deref(),
         Some(
-            "unknown field `x`; the accepted fields are op, list, task, phase, items, reason; \
-             field `task` must be a string, not a number"
+            "unknown field `x`; the accepted fields are op, list, task, phase, items, reason, page; \
+             field `task` must be a string, not a boolean"
         )
     );
 }
