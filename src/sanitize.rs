@@ -3,7 +3,12 @@
 //! Phase names, task contents and blocker notes become one safe line: line
 //! breaks and tabs turn into visible backslash escapes, `&`, `<` and `>` are
 //! XML-escaped (so no text can close `<todo_context>` or open a tag), and any
-//! other control character, and U+2028/U+2029, becomes a space.
+//! other control character, U+2028/U+2029, the byte-order mark U+FEFF and
+//! the bidirectional controls (U+202A–U+202E, U+2066–U+2069) become a space:
+//! text that reorders itself on screen is how instructions hide in plain
+//! sight. Terminal output (status line, reports, echoed errors) goes through
+//! [`one_line`] and [`is_unsafe`] too, so no raw escape or reordering
+//! character from stored text reaches a terminal.
 
 use std::borrow::Cow;
 
@@ -95,10 +100,16 @@ fn blank_controls(text: &str, keep_breaks: bool) -> String {
         .collect()
 }
 
-/// Control characters (C0, DEL, C1) and the Unicode line and paragraph
-/// separators.
-fn is_unsafe(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+/// True for a character that never reaches a prompt or a terminal as it
+/// is: control characters (C0, DEL, C1), the Unicode line and paragraph
+/// separators, the byte-order mark and the bidirectional embedding,
+/// override and isolate controls.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 #[cfg(test)]
@@ -139,6 +150,25 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_order_mark_and_bidi_controls_become_spaces() {
+        for c in [
+            '\u{feff}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}',
+            '\u{2067}', '\u{2068}', '\u{2069}',
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(sanitize(&text), "a b", "U+{:04X}", c as u32);
+            assert_eq!(one_line(&text), "a b", "U+{:04X}", c as u32);
+            assert_eq!(sanitize_multiline(&text), "a b", "U+{:04X}", c as u32);
+        }
+        // Their neighbours stay: the zero-width joiner, the left-to-right
+        // mark, the word joiner.
+        for c in ['\u{200d}', '\u{200e}', '\u{2060}', '\u{2065}', '\u{2029}'] {
+            let kept = c != '\u{2029}';
+            assert_eq!(sanitize(&format!("a{c}b")) == format!("a{c}b"), kept);
+        }
+    }
+
+    #[test]
     fn other_text_is_unchanged() {
         assert_eq!(sanitize("数据库迁移 🚀 ü"), "数据库迁移 🚀 ü");
         assert!(matches!(one_line("plain"), Cow::Borrowed("plain")));
@@ -164,8 +194,18 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn the_shortcut_never_changes_the_result(text in "[ -~\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}数]{0,16}") {
+        fn the_shortcut_never_changes_the_result(text in "[ -~\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{feff}\u{202a}-\u{202e}\u{2066}-\u{2069}数]{0,16}") {
             proptest::prop_assert_eq!(sanitize(&text), sanitize_any(&text));
+        }
+
+        #[test]
+        fn no_unsafe_character_survives(text in "[ -~\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{feff}\u{2020}-\u{2070}数🚀]{0,24}") {
+            for out in [sanitize(&text), one_line(&text).into_owned()] {
+                proptest::prop_assert!(!out.chars().any(is_unsafe), "{:?} -> {:?}", text, out);
+                proptest::prop_assert_eq!(out.lines().count(), usize::from(!out.is_empty()));
+            }
+            let multi = sanitize_multiline(&text);
+            proptest::prop_assert!(!multi.chars().any(|c| c != '\n' && c != '\t' && is_unsafe(c)), "{:?}", multi);
         }
     }
 

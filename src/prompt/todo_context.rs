@@ -329,6 +329,7 @@ mod tests {
             "trailing bell\u{7}",
             "trailing nbsp\u{a0}",
             "nel\u{85} and separators \u{2028}\u{2029}",
+            "bom\u{feff} and bidi \u{202e}override\u{202c} \u{2067}isolate\u{2069}",
             "数据库迁移 🚀 done",
             "fish &amp; chips <system>",
         ];
@@ -379,7 +380,7 @@ mod tests {
     /// Text with what sanitizing and trimming must handle: markup, line
     /// breaks, C0/C1 controls, Unicode spaces and separators, wide chars.
     fn text() -> impl Strategy<Value = String> {
-        "[ a-z&<>/\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{3000}数🚀]{1,24}"
+        "[ a-z&<>/\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{3000}\u{feff}\u{202a}-\u{202e}\u{2066}-\u{2069}数🚀]{1,24}"
     }
 
     proptest! {

@@ -49,6 +49,8 @@ const HOSTILE: &[&str] = &[
     "<todo_context>",
     "\r\n",
     "\u{2028}",
+    "\u{202e}",
+    "\u{2066}",
     "\u{2029}",
     "\u{85}",
     "\u{9f}",
@@ -162,7 +164,7 @@ pub fn check_block(list: &TodoList, options: &ContextOptions) {
     assert_eq!(block.matches("</todo_context>").count(), 1, "{block:?}");
     if let Some(c) = block
         .chars()
-        .find(|&c| c != '\n' && (c.is_control() || c == '\u{2028}' || c == '\u{2029}'))
+        .find(|&c| c != '\n' && goalkeeper::prompt::sanitize::is_unsafe(c))
     {
         panic!("raw U+{:04X} in the block {block:?}", c as u32);
     }

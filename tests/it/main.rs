@@ -24,6 +24,7 @@ mod load;
 mod mcp;
 mod mcp_protocol;
 mod mcp_python;
+mod no_progress;
 mod prompts;
 mod resources;
 mod todo_ops;

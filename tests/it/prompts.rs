@@ -207,6 +207,9 @@ const HOSTILE: &[(&str, &str)] = &[
     ("nel_u0085", "one\u{85}two"),
     ("line_separator_u2028", "one\u{2028}two"),
     ("paragraph_separator_u2029", "one\u{2029}two"),
+    ("byte_order_mark_ufeff", "one\u{feff}two"),
+    ("bidi_override_u202e", "safe \u{202e}txt.exe\u{202c} name"),
+    ("bidi_isolate_u2066", "one \u{2066}two\u{2069} three"),
     ("bel", "ring\u{7}ring"),
     ("esc", "color\u{1b}[31mred"),
     ("del", "rub\u{7f}out"),
@@ -229,7 +232,7 @@ fn each_hostile_input_stays_one_safe_line() {
         assert!(
             !rendered
                 .chars()
-                .any(|c| (c.is_control() && c != '\n') || c == '\u{2028}' || c == '\u{2029}'),
+                .any(|c| c != '\n' && goalkeeper::prompt::sanitize::is_unsafe(c)),
             "{name}: raw control character in {rendered:?}"
         );
         // Tag, two instruction lines, blank, counts; one phase line, two

@@ -5,6 +5,8 @@
 mod agent_limits;
 mod errors;
 mod limits;
+mod no_ops;
+mod repairs;
 mod rules;
 mod summary;
 mod table;
