@@ -364,5 +364,5 @@ fn check_result(outcome: &Outcome, context: impl Fn() -> String) {
 
 /// Characters a prompt or summary line must not carry raw (SPEC §3.2).
 fn unsafe_char(c: char) -> bool {
-    goalkeeper::prompt::sanitize::is_unsafe(c)
+    goalkeeper::sanitize::is_unsafe(c)
 }

@@ -164,7 +164,7 @@ pub fn check_block(list: &TodoList, options: &ContextOptions) {
     assert_eq!(block.matches("</todo_context>").count(), 1, "{block:?}");
     if let Some(c) = block
         .chars()
-        .find(|&c| c != '\n' && goalkeeper::prompt::sanitize::is_unsafe(c))
+        .find(|&c| c != '\n' && goalkeeper::sanitize::is_unsafe(c))
     {
         panic!("raw U+{:04X} in the block {block:?}", c as u32);
     }

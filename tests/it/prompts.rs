@@ -232,7 +232,7 @@ fn each_hostile_input_stays_one_safe_line() {
         assert!(
             !rendered
                 .chars()
-                .any(|c| c != '\n' && goalkeeper::prompt::sanitize::is_unsafe(c)),
+                .any(|c| c != '\n' && goalkeeper::sanitize::is_unsafe(c)),
             "{name}: raw control character in {rendered:?}"
         );
         // Tag, two instruction lines, blank, counts; one phase line, two

@@ -90,7 +90,7 @@ proptest! {
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(before.clone(), Call::Json(text), *actor);
-                    let events = store.todo_log(&s, 100_000).unwrap().len();
+                    let events = store.event_log(&s, 100_000).unwrap().len();
                     let result = store.todo(&s, Call::Json(text), *actor, NOW).unwrap();
                     let (after, version_after) = store.todo_list(&s).unwrap();
 
@@ -105,12 +105,12 @@ proptest! {
                     } else if expected.is_no_op() {
                         prop_assert_eq!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version, "{}", context);
-                        prop_assert_eq!(store.todo_log(&s, 100_000).unwrap().len(), events, "{}", context);
+                        prop_assert_eq!(store.event_log(&s, 100_000).unwrap().len(), events, "{}", context);
                         prop_assert!(result.text().contains("No change: "), "{}", context);
                     } else {
                         prop_assert_ne!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version + 1, "{}", context);
-                        prop_assert_eq!(store.todo_log(&s, 100_000).unwrap().len(), events + 1, "{}", context);
+                        prop_assert_eq!(store.event_log(&s, 100_000).unwrap().len(), events + 1, "{}", context);
                     }
                     check_list(&after, &context)?;
                 }

@@ -11,7 +11,7 @@ use crate::common::*;
 /// Runs `json`, expects a no-op, and checks nothing was written.
 fn no_op(s: &mut Store, json: &str, actor: Actor) {
     let (before, version) = s.todo_list(&session()).unwrap();
-    let events = s.todo_log(&session(), 10_000).unwrap();
+    let events = s.event_log(&session(), 10_000).unwrap();
     let result = call(s, json, actor);
     assert!(!result.is_error, "{json}:\n{}", result.text());
     assert_eq!(result.details.version, version, "{json}");
@@ -19,7 +19,7 @@ fn no_op(s: &mut Store, json: &str, actor: Actor) {
     let (after, version_after) = s.todo_list(&session()).unwrap();
     assert_eq!(json_of(&after), json_of(&before), "{json}");
     assert_eq!(version_after, version, "{json}");
-    assert_eq!(s.todo_log(&session(), 10_000).unwrap(), events, "{json}");
+    assert_eq!(s.event_log(&session(), 10_000).unwrap(), events, "{json}");
     assert!(
         result.text().starts_with(&format!(
             "No change: the list was already in that state, so it stays at version {version} and this call is not progress.\n"
@@ -120,9 +120,9 @@ fn a_no_op_after_a_rejected_call_clears_the_error_reminder() {
 #[test]
 fn a_change_is_still_a_change() {
     let mut s = planned();
-    let events = s.todo_log(&session(), 100).unwrap().len();
+    let events = s.event_log(&session(), 100).unwrap().len();
     let result = agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
     assert_eq!(result.details.version, 2);
     assert!(!result.text().contains("No change"), "{}", result.text());
-    assert_eq!(s.todo_log(&session(), 100).unwrap().len(), events + 1);
+    assert_eq!(s.event_log(&session(), 100).unwrap().len(), events + 1);
 }
