@@ -3,6 +3,7 @@
 //! against a store. One file per part of the spec.
 
 mod agent_limits;
+mod bounded;
 mod errors;
 mod limits;
 mod no_ops;
