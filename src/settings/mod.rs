@@ -132,14 +132,24 @@ impl Default for ReminderSettings {
 }
 
 /// The `todo.context.*` keys.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TodoContextSettings {
     /// `todo.context.inactive_tool` (default `omit`): what to render when
     /// the `todo` tool is not active for the caller.
     pub inactive_tool: InactiveTool,
-    /// `todo.context.max_tasks` (default 0): the most tasks the block lists;
-    /// 0 means no limit.
+    /// `todo.context.max_tasks` (default 200): the most tasks the block
+    /// lists; 0 means no limit. A list that fits renders the source's block
+    /// byte for byte.
     pub max_tasks: u64,
+}
+
+impl Default for TodoContextSettings {
+    fn default() -> TodoContextSettings {
+        TodoContextSettings {
+            inactive_tool: InactiveTool::default(),
+            max_tasks: 200,
+        }
+    }
 }
 
 /// `todo.context.inactive_tool`: the `<todo_context>` block when the agent

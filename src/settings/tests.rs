@@ -119,7 +119,7 @@ fn defaults_match_the_spec() {
     assert!(s.todo.reminders.enabled);
     assert_eq!(s.todo.reminders.max, 3);
     assert_eq!(s.todo.context.inactive_tool, InactiveTool::Omit);
-    assert_eq!(s.todo.context.max_tasks, 0);
+    assert_eq!(s.todo.context.max_tasks, 200);
     assert!(s.goal.enabled);
     assert_eq!(s.goal.continuation.max_idle, 3);
     assert_eq!(s.prompts.dir, None);
@@ -763,7 +763,7 @@ fn keys_list_every_key_with_value_type_and_default() {
             "todo.reminders = Some(\"true\") (bool)",
             "todo.reminders.max = Some(\"3\") (int >= 0)",
             "todo.context.inactive_tool = Some(\"\\\"omit\\\"\") (omit | read-only)",
-            "todo.context.max_tasks = Some(\"0\") (int >= 0)",
+            "todo.context.max_tasks = Some(\"200\") (int >= 0)",
             "goal.enabled = Some(\"true\") (bool)",
             "goal.continuation.max_idle = Some(\"3\") (int >= 1)",
             "prompts.dir = None (path)",
