@@ -12,7 +12,7 @@ use std::hint::black_box;
 use common::{SIZES, list};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goalkeeper::goal::Goal;
-use goalkeeper::inject::Injector;
+use goalkeeper::prompt::Injector;
 use goalkeeper::prompt::{ContextOptions, Templates, todo_context};
 use goalkeeper::settings::Settings;
 

@@ -1,4 +1,5 @@
-//! Who makes a change: the agent through a tool, or a person at the CLI.
+//! Who makes a change: the agent through a tool, a person at the CLI, or
+//! goalkeeper itself.
 //! Shared by the todo list and the goal, so neither depends on the other
 //! for it.
 
@@ -14,14 +15,18 @@ pub enum Actor {
     Agent,
     /// A person at the CLI, or a markdown import.
     User,
+    /// goalkeeper itself: the runaway guard pausing a goal. It never runs
+    /// todo ops; the todo rules treat it as the agent.
+    Goalkeeper,
 }
 
 impl Actor {
-    /// `agent` or `user`.
+    /// `agent`, `user` or `goalkeeper`: the event log's `actor`.
     pub fn as_str(self) -> &'static str {
         match self {
             Actor::Agent => "agent",
             Actor::User => "user",
+            Actor::Goalkeeper => "goalkeeper",
         }
     }
 }

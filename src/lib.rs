@@ -4,7 +4,6 @@
 mod actor;
 mod error;
 pub mod goal;
-pub mod inject;
 pub mod integrations;
 pub mod prompt;
 pub mod resources;

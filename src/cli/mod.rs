@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
-use goalkeeper::inject::Injector;
+use goalkeeper::prompt::Injector;
 use goalkeeper::sanitize;
 use goalkeeper::settings::Settings;
 use goalkeeper::todo::MAX_CALL_BYTES;

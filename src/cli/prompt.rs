@@ -3,8 +3,8 @@
 
 use clap::{Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::inject::{self, Continuation};
 use goalkeeper::prompt::{BUILTIN, Gate, HiddenMessage};
+use goalkeeper::store::Continuation;
 
 use super::{ActiveTools, Context, Outcome, print_json};
 
@@ -36,13 +36,15 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let injector = ctx.injector()?;
     let tools = args.tools.names();
     let mut store = ctx.store()?;
-    // The memory file goes first, once per session.
-    let (memory, note) = inject::memory(&mut store, &injector, &ctx.session, ctx.now_ms)?;
+    // One transaction: the memory file goes first, once per session.
+    let tx = store.begin(&ctx.session)?;
+    let (memory, note) = tx.memory(&injector, ctx.now_ms)?;
+    let message = tx.goal_mode_context(&injector, &tools, ctx.now_ms)?;
+    let list = tx.todo_list()?.0;
+    tx.commit()?;
     if let Some(note) = note {
         note!("{note}");
     }
-    let message =
-        inject::goal_mode_context(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)?;
     if let Some(memory) = &memory {
         print_message(ctx, memory);
         if message.is_ok() && !ctx.json {
@@ -52,7 +54,6 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     match message {
         Ok(message) => {
             if args.explain {
-                let (list, _) = store.todo_list(&ctx.session)?;
                 match injector.todo_block(&list, &tools)? {
                     Ok(_) => note!("goal-mode context with the todo block"),
                     Err(gate) => {
@@ -73,7 +74,7 @@ pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
     let injector = ctx.injector()?;
     let mut store = ctx.store()?;
     let tools = args.tools.names();
-    match inject::continuation(&mut store, &injector, &ctx.session, &tools, ctx.now_ms)? {
+    match store.continuation(&ctx.session, &injector, &tools, ctx.now_ms)? {
         Continuation::Message(message) => print_message(ctx, &message),
         Continuation::Paused(text) => {
             if ctx.json {

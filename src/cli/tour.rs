@@ -7,9 +7,10 @@
 use std::path::PathBuf;
 
 use goalkeeper::goal::{GoalOp, Usage};
-use goalkeeper::inject::{self, Continuation, Injector};
+use goalkeeper::prompt::Injector;
 use goalkeeper::prompt::{Gate, HiddenMessage};
 use goalkeeper::settings::Settings;
+use goalkeeper::store::Continuation;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call};
 use goalkeeper::{Error, SessionId, Store};
@@ -219,10 +220,9 @@ impl Tour {
 
     fn context(&mut self) -> Result<(), Error> {
         self.command("context");
-        let message = inject::goal_mode_context(
-            &mut self.store,
-            &self.injector,
+        let message = self.store.goal_mode_context(
             &self.session,
+            &self.injector,
             &Tour::tools(),
             self.now_ms,
         )?;
@@ -235,13 +235,10 @@ impl Tour {
 
     fn continuation(&mut self) -> Result<(), Error> {
         self.command("continuation");
-        match inject::continuation(
-            &mut self.store,
-            &self.injector,
-            &self.session,
-            &Tour::tools(),
-            self.now_ms,
-        )? {
+        match self
+            .store
+            .continuation(&self.session, &self.injector, &Tour::tools(), self.now_ms)?
+        {
             Continuation::Message(message) => show(&message),
             Continuation::Paused(text) => out!("{text}"),
             Continuation::Closed(gate) => nothing(gate),

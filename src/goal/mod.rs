@@ -1,6 +1,7 @@
 //! Goal mode: the goal, its lifecycle and budget accounting, and the agent's
 //! `goal` tool. Everything here is pure; the store persists it.
 
+pub mod continuation;
 mod lifecycle;
 mod model;
 mod tool;

@@ -28,7 +28,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 
 use super::agent_tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
 use crate::error::{Error, Result};
-use crate::inject::{self, Injector};
+use crate::prompt::Injector;
 use crate::{SessionId, Settings, Store};
 
 /// The `_meta` key that carries `tools/call` arguments which are not a JSON
@@ -146,8 +146,7 @@ impl McpServer {
         let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
         let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         let session = self.session(&mut store)?;
-        let message =
-            inject::goal_mode_context(&mut store, &self.injector, &session, &active, now_ms)?;
+        let message = store.goal_mode_context(&session, &self.injector, &active, now_ms)?;
         Ok(message
             .map(|m| m.content)
             .map_err(|gate| format!("no goal-mode context: {gate}")))

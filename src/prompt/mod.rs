@@ -1,10 +1,12 @@
 //! Prompt text: the templates, the `<todo_context>` block and
 //! its gates, and the hidden messages goalkeeper injects.
 
+mod injector;
 mod message;
 mod templates;
 mod todo_context;
 
+pub use injector::Injector;
 pub use message::{Form, HiddenMessage, MessageKind, Source};
 pub use templates::{BUILTIN, Templates};
 pub use todo_context::{ContextOptions, Gate, todo_context};

@@ -40,91 +40,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<GoalResult> {
         let tx = self.immediate()?;
-        let current = load_goal(&tx, session)?;
-        let next_id = next_goal_id(&tx)?;
-        let parsed = match call {
-            GoalCall::Op(op) => Ok(op.clone()),
-            GoalCall::Value(value) => parse_goal_call(value),
-            GoalCall::Json(text) => match serde_json::from_str::<Value>(text) {
-                Ok(value) => parse_goal_call(&value),
-                Err(e) => Err(vec![format!(
-                    "the call is not valid JSON ({e}); send one object such as {{\"op\": \"get\"}}"
-                )]),
-            },
-        };
-        let op_name = parsed.as_ref().ok().map(|op| op.name().to_owned());
-        let outcome = parsed.and_then(|op| {
-            goal::apply(current.as_ref(), &op, actor, now_ms, next_id)
-                .map(|t| (op, t))
-                .map_err(|e| vec![e])
-        });
-        let view = |goal: Option<&Goal>| goal.map(|g| GoalView::new(g, now_ms));
-        let result = match outcome {
-            Ok((op, transition)) => {
-                let goal = transition.goal;
-                if transition.changed {
-                    sessions::touch(&tx, session, now_ms)?;
-                    if let Some(old) = &transition.replaced {
-                        save_goal(&tx, session, old)?;
-                    }
-                    if let Some(goal) = &goal {
-                        save_goal(&tx, session, goal)?;
-                    }
-                    events::append(
-                        &tx,
-                        &NewEvent {
-                            session,
-                            at_ms: now_ms,
-                            actor: actor.as_str(),
-                            kind: EventKind::Goal,
-                            op: Some(op.name()),
-                            payload: &op_payload(&op, goal.as_ref()).to_string(),
-                            error: None,
-                            version: None,
-                            undo_to: None,
-                            state: None,
-                        },
-                    )?;
-                }
-                ToolResult::new(
-                    transition.message,
-                    GoalDetails {
-                        op: op_name,
-                        goal: view(goal.as_ref()),
-                    },
-                    false,
-                )
-            }
-            Err(errors) => {
-                let text = errors.join("; ");
-                if actor == Actor::Agent {
-                    let raw = match call {
-                        GoalCall::Op(op) => op_payload(op, None).to_string(),
-                        GoalCall::Value(value) => value.to_string(),
-                        GoalCall::Json(text) => text.to_owned(),
-                    };
-                    events::append_rejected(
-                        &tx,
-                        session,
-                        EventKind::Goal,
-                        op_name.as_deref(),
-                        &raw,
-                        &text,
-                        now_ms,
-                    )?;
-                }
-                ToolResult::new(
-                    // Field and op names echo the caller's text: one safe
-                    // line, as the todo tool's errors (SPEC §3.2).
-                    format!("Errors: {}", crate::sanitize::one_line(&text)),
-                    GoalDetails {
-                        op: op_name,
-                        goal: view(current.as_ref()),
-                    },
-                    true,
-                )
-            }
-        };
+        let result = goal_in_tx(&tx, session, call, actor, now_ms)?;
         tx.commit()?;
         Ok(result)
     }
@@ -133,6 +49,102 @@ impl Store {
     pub fn current_goal(&mut self, session: &SessionId) -> Result<Option<Goal>> {
         self.in_tx(|tx| load_goal(tx, session))
     }
+}
+
+/// One goal call inside `tx`; the caller commits.
+pub(crate) fn goal_in_tx(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    call: GoalCall<'_>,
+    actor: Actor,
+    now_ms: i64,
+) -> Result<GoalResult> {
+    let current = load_goal(tx, session)?;
+    let next_id = next_goal_id(tx)?;
+    let parsed = match call {
+        GoalCall::Op(op) => Ok(op.clone()),
+        GoalCall::Value(value) => parse_goal_call(value),
+        GoalCall::Json(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => parse_goal_call(&value),
+            Err(e) => Err(vec![format!(
+                "the call is not valid JSON ({e}); send one object such as {{\"op\": \"get\"}}"
+            )]),
+        },
+    };
+    let op_name = parsed.as_ref().ok().map(|op| op.name().to_owned());
+    let outcome = parsed.and_then(|op| {
+        goal::apply(current.as_ref(), &op, actor, now_ms, next_id)
+            .map(|t| (op, t))
+            .map_err(|e| vec![e])
+    });
+    let view = |goal: Option<&Goal>| goal.map(|g| GoalView::new(g, now_ms));
+    let result = match outcome {
+        Ok((op, transition)) => {
+            let goal = transition.goal;
+            if transition.changed {
+                sessions::touch(tx, session, now_ms)?;
+                if let Some(old) = &transition.replaced {
+                    save_goal(tx, session, old)?;
+                }
+                if let Some(goal) = &goal {
+                    save_goal(tx, session, goal)?;
+                }
+                events::append(
+                    tx,
+                    &NewEvent {
+                        session,
+                        at_ms: now_ms,
+                        actor: actor.as_str(),
+                        kind: EventKind::Goal,
+                        op: Some(op.name()),
+                        payload: &op_payload(&op, goal.as_ref()).to_string(),
+                        error: None,
+                        version: None,
+                        undo_to: None,
+                        state: None,
+                    },
+                )?;
+            }
+            ToolResult::new(
+                transition.message,
+                GoalDetails {
+                    op: op_name,
+                    goal: view(goal.as_ref()),
+                },
+                false,
+            )
+        }
+        Err(errors) => {
+            let text = errors.join("; ");
+            if actor == Actor::Agent {
+                let raw = match call {
+                    GoalCall::Op(op) => op_payload(op, None).to_string(),
+                    GoalCall::Value(value) => value.to_string(),
+                    GoalCall::Json(text) => text.to_owned(),
+                };
+                events::append_rejected(
+                    tx,
+                    session,
+                    EventKind::Goal,
+                    op_name.as_deref(),
+                    &raw,
+                    &text,
+                    now_ms,
+                )?;
+            }
+            ToolResult::new(
+                // Field and op names echo the caller's text: one safe
+                // line, as the todo tool's errors (SPEC §3.2).
+                format!("Errors: {}", crate::sanitize::one_line(&text)),
+                GoalDetails {
+                    op: op_name,
+                    goal: view(current.as_ref()),
+                },
+                true,
+            )
+        }
+    };
+    Ok(result)
 }
 
 fn op_payload(op: &GoalOp, goal: Option<&Goal>) -> Value {

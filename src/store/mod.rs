@@ -8,6 +8,7 @@ pub(crate) mod goals;
 mod marks;
 mod migrations;
 mod open;
+mod session_tx;
 pub(crate) mod sessions;
 mod todos;
 
@@ -20,6 +21,7 @@ use crate::error::Result;
 
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
+pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
 
 /// `PRAGMA application_id` of a goalkeeper database ("gkpr").

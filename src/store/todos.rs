@@ -168,13 +168,7 @@ impl Store {
     /// Takes the pending todo-error text of `session` (set by a rejected
     /// agent call), clearing it so the reminder is delivered once.
     pub fn take_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        self.in_tx(|tx| {
-            let error = read_todo_error(tx, session)?;
-            if error.is_some() {
-                set_todo_error(tx, session, None)?;
-            }
-            Ok(error)
-        })
+        self.in_tx(|tx| take_todo_error(tx, session))
     }
 
     /// The pending todo-error text of `session` (set by a rejected agent
@@ -182,6 +176,15 @@ impl Store {
     pub fn pending_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
         self.in_tx(|tx| read_todo_error(tx, session))
     }
+}
+
+/// Takes the pending todo-error text inside `tx`, clearing it.
+pub(crate) fn take_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
+    let error = read_todo_error(tx, session)?;
+    if error.is_some() {
+        set_todo_error(tx, session, None)?;
+    }
+    Ok(error)
 }
 
 /// Who made a change and how it is recorded.

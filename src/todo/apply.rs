@@ -269,7 +269,7 @@ fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
                 task.dropped_by = Some(DroppedBy::User);
             }
         }
-        Actor::Agent => {
+        Actor::Agent | Actor::Goalkeeper => {
             let spared = !targeted
                 && (matches!(task.status, Status::Completed | Status::Blocked)
                     || task.dropped_by.is_some());
@@ -282,7 +282,7 @@ fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
 
 fn rm(list: &mut TodoList, target: &Target, actor: Actor) -> Result<(), Vec<String>> {
     match actor {
-        Actor::Agent => for_each_target(list, target, |_, task| {
+        Actor::Agent | Actor::Goalkeeper => for_each_target(list, target, |_, task| {
             // An agent cannot make work disappear: open work is abandoned in
             // place, and blocked work (waiting on someone else) is kept.
             if matches!(task.status, Status::Pending | Status::InProgress) {

@@ -19,6 +19,7 @@ mod concurrency;
 mod crash_safety;
 mod fuzz_replay;
 mod hardening;
+mod hook_transactions;
 mod hooks;
 mod load;
 mod mcp;

@@ -4,7 +4,7 @@
 use crate::common::{self, phase, task};
 
 use goalkeeper::goal::{Goal, GoalStatus};
-use goalkeeper::inject::Injector;
+use goalkeeper::prompt::Injector;
 use goalkeeper::prompt::{BUILTIN, ContextOptions, Gate, Templates, todo_context};
 use goalkeeper::settings::Settings;
 use goalkeeper::todo::{DroppedBy, Status, Task, TodoList};

@@ -24,10 +24,11 @@ pub use transcript::{Cursor, TranscriptRead, read_usage};
 
 use crate::SessionId;
 use crate::error::Result;
-use crate::goal::{GoalOp, GoalStatus};
-use crate::inject::{self, Continuation, Injector};
+use crate::goal::GoalOp;
+use crate::goal::continuation::progress_mark;
+use crate::prompt::Injector;
 use crate::settings::Eager;
-use crate::store::{GoalCall, Store};
+use crate::store::{Continuation, GoalCall, SessionTx, Store};
 use crate::todo::Actor;
 
 /// What the hook prints: JSON for stdout (if any) and notes for stderr.
@@ -77,10 +78,20 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
             return reply;
         }
     };
+    // The whole event is one transaction: it commits only when every step
+    // succeeded, and a failure anywhere leaves nothing half-applied. Two
+    // hooks of one session run one after the other, so a transcript's
+    // usage is counted once.
+    let tx = match store.begin(&session) {
+        Ok(tx) => tx,
+        Err(e) => {
+            reply.notes.push(format!("{name} hook failed: {e}"));
+            return reply;
+        }
+    };
     let hook = Hook {
-        store,
+        tx,
         injector,
-        session,
         now_ms,
         notes: Vec::new(),
     };
@@ -88,9 +99,8 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
 }
 
 struct Hook<'a> {
-    store: &'a mut Store,
+    tx: SessionTx<'a>,
     injector: &'a Injector,
-    session: SessionId,
     now_ms: i64,
     notes: Vec<String>,
 }
@@ -98,9 +108,11 @@ struct Hook<'a> {
 impl Hook<'_> {
     fn dispatch(mut self, name: &str, event: &Value) -> HookReply {
         if let Some(cwd) = event.get("cwd").and_then(Value::as_str)
-            && let Err(e) =
-                self.store
-                    .set_pointer(&session_pointer(cwd), self.session.as_str(), self.now_ms)
+            && let Err(e) = self.tx.set_pointer(
+                &session_pointer(cwd),
+                self.tx.session().as_str(),
+                self.now_ms,
+            )
         {
             self.notes.push(format!("cannot record the session: {e}"));
         }
@@ -114,16 +126,14 @@ impl Hook<'_> {
                 Ok(None)
             }
         };
-        match result {
-            Ok(stdout) => HookReply {
-                stdout,
-                notes: self.notes,
-            },
+        let Hook { tx, mut notes, .. } = self;
+        match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
+            Ok(stdout) => HookReply { stdout, notes },
             Err(e) => {
-                self.notes.push(format!("{name} hook failed: {e}"));
+                notes.push(format!("{name} hook failed: {e}"));
                 HookReply {
                     stdout: None,
-                    notes: self.notes,
+                    notes,
                 }
             }
         }
@@ -143,7 +153,7 @@ impl Hook<'_> {
         let context = match self.goal_mode_context()? {
             Some(text) => Some(text),
             None => {
-                let (list, _) = self.store.todo_list(&self.session)?;
+                let (list, _) = self.tx.todo_list()?;
                 self.injector
                     .todo_context_message(&list, &self.tools(), self.now_ms)?
                     .ok()
@@ -156,43 +166,32 @@ impl Hook<'_> {
 
     fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
         let mut parts = Vec::new();
-        let (memory, note) = inject::memory(self.store, self.injector, &self.session, self.now_ms)?;
+        let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
         self.notes.extend(note);
         parts.extend(memory.map(|m| m.content));
         let eager = self.injector.settings().todo.eager;
-        if eager != Eager::Default
-            && self
-                .store
-                .session_mark(&self.session, EAGER_MARK)?
-                .is_none()
-        {
+        if eager != Eager::Default && self.tx.mark(EAGER_MARK)?.is_none() {
             let name = if eager == Eager::Always {
                 "todo-eager-always"
             } else {
                 "todo-eager-preferred"
             };
             parts.push(self.injector.templates().render(name, &json!({}))?);
-            self.store
-                .set_session_mark(&self.session, EAGER_MARK, "sent", self.now_ms)?;
+            self.tx.set_mark(EAGER_MARK, "sent", self.now_ms)?;
         }
-        if let Some(error) = self.store.take_todo_error(&self.session)? {
-            let (list, _) = self.store.todo_list(&self.session)?;
+        if let Some(error) = self.tx.take_todo_error()? {
+            let (list, _) = self.tx.todo_list()?;
             let message = self
                 .injector
                 .todo_error_reminder(&error, &list, self.now_ms)?;
             parts.push(message.content);
         }
         let mark = self.state_mark()?;
-        if self
-            .store
-            .session_mark(&self.session, CONTEXT_MARK)?
-            .as_deref()
-            != Some(&mark)
+        if self.tx.mark(CONTEXT_MARK)?.as_deref() != Some(&mark)
             && let Some(context) = self.goal_mode_context()?
         {
             parts.push(context);
-            self.store
-                .set_session_mark(&self.session, CONTEXT_MARK, &mark, self.now_ms)?;
+            self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)?;
         }
         if parts.is_empty() {
             return Ok(None);
@@ -206,13 +205,7 @@ impl Hook<'_> {
     fn stop(&mut self, event: &Value) -> Result<Option<Value>> {
         self.count_usage(event)?;
         let tools = self.tools();
-        match inject::continuation(
-            self.store,
-            self.injector,
-            &self.session,
-            &tools,
-            self.now_ms,
-        )? {
+        match self.tx.continuation(self.injector, &tools, self.now_ms)? {
             Continuation::Message(message) => {
                 return Ok(Some(
                     json!({"decision": "block", "reason": message.content}),
@@ -227,12 +220,12 @@ impl Hook<'_> {
         if !reminders.enabled {
             return Ok(None);
         }
-        let (list, version) = self.store.todo_list(&self.session)?;
+        let (list, version) = self.tx.todo_list()?;
         let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
             return Ok(None);
         };
         // Count reminders per list version: a change to the list resets it.
-        let sent = match self.store.session_mark(&self.session, REMINDER_MARK)? {
+        let sent = match self.tx.mark(REMINDER_MARK)? {
             Some(mark) => match mark.split_once(':') {
                 Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
                 _ => 0,
@@ -242,8 +235,7 @@ impl Hook<'_> {
         if sent >= reminders.max {
             return Ok(None);
         }
-        self.store.set_session_mark(
-            &self.session,
+        self.tx.set_mark(
             REMINDER_MARK,
             &format!("{version}:{}", sent + 1),
             self.now_ms,
@@ -261,8 +253,8 @@ impl Hook<'_> {
             return Ok(());
         };
         let cursor: Cursor = self
-            .store
-            .session_mark(&self.session, TRANSCRIPT_MARK)?
+            .tx
+            .mark(TRANSCRIPT_MARK)?
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         let read = match read_usage(std::path::Path::new(path), &cursor) {
@@ -281,48 +273,35 @@ impl Hook<'_> {
             ));
         }
         if read.messages > 0 {
-            self.store.goal(
-                &self.session,
+            self.tx.goal_call(
                 GoalCall::Op(&GoalOp::Usage(read.usage)),
                 Actor::Agent,
                 self.now_ms,
             )?;
         }
         let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
-        self.store
-            .set_session_mark(&self.session, TRANSCRIPT_MARK, &text, self.now_ms)
+        self.tx.set_mark(TRANSCRIPT_MARK, &text, self.now_ms)
     }
 
     fn goal_mode_context(&mut self) -> Result<Option<String>> {
         let tools = self.tools();
-        Ok(inject::goal_mode_context(
-            self.store,
-            self.injector,
-            &self.session,
-            &tools,
-            self.now_ms,
-        )?
-        .ok()
-        .map(|m| m.content))
+        Ok(self
+            .tx
+            .goal_mode_context(self.injector, &tools, self.now_ms)?
+            .ok()
+            .map(|m| m.content))
     }
 
     /// What the injected context depends on: the list's version and the
     /// goal's identity and revision.
     fn state_mark(&mut self) -> Result<String> {
-        let (_, version) = self.store.todo_list(&self.session)?;
-        let goal = self.store.current_goal(&self.session)?;
-        Ok(match goal {
-            Some(goal) if goal.status == GoalStatus::Active => {
-                format!("{version}:{}:{}", goal.id, goal.revision)
-            }
-            _ => format!("{version}:-"),
-        })
+        let (_, version) = self.tx.todo_list()?;
+        Ok(progress_mark(version, self.tx.goal()?.as_ref()))
     }
 
     fn remember_context(&mut self) -> Result<()> {
         let mark = self.state_mark()?;
-        self.store
-            .set_session_mark(&self.session, CONTEXT_MARK, &mark, self.now_ms)
+        self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)
     }
 }
 

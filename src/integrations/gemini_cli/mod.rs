@@ -37,9 +37,9 @@ use super::claude_code::HookReply;
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::GoalOp;
-use crate::inject::{self, Continuation, Injector};
+use crate::prompt::Injector;
 use crate::settings::Eager;
-use crate::store::{GoalCall, Store};
+use crate::store::{Continuation, GoalCall, SessionTx, Store};
 use crate::todo::Actor;
 
 /// The host's name in `install`, `hook` and `--session-from`.
@@ -92,16 +92,24 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
             return reply;
         }
     };
+    // The whole event is one transaction: it commits only when every step
+    // succeeded, and a failure anywhere leaves nothing half-applied.
+    let tx = match store.begin(&session) {
+        Ok(tx) => tx,
+        Err(e) => {
+            reply.notes.push(format!("{name} hook failed: {e}"));
+            return reply;
+        }
+    };
     let mut hook = Hook {
-        store,
+        tx,
         injector,
-        session,
         now_ms,
         notes: Vec::new(),
     };
     let result = hook.dispatch(&name, &event);
-    let mut notes = hook.notes;
-    let stdout = match result {
+    let Hook { tx, mut notes, .. } = hook;
+    let stdout = match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
         Ok(stdout) => stdout,
         Err(e) => {
             notes.push(format!("{name} hook failed: {e}"));
@@ -112,9 +120,8 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
 }
 
 struct Hook<'a> {
-    store: &'a mut Store,
+    tx: SessionTx<'a>,
     injector: &'a Injector,
-    session: SessionId,
     now_ms: i64,
     notes: Vec<String>,
 }
@@ -122,8 +129,11 @@ struct Hook<'a> {
 impl Hook<'_> {
     fn dispatch(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
         if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
-            self.store
-                .set_pointer(&session_pointer(cwd), self.session.as_str(), self.now_ms)?;
+            self.tx.set_pointer(
+                &session_pointer(cwd),
+                self.tx.session().as_str(),
+                self.now_ms,
+            )?;
         }
         match name {
             "SessionStart" => Ok(None),
@@ -144,18 +154,14 @@ impl Hook<'_> {
 
     fn tools(&self) -> Vec<String> {
         // The tools come from the MCP server, which offers both.
-        vec!["todo".into(), "goal".into()]
+        super::TOOL_NAMES.map(str::to_owned).to_vec()
     }
 
     fn before_model(&mut self, event: &Value) -> Result<Option<Value>> {
         let tools = self.tools();
-        let Ok(message) = inject::goal_mode_context(
-            self.store,
-            self.injector,
-            &self.session,
-            &tools,
-            self.now_ms,
-        )?
+        let Ok(message) = self
+            .tx
+            .goal_mode_context(self.injector, &tools, self.now_ms)?
         else {
             return Ok(None);
         };
@@ -177,27 +183,21 @@ impl Hook<'_> {
 
     fn before_agent(&mut self) -> Result<Option<Value>> {
         let mut parts = Vec::new();
-        let (memory, note) = inject::memory(self.store, self.injector, &self.session, self.now_ms)?;
+        let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
         self.notes.extend(note);
         parts.extend(memory.map(|m| m.content));
         let eager = self.injector.settings().todo.eager;
-        if eager != Eager::Default
-            && self
-                .store
-                .session_mark(&self.session, EAGER_MARK)?
-                .is_none()
-        {
+        if eager != Eager::Default && self.tx.mark(EAGER_MARK)?.is_none() {
             let name = if eager == Eager::Always {
                 "todo-eager-always"
             } else {
                 "todo-eager-preferred"
             };
             parts.push(self.injector.templates().render(name, &json!({}))?);
-            self.store
-                .set_session_mark(&self.session, EAGER_MARK, "sent", self.now_ms)?;
+            self.tx.set_mark(EAGER_MARK, "sent", self.now_ms)?;
         }
-        if let Some(error) = self.store.take_todo_error(&self.session)? {
-            let (list, _) = self.store.todo_list(&self.session)?;
+        if let Some(error) = self.tx.take_todo_error()? {
+            let (list, _) = self.tx.todo_list()?;
             let message = self
                 .injector
                 .todo_error_reminder(&error, &list, self.now_ms)?;
@@ -215,13 +215,7 @@ impl Hook<'_> {
     fn after_agent(&mut self, event: &Value) -> Result<Option<Value>> {
         self.count_usage(event)?;
         let tools = self.tools();
-        match inject::continuation(
-            self.store,
-            self.injector,
-            &self.session,
-            &tools,
-            self.now_ms,
-        )? {
+        match self.tx.continuation(self.injector, &tools, self.now_ms)? {
             Continuation::Message(message) => {
                 return Ok(Some(
                     json!({"decision": "block", "reason": message.content}),
@@ -232,22 +226,18 @@ impl Hook<'_> {
         }
         // A live goal (paused, budget-limited) means the agent may stop:
         // no reminder contradicts that.
-        if self
-            .store
-            .current_goal(&self.session)?
-            .is_some_and(|g| g.status.is_live())
-        {
+        if self.tx.goal()?.is_some_and(|g| g.status.is_live()) {
             return Ok(None);
         }
         let reminders = &self.injector.settings().todo.reminders;
         if !reminders.enabled {
             return Ok(None);
         }
-        let (list, version) = self.store.todo_list(&self.session)?;
+        let (list, version) = self.tx.todo_list()?;
         let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
             return Ok(None);
         };
-        let sent = match self.store.session_mark(&self.session, REMINDER_MARK)? {
+        let sent = match self.tx.mark(REMINDER_MARK)? {
             Some(mark) => match mark.split_once(':') {
                 Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
                 _ => 0,
@@ -257,8 +247,7 @@ impl Hook<'_> {
         if sent >= reminders.max {
             return Ok(None);
         }
-        self.store.set_session_mark(
-            &self.session,
+        self.tx.set_mark(
             REMINDER_MARK,
             &format!("{version}:{}", sent + 1),
             self.now_ms,
@@ -276,8 +265,8 @@ impl Hook<'_> {
             return Ok(());
         };
         let cursor: ChatCursor = self
-            .store
-            .session_mark(&self.session, CHAT_MARK)?
+            .tx
+            .mark(CHAT_MARK)?
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         let read = match read_chat_usage(std::path::Path::new(path), &cursor) {
@@ -296,16 +285,14 @@ impl Hook<'_> {
             ));
         }
         if read.responses > 0 {
-            self.store.goal(
-                &self.session,
+            self.tx.goal_call(
                 GoalCall::Op(&GoalOp::Usage(read.usage)),
                 Actor::Agent,
                 self.now_ms,
             )?;
         }
         let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
-        self.store
-            .set_session_mark(&self.session, CHAT_MARK, &text, self.now_ms)
+        self.tx.set_mark(CHAT_MARK, &text, self.now_ms)
     }
 }
 

@@ -1,17 +1,18 @@
-//! The prompt injector: builds the hidden messages of SPEC §3.4 from the
-//! stored state. Rendering is pure ([`Injector`]); the functions at the
-//! bottom read (and, for the continuation, update) the store in one
-//! transaction.
+//! The prompt injector: renders the hidden messages of SPEC §3.4 from
+//! state it is given, with the configured templates and settings. Pure:
+//! the store reads the state and records what was delivered
+//! (`store::SessionTx`), and the continuation is decided in
+//! `goal::continuation`.
+
+use std::path::Path;
 
 use serde::Serialize;
 
-use crate::SessionId;
+use super::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, todo_context};
 use crate::error::Result;
-use crate::goal::{BudgetNotice, Goal, GoalStatus, format_duration};
-use crate::prompt::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, todo_context};
+use crate::goal::{Goal, GoalStatus, format_duration};
 use crate::sanitize::{one_line, sanitize, sanitize_multiline};
 use crate::settings::{InactiveTool, Settings};
-use crate::store::{Store, events, goals, sessions};
 use crate::todo::TodoList;
 
 /// Renders hidden messages from state, with the configured templates.
@@ -233,6 +234,32 @@ impl Injector {
         )))
     }
 
+    /// The `memory` message: the memory file's `text`, read from `path`.
+    pub fn memory(&self, path: &Path, text: &str, now_ms: i64) -> Result<HiddenMessage> {
+        let content = self.templates.render(
+            "memory",
+            &serde_json::json!({"content": sanitize_multiline(text.trim_end())}),
+        )?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Ok(HiddenMessage::new(
+            MessageKind::Memory,
+            content,
+            format!("memory: {name} · {} bytes", text.len()),
+            now_ms,
+        ))
+    }
+
+    /// What the runaway guard tells the person when it pauses goal
+    /// `goal_id` after `idle` continuations without progress.
+    pub fn guard_paused(&self, goal_id: i64, idle: u64) -> String {
+        format!(
+            "goalkeeper paused goal #{goal_id} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward."
+        )
+    }
+
     fn active_goal<'g>(&self, goal: Option<&'g Goal>) -> std::result::Result<&'g Goal, Gate> {
         if !self.settings.goal.enabled {
             return Err(Gate::GoalDisabled);
@@ -281,172 +308,6 @@ fn todo_label(list: &TodoList) -> String {
 
 fn short(objective: &str) -> String {
     crate::todo::text::preview(&one_line(objective))
-}
-
-/// The memory file's message for `session`: delivered the first time it is
-/// asked for in that session and never again, even across processes (the
-/// check and the mark are one transaction). `Ok((None, note))` when there
-/// is no memory file configured, it was already delivered, or the file
-/// cannot be used (the note says why; it is not marked, so a fixed file is
-/// delivered later).
-pub fn memory(
-    store: &mut Store,
-    injector: &Injector,
-    session: &SessionId,
-    now_ms: i64,
-) -> Result<(Option<HiddenMessage>, Option<String>)> {
-    let Some(path) = injector.settings.memory.file.as_deref() else {
-        return Ok((None, None));
-    };
-    // Once delivered, every later call ends here, without reading the file.
-    if store
-        .in_tx(|tx| sessions::mark(tx, session, MEMORY_MARK))?
-        .is_some()
-    {
-        return Ok((None, None));
-    }
-    let text = match crate::resources::file::load(path) {
-        crate::resources::file::Loaded::Text(text) => text,
-        crate::resources::file::Loaded::Absent => {
-            return Ok((
-                None,
-                Some(format!(
-                    "memory file {} does not exist; nothing injected",
-                    path.display()
-                )),
-            ));
-        }
-        crate::resources::file::Loaded::Unusable(why) => {
-            return Ok((None, Some(format!("memory file {}: {why}", path.display()))));
-        }
-    };
-    let content = injector.templates.render(
-        "memory",
-        &serde_json::json!({"content": sanitize_multiline(text.trim_end())}),
-    )?;
-    // Checked again with the mark set in the same transaction: of two
-    // processes racing here, one delivers.
-    let tx = store.immediate()?;
-    if sessions::mark(&tx, session, MEMORY_MARK)?.is_some() {
-        return Ok((None, None));
-    }
-    sessions::set_mark(&tx, session, MEMORY_MARK, &now_ms.to_string(), now_ms)?;
-    tx.commit()?;
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    Ok((
-        Some(HiddenMessage::new(
-            MessageKind::Memory,
-            content,
-            format!("memory: {name} · {} bytes", text.len()),
-            now_ms,
-        )),
-        None,
-    ))
-}
-
-/// The session mark recording when the memory file was delivered.
-const MEMORY_MARK: &str = "memory.delivered";
-
-/// What `continuation` produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Continuation {
-    /// A message to inject: the continuation, or the budget-limit wrap-up.
-    Message(HiddenMessage),
-    /// The runaway guard paused the goal; the text says why.
-    Paused(String),
-    /// Nothing to send, and why.
-    Closed(Gate),
-}
-
-/// The goal-mode context for `session`, from its stored state.
-pub fn goal_mode_context(
-    store: &mut Store,
-    injector: &Injector,
-    session: &SessionId,
-    active_tools: &[String],
-    now_ms: i64,
-) -> Result<std::result::Result<HiddenMessage, Gate>> {
-    let tx = store.immediate()?;
-    let list = sessions::load_todos(&tx, session)?.list;
-    let goal = goals::load_goal(&tx, session)?;
-    tx.commit()?;
-    injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
-}
-
-/// The next continuation for `session`, decided and recorded in one
-/// transaction: a pending budget-limit wrap-up is delivered (once, then
-/// marked delivered); an active goal gets the continuation steer, unless
-/// `goal.continuation.max_idle` continuations in a row saw no change to the
-/// todo list or the goal, in which case the goal is paused instead.
-pub fn continuation(
-    store: &mut Store,
-    injector: &Injector,
-    session: &SessionId,
-    active_tools: &[String],
-    now_ms: i64,
-) -> Result<Continuation> {
-    let tx = store.immediate()?;
-    let todos = sessions::load_todos(&tx, session)?;
-    let Some(mut goal) = goals::load_goal(&tx, session)? else {
-        return Ok(Continuation::Closed(Gate::NoGoal));
-    };
-    if !injector.settings.goal.enabled {
-        return Ok(Continuation::Closed(Gate::GoalDisabled));
-    }
-    if goal.budget_notice == BudgetNotice::Pending {
-        let message = injector.budget_limit(&goal, now_ms)?;
-        goal.budget_notice = BudgetNotice::Delivered;
-        goals::save_goal(&tx, session, &goal)?;
-        tx.commit()?;
-        return Ok(Continuation::Message(message));
-    }
-    if goal.status != GoalStatus::Active {
-        return Ok(Continuation::Closed(Gate::GoalNotActive));
-    }
-    // Progress is any todo change or goal lifecycle change; token usage
-    // alone is not progress.
-    let mark = format!("{}:{}:{}", todos.version, goal.id, goal.revision);
-    let (idle, last_mark) = sessions::idle_state(&tx, session)?;
-    let idle = if last_mark.as_deref() == Some(mark.as_str()) {
-        idle + 1
-    } else {
-        0
-    };
-    if idle >= injector.settings.goal.continuation.max_idle {
-        goal.set_status(GoalStatus::Paused, now_ms);
-        goals::save_goal(&tx, session, &goal)?;
-        sessions::set_idle_state(&tx, session, 0, None)?;
-        let text = format!(
-            "goalkeeper paused goal #{} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward.",
-            goal.id
-        );
-        events::append(
-            &tx,
-            &events::NewEvent {
-                session,
-                at_ms: now_ms,
-                actor: "goalkeeper",
-                kind: events::EventKind::Goal,
-                op: Some("pause"),
-                payload: &serde_json::json!({"op": "pause", "reason": "runaway guard", "idle_continuations": idle, "goal": goal.id}).to_string(),
-                error: None,
-                version: None,
-                undo_to: None,
-                state: None,
-            },
-        )?;
-        tx.commit()?;
-        return Ok(Continuation::Paused(text));
-    }
-    sessions::set_idle_state(&tx, session, idle, Some(&mark))?;
-    tx.commit()?;
-    match injector.continuation(Some(&goal), &todos.list, active_tools, now_ms)? {
-        Ok(message) => Ok(Continuation::Message(message)),
-        Err(gate) => Ok(Continuation::Closed(gate)),
-    }
 }
 
 #[cfg(test)]

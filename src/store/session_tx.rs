@@ -1,0 +1,291 @@
+//! One host event, command or tool call on one session, in one immediate
+//! transaction: [`Store::begin`] starts it, the steps of the event run on
+//! the [`SessionTx`], and [`SessionTx::commit`] ends it. Dropping it
+//! instead rolls every step back, so a failing or killed hook leaves
+//! nothing half-applied, and two hooks of one session at once run one
+//! after the other (the second sees what the first wrote: a transcript is
+//! counted once).
+//!
+//! The steps that react to a host event live here, around the pure parts:
+//! the memory file's one-time delivery, the goal-mode context, and the
+//! continuation (decided by [`goal::continuation::decide`], rendered by
+//! [`Injector`]).
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde_json::json;
+
+use super::events::{self, EventKind, NewEvent};
+use super::{Store, goals, sessions, todos};
+use crate::SessionId;
+use crate::actor::Actor;
+use crate::error::Result;
+use crate::goal::continuation::{self, Quiet, Send};
+use crate::goal::{Goal, GoalResult};
+use crate::prompt::{Gate, HiddenMessage, Injector};
+use crate::resources::file::{Loaded, load};
+use crate::store::GoalCall;
+use crate::todo::TodoList;
+
+/// The session mark recording when the memory file was delivered.
+const MEMORY_MARK: &str = "memory.delivered";
+
+/// What a continuation produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Continuation {
+    /// A message to inject: the continuation, or the budget-limit wrap-up.
+    Message(HiddenMessage),
+    /// The runaway guard paused the goal; the text says why.
+    Paused(String),
+    /// Nothing to send, and why.
+    Closed(Gate),
+}
+
+/// The memory file's message when it is delivered now, and a note when it
+/// cannot be (no file, or an unusable one).
+pub type Memory = (Option<HiddenMessage>, Option<String>);
+
+/// One session's steps inside one immediate transaction. See the module
+/// doc.
+pub struct SessionTx<'s> {
+    tx: Transaction<'s>,
+    session: SessionId,
+}
+
+impl Store {
+    /// Starts one immediate transaction for the steps of one event on
+    /// `session`. It waits (up to the busy timeout) while another process
+    /// holds the database's write lock.
+    pub fn begin(&mut self, session: &SessionId) -> Result<SessionTx<'_>> {
+        Ok(SessionTx {
+            tx: self.immediate()?,
+            session: session.clone(),
+        })
+    }
+
+    /// The memory file's message for `session`: delivered the first time
+    /// it is asked for and never again, even across processes. One
+    /// transaction; see [`SessionTx::memory`].
+    pub fn memory(
+        &mut self,
+        session: &SessionId,
+        injector: &Injector,
+        now_ms: i64,
+    ) -> Result<Memory> {
+        self.one(session, |tx| tx.memory(injector, now_ms))
+    }
+
+    /// The goal-mode context for `session`, from its stored state.
+    pub fn goal_mode_context(
+        &mut self,
+        session: &SessionId,
+        injector: &Injector,
+        active_tools: &[String],
+        now_ms: i64,
+    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        self.one(session, |tx| {
+            tx.goal_mode_context(injector, active_tools, now_ms)
+        })
+    }
+
+    /// The next continuation for `session`, decided and recorded in one
+    /// transaction; see [`SessionTx::continuation`].
+    pub fn continuation(
+        &mut self,
+        session: &SessionId,
+        injector: &Injector,
+        active_tools: &[String],
+        now_ms: i64,
+    ) -> Result<Continuation> {
+        self.one(session, |tx| {
+            tx.continuation(injector, active_tools, now_ms)
+        })
+    }
+
+    fn one<T>(
+        &mut self,
+        session: &SessionId,
+        step: impl FnOnce(&SessionTx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let tx = self.begin(session)?;
+        let value = step(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+impl SessionTx<'_> {
+    /// The session the steps act on.
+    pub fn session(&self) -> &SessionId {
+        &self.session
+    }
+
+    /// Commits every step. Without it, dropping the handle rolls them back.
+    pub fn commit(self) -> Result<()> {
+        self.tx.commit()?;
+        Ok(())
+    }
+
+    /// The current list and its version (empty, 0 for a new session).
+    pub fn todo_list(&self) -> Result<(TodoList, i64)> {
+        let row = sessions::load_todos(&self.tx, &self.session)?;
+        Ok((row.list, row.version))
+    }
+
+    /// The session's current goal (its latest, whatever the status).
+    pub fn goal(&self) -> Result<Option<Goal>> {
+        goals::load_goal(&self.tx, &self.session)
+    }
+
+    /// Runs one goal call as `actor`, as [`Store::goal`] does.
+    pub fn goal_call(&self, call: GoalCall<'_>, actor: Actor, now_ms: i64) -> Result<GoalResult> {
+        goals::goal_in_tx(&self.tx, &self.session, call, actor, now_ms)
+    }
+
+    /// Takes the pending todo-error text (set by a rejected agent call),
+    /// clearing it so the reminder is delivered once.
+    pub fn take_todo_error(&self) -> Result<Option<String>> {
+        todos::take_todo_error(&self.tx, &self.session)
+    }
+
+    /// A remembered per-session fact (integration state), if set.
+    pub fn mark(&self, key: &str) -> Result<Option<String>> {
+        sessions::mark(&self.tx, &self.session, key)
+    }
+
+    /// Remembers a per-session fact (integration state).
+    pub fn set_mark(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
+        sessions::set_mark(&self.tx, &self.session, key, value, now_ms)
+    }
+
+    /// A global pointer (integration state), such as the host session last
+    /// seen in a project directory.
+    pub fn pointer(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Sets a global pointer (integration state).
+    pub fn set_pointer(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+            )?
+            .execute(params![key, value, now_ms])?;
+        Ok(())
+    }
+
+    /// The memory file's message: delivered the first time it is asked for
+    /// in the session and never again (the check and the mark are in this
+    /// transaction, so of two processes one delivers). `(None, note)` when
+    /// no memory file is configured, it was already delivered, or the file
+    /// cannot be used (the note says why; it is not marked, so a fixed
+    /// file is delivered later).
+    pub fn memory(&self, injector: &Injector, now_ms: i64) -> Result<Memory> {
+        let Some(path) = injector.settings().memory.file.as_deref() else {
+            return Ok((None, None));
+        };
+        // Once delivered, every later call ends here, without reading the file.
+        if self.mark(MEMORY_MARK)?.is_some() {
+            return Ok((None, None));
+        }
+        let text = match load(path) {
+            Loaded::Text(text) => text,
+            Loaded::Absent => {
+                let note = format!(
+                    "memory file {} does not exist; nothing injected",
+                    path.display()
+                );
+                return Ok((None, Some(note)));
+            }
+            Loaded::Unusable(why) => {
+                return Ok((None, Some(format!("memory file {}: {why}", path.display()))));
+            }
+        };
+        let message = injector.memory(path, &text, now_ms)?;
+        self.set_mark(MEMORY_MARK, &now_ms.to_string(), now_ms)?;
+        Ok((Some(message), None))
+    }
+
+    /// The goal-mode context, or the gate that keeps it out.
+    pub fn goal_mode_context(
+        &self,
+        injector: &Injector,
+        active_tools: &[String],
+        now_ms: i64,
+    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        let (list, _) = self.todo_list()?;
+        let goal = self.goal()?;
+        injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
+    }
+
+    /// The next continuation: decided by [`continuation::decide`] from the
+    /// stored goal, list version and runaway-guard state, its changes
+    /// written here (the wrap-up marked delivered, the guard's count, a
+    /// paused goal with its event, actor [`Actor::Goalkeeper`]), and its
+    /// message rendered by `injector`.
+    pub fn continuation(
+        &self,
+        injector: &Injector,
+        active_tools: &[String],
+        now_ms: i64,
+    ) -> Result<Continuation> {
+        let (list, version) = self.todo_list()?;
+        let goal = self.goal()?;
+        let (idle, last_mark) = sessions::idle_state(&self.tx, &self.session)?;
+        let settings = &injector.settings().goal;
+        let decision = continuation::decide(&continuation::State {
+            goal: goal.as_ref(),
+            todo_version: version,
+            idle,
+            last_mark: last_mark.as_deref(),
+            enabled: settings.enabled,
+            max_idle: settings.continuation.max_idle,
+            now_ms,
+        });
+        if let Some(changed) = &decision.goal {
+            goals::save_goal(&self.tx, &self.session, changed)?;
+        }
+        if let Some((idle, mark)) = &decision.idle {
+            sessions::set_idle_state(&self.tx, &self.session, *idle, mark.as_deref())?;
+        }
+        let rendered = match decision.send {
+            Send::Nothing(Quiet::NoGoal) => Continuation::Closed(Gate::NoGoal),
+            Send::Nothing(Quiet::Disabled) => Continuation::Closed(Gate::GoalDisabled),
+            Send::Nothing(Quiet::NotActive) => Continuation::Closed(Gate::GoalNotActive),
+            Send::BudgetLimit => {
+                let goal = decision.goal.as_ref().expect("the wrap-up names its goal");
+                Continuation::Message(injector.budget_limit(goal, now_ms)?)
+            }
+            Send::Paused { idle } => {
+                let goal = decision.goal.as_ref().expect("the guard names its goal");
+                events::append(
+                    &self.tx,
+                    &NewEvent {
+                        session: &self.session,
+                        at_ms: now_ms,
+                        actor: Actor::Goalkeeper.as_str(),
+                        kind: EventKind::Goal,
+                        op: Some("pause"),
+                        payload: &json!({"op": "pause", "reason": "runaway guard", "idle_continuations": idle, "goal": goal.id}).to_string(),
+                        error: None,
+                        version: None,
+                        undo_to: None,
+                        state: None,
+                    },
+                )?;
+                Continuation::Paused(injector.guard_paused(goal.id, idle))
+            }
+            Send::Continuation => {
+                match injector.continuation(goal.as_ref(), &list, active_tools, now_ms)? {
+                    Ok(message) => Continuation::Message(message),
+                    Err(gate) => Continuation::Closed(gate),
+                }
+            }
+        };
+        Ok(rendered)
+    }
+}
