@@ -49,6 +49,7 @@ fn init_replaces_the_whole_list() {
                 "Next: [/] n1, [ ] Run tests | Foundation: [-] Add edge cases | Verification: [-] Write docs"
             }
             Actor::User => "Next: [/] n1, [ ] Run tests",
+            Actor::Goalkeeper => unreachable!("BOTH is the agent and the user"),
         };
         assert_eq!(tasks(&mut s), expected);
     }
