@@ -29,6 +29,8 @@ mod resources;
 mod session;
 mod todo;
 mod tour;
+#[cfg(feature = "watch")]
+mod watch;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -120,6 +122,9 @@ enum Command {
     Workspace(resources::WorkspaceCommand),
     /// A guided run of a whole goal session on a temporary database
     Tour,
+    /// A live full-screen view of the goal, todos and events (--once: one frame as text)
+    #[cfg(feature = "watch")]
+    Watch(watch::WatchArgs),
 }
 
 /// What a command hands back to `main`: how to exit.
@@ -273,6 +278,12 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
         Command::Hook(command) => integrations::hook(&ctx, command),
         Command::Statusline => integrations::statusline(&ctx),
         Command::Install(command) => integrations::install(&ctx, command),
+        #[cfg(feature = "watch")]
+        Command::Watch(args) => {
+            let given =
+                matches.value_source("session") == Some(clap::parser::ValueSource::CommandLine);
+            watch::run(&ctx, args, given)
+        }
     }
 }
 

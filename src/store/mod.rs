@@ -11,6 +11,7 @@ mod open;
 mod session_tx;
 pub(crate) mod sessions;
 mod todos;
+mod watch;
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub use events::{Event, EventKind};
 pub use goals::GoalCall;
 pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
+pub use watch::{SessionSnapshot, SessionSummary};
 
 /// `PRAGMA application_id` of a goalkeeper database ("gkpr").
 pub const APPLICATION_ID: i64 = 0x676b_7072;

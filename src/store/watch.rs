@@ -1,0 +1,353 @@
+//! Read-only views for a live watcher (`goalkeeper watch`): a cheap change
+//! poll, one session's whole picture, and a one-row summary per session.
+//!
+//! Every method here reads in a *deferred* transaction: in WAL mode that is a
+//! snapshot of the last commit, so a watcher never takes the write lock and
+//! never waits behind a writer (SPEC §7), however often it polls.
+
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use serde::Serialize;
+
+use super::Store;
+use super::events::{self, Event};
+use super::goals::load_goal;
+use super::sessions::{self, parse_list};
+use crate::SessionId;
+use crate::error::Result;
+use crate::goal::Goal;
+use crate::todo::{Counts, TodoList};
+
+/// Everything a watcher shows about one session, read in one snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionSnapshot {
+    /// The session's id.
+    pub session: String,
+    /// Its last write (milliseconds since the epoch); `None` for a session
+    /// never written.
+    pub updated_ms: Option<i64>,
+    /// The todo list.
+    pub todos: TodoList,
+    /// The list's version (0 for a session never written).
+    pub todo_version: i64,
+    /// The current goal (the latest, whatever its status).
+    pub goal: Option<Goal>,
+    /// The last events of the log, newest first.
+    pub events: Vec<Event>,
+    /// The token usage counted for the current goal since the `since_ms`
+    /// given to [`Store::session_snapshot`]: `(at_ms, tokens)`, oldest first.
+    pub recent_usage: Vec<(i64, u64)>,
+}
+
+/// One session as a board of every session shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionSummary {
+    /// The session's id.
+    pub id: String,
+    /// Its last write, milliseconds since the epoch.
+    pub updated_ms: i64,
+    /// Counts over its todo list.
+    pub todos: Counts,
+    /// The task in progress, if any.
+    pub in_progress: Option<String>,
+    /// Its current goal, if it ever had one.
+    pub goal: Option<Goal>,
+}
+
+/// How far back the usage scan of a snapshot looks at most, in events: a
+/// bound on the work of one refresh whatever the log holds.
+const USAGE_SCAN_LIMIT: i64 = 5_000;
+
+impl Store {
+    /// A number that changes whenever another connection (any process)
+    /// commits to the database: SQLite's `PRAGMA data_version`, which reads
+    /// the WAL index in shared memory, not the file. Poll it to know when
+    /// to read again; it may also change without a visible difference
+    /// (a checkpoint), never the other way round.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
+    /// One session's list, goal, last `events` events (newest first) and
+    /// the goal's usage since `since_ms`, from one read snapshot. A session
+    /// never written reads as empty.
+    pub fn session_snapshot(
+        &mut self,
+        session: &SessionId,
+        events: usize,
+        since_ms: i64,
+    ) -> Result<SessionSnapshot> {
+        self.in_read(|tx| {
+            let updated_ms = tx
+                .prepare_cached("SELECT updated_ms FROM sessions WHERE id = ?1")?
+                .query_row([session.as_str()], |r| r.get(0))
+                .optional()?;
+            let row = sessions::load_todos(tx, session)?;
+            let goal = load_goal(tx, session)?;
+            let mut log = events::recent(tx, session, events)?;
+            log.reverse();
+            let recent_usage = match &goal {
+                Some(goal) => usage_since(tx, session, goal.id, since_ms)?,
+                None => Vec::new(),
+            };
+            Ok(SessionSnapshot {
+                session: session.as_str().to_owned(),
+                updated_ms,
+                todos: row.list,
+                todo_version: row.version,
+                goal,
+                events: log,
+                recent_usage,
+            })
+        })
+    }
+
+    /// Every session with its counts, task in progress and current goal,
+    /// most recently updated first, from one read snapshot.
+    pub fn session_summaries(&mut self) -> Result<Vec<SessionSummary>> {
+        self.in_read(|tx| {
+            let rows = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT id, updated_ms, todos FROM sessions ORDER BY updated_ms DESC, id",
+                )?;
+                stmt.query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+            };
+            let mut summaries = Vec::with_capacity(rows.len());
+            for (id, updated_ms, todos) in rows {
+                let session = SessionId::parse(&id)?;
+                let list = parse_list(&todos, &session)?;
+                summaries.push(SessionSummary {
+                    updated_ms,
+                    todos: list.counts(),
+                    in_progress: list.in_progress().map(|(_, t)| t.content.clone()),
+                    goal: load_goal(tx, &session)?,
+                    id,
+                });
+            }
+            Ok(summaries)
+        })
+    }
+
+    /// A global pointer (such as the Claude Code session last seen in a
+    /// directory), read without the write lock.
+    pub fn peek_pointer(&mut self, key: &str) -> Result<Option<String>> {
+        self.in_read(|tx| {
+            Ok(tx
+                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+                .query_row([key], |r| r.get(0))
+                .optional()?)
+        })
+    }
+
+    /// Runs `f` in one deferred (read) transaction.
+    fn in_read<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let value = f(&tx)?;
+        // Nothing was written; ending the read is all a commit does here.
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+/// The usage events of goal `goal_id` at or after `since_ms`, oldest first.
+fn usage_since(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    goal_id: i64,
+    since_ms: i64,
+) -> Result<Vec<(i64, u64)>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT at_ms, payload FROM events
+         WHERE session_id = ?1 AND kind = 'goal' AND op = 'usage' AND ok = 1
+         ORDER BY id DESC LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![session.as_str(), USAGE_SCAN_LIMIT])?;
+    let mut usage = Vec::new();
+    while let Some(row) = rows.next()? {
+        let at_ms: i64 = row.get(0)?;
+        if at_ms < since_ms {
+            break;
+        }
+        let payload: String = row.get(1)?;
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&payload) else {
+            continue;
+        };
+        if value["goal"].as_i64() != Some(goal_id) {
+            continue;
+        }
+        let part = |key: &str| value["usage"][key].as_u64().unwrap_or(0);
+        let counted = part("input")
+            .saturating_add(part("output"))
+            .saturating_add(part("cache_write"));
+        usage.push((at_ms, counted));
+    }
+    usage.reverse();
+    Ok(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::goal::{GoalOp, Usage};
+    use crate::store::GoalCall;
+    use crate::todo::{Actor, Call};
+
+    #[test]
+    fn a_snapshot_holds_the_list_goal_events_and_recent_usage() {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = SessionId::parse("s").unwrap();
+        let empty = store.session_snapshot(&s, 10, 0).unwrap();
+        assert_eq!(empty.updated_ms, None);
+        assert!(empty.todos.is_empty() && empty.goal.is_none() && empty.events.is_empty());
+
+        let call = r#"{"op":"init","items":["a","b"]}"#;
+        store
+            .todo(&s, Call::Json(call), Actor::Agent, 1_000)
+            .unwrap();
+        let set = GoalOp::Set {
+            objective: "ship".parse().unwrap(),
+            budget: Some(1_000),
+        };
+        store
+            .goal(&s, GoalCall::Op(&set), Actor::User, 2_000)
+            .unwrap();
+        for (at, input) in [(10_000, 100), (70_000, 200), (130_000, 300)] {
+            let usage = GoalOp::Usage(Usage {
+                input,
+                output: 5,
+                cache_write: 1,
+                cache_read: 1_000,
+            });
+            store
+                .goal(&s, GoalCall::Op(&usage), Actor::Agent, at)
+                .unwrap();
+        }
+        let snap = store.session_snapshot(&s, 3, 60_000).unwrap();
+        assert_eq!(snap.updated_ms, Some(130_000));
+        assert_eq!(snap.todo_version, 1);
+        assert_eq!(snap.goal.as_ref().unwrap().tokens_used, 618);
+        let ops: Vec<_> = snap.events.iter().map(|e| e.op.clone().unwrap()).collect();
+        assert_eq!(ops, ["usage", "usage", "usage"], "newest first, cut to 3");
+        assert!(snap.events[0].at_ms > snap.events[1].at_ms);
+        assert_eq!(snap.recent_usage, [(70_000, 206), (130_000, 306)]);
+    }
+
+    #[test]
+    fn usage_of_a_replaced_goal_is_not_recent_usage_of_the_new_one() {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = SessionId::parse("s").unwrap();
+        let set = |objective: &str| GoalOp::Set {
+            objective: objective.parse().unwrap(),
+            budget: None,
+        };
+        let usage = GoalOp::Usage(Usage {
+            input: 50,
+            ..Usage::default()
+        });
+        store
+            .goal(&s, GoalCall::Op(&set("one")), Actor::User, 1)
+            .unwrap();
+        store
+            .goal(&s, GoalCall::Op(&usage), Actor::Agent, 2)
+            .unwrap();
+        store
+            .goal(&s, GoalCall::Op(&set("two")), Actor::User, 3)
+            .unwrap();
+        assert_eq!(store.session_snapshot(&s, 10, 0).unwrap().recent_usage, []);
+    }
+
+    #[test]
+    fn summaries_list_every_session_newest_first_with_its_goal() {
+        let mut store = Store::open_in_memory().unwrap();
+        let (a, b) = (
+            SessionId::parse("a").unwrap(),
+            SessionId::parse("b").unwrap(),
+        );
+        let call = r#"{"op":"init","items":["x","y"]}"#;
+        store.todo(&a, Call::Json(call), Actor::Agent, 5).unwrap();
+        store
+            .todo(
+                &a,
+                Call::Json(r#"{"op":"start","task":"y"}"#),
+                Actor::Agent,
+                6,
+            )
+            .unwrap();
+        let set = GoalOp::Set {
+            objective: "goal of b".parse().unwrap(),
+            budget: None,
+        };
+        store.goal(&b, GoalCall::Op(&set), Actor::User, 9).unwrap();
+        let all = store.session_summaries().unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!((all[0].id.as_str(), all[0].updated_ms), ("b", 9));
+        assert_eq!(all[0].goal.as_ref().unwrap().objective, "goal of b");
+        assert_eq!(all[1].todos.total, 2);
+        assert_eq!(all[1].in_progress.as_deref(), Some("y"));
+        assert!(all[1].goal.is_none());
+    }
+
+    #[test]
+    fn another_connections_commit_changes_the_data_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        let mut writer = Store::open(&db).unwrap();
+        let watcher = Store::open(&db).unwrap();
+        let before = watcher.data_version().unwrap();
+        assert_eq!(watcher.data_version().unwrap(), before, "nothing committed");
+        let s = SessionId::parse("s").unwrap();
+        writer
+            .todo(
+                &s,
+                Call::Json(r#"{"op":"init","items":["a"]}"#),
+                Actor::Agent,
+                1,
+            )
+            .unwrap();
+        assert_ne!(watcher.data_version().unwrap(), before);
+    }
+
+    #[test]
+    fn reads_go_on_while_another_connection_holds_the_write_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        let mut writer = Store::open(&db).unwrap();
+        let s = SessionId::parse("s").unwrap();
+        writer
+            .todo(
+                &s,
+                Call::Json(r#"{"op":"init","items":["a"]}"#),
+                Actor::Agent,
+                1,
+            )
+            .unwrap();
+        let mut watcher = Store::open(&db).unwrap();
+        watcher
+            .conn
+            .busy_timeout(std::time::Duration::ZERO)
+            .unwrap();
+        let lock = writer.immediate().unwrap();
+        lock.execute("UPDATE sessions SET updated_ms = 99", [])
+            .unwrap();
+        // With a zero busy timeout, any wait for the lock would be an error.
+        let snap = watcher.session_snapshot(&s, 10, 0).unwrap();
+        assert_eq!(
+            snap.updated_ms,
+            Some(1),
+            "the last commit, not the open write"
+        );
+        assert_eq!(watcher.session_summaries().unwrap().len(), 1);
+        assert_eq!(watcher.peek_pointer("k").unwrap(), None);
+        drop(lock);
+    }
+}
