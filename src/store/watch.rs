@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::Store;
 use super::events::{self, Event};
 use super::goals::load_goal;
-use super::sessions::{self, parse_list};
+use super::sessions;
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::Goal;
@@ -109,21 +109,15 @@ impl Store {
         self.in_read(|tx| {
             let rows = {
                 let mut stmt = tx.prepare_cached(
-                    "SELECT id, updated_ms, todos FROM sessions ORDER BY updated_ms DESC, id",
+                    "SELECT id, updated_ms FROM sessions ORDER BY updated_ms DESC, id",
                 )?;
-                stmt.query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, String>(2)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?
+                stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?
             };
             let mut summaries = Vec::with_capacity(rows.len());
-            for (id, updated_ms, todos) in rows {
+            for (id, updated_ms) in rows {
                 let session = SessionId::parse(&id)?;
-                let list = parse_list(&todos, &session)?;
+                let list = sessions::load_todos(tx, &session)?.list;
                 summaries.push(SessionSummary {
                     updated_ms,
                     todos: list.counts(),
