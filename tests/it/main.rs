@@ -33,3 +33,5 @@ mod todo_props;
 mod todo_store;
 mod tour;
 mod user_files;
+#[cfg(feature = "watch")]
+mod watch;

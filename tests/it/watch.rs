@@ -2,9 +2,7 @@
 //! steering agents meets, at 80×24 and wider), the refusals, and the real
 //! full-screen view driven in tmux.
 
-mod common;
-
-use common::{NOW_MS, TestEnv};
+use crate::common::{NOW_MS, TestEnv};
 use goalkeeper::goal::{GoalOp, Usage};
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call};
