@@ -3,7 +3,7 @@
 //! terminal sanitizer ([`one_line`]) before it is shown.
 
 use goalkeeper::goal::{Goal, format_duration, format_tokens};
-use goalkeeper::prompt::sanitize::one_line;
+use goalkeeper::sanitize::one_line;
 use goalkeeper::store::{Event, EventKind, SessionSnapshot};
 use serde_json::Value;
 
