@@ -83,13 +83,7 @@ impl Fixture {
                 json!({"op": "done", "task": task}),
             );
         }
-        let at = start + 10 * MIN;
-        self.todo(
-            session,
-            Actor::Agent,
-            at,
-            json!({"op": "start", "task": "Write the store"}),
-        );
+        // Finishing "Write the parser" started "Write the store".
     }
 }
 
@@ -230,12 +224,7 @@ fn a_thousand_task_list_follows_the_task_in_progress() {
             );
         }
     }
-    f.todo(
-        "default",
-        Actor::Agent,
-        NOW_MS - MIN,
-        json!({"op": "start", "task": "Task 6.037"}),
-    );
+    // Finishing Task 6.036 started Task 6.037.
     let out = once(&env, &["--size", "80x24"]);
     assert!(out.contains("▶ [/] Task 6.037"), "{out}");
     assert_snapshot!("watch_1000_tasks", out);
