@@ -303,7 +303,7 @@ fn the_live_view_in_tmux() {
         json!({"op": "init", "list": [{"phase": "Work", "items": items}]}),
     );
     drop(f);
-    let tmux = Tmux::start(&env, 100, 30);
+    let tmux = Tmux::start(&env, 100, 30, "");
     tmux.wait_for("view started", |s| {
         s.contains("goalkeeper watch · session live")
     });
@@ -352,20 +352,63 @@ fn the_live_view_in_tmux() {
     assert_eq!(tmux.format("#{cursor_flag}"), "1", "cursor shown");
 }
 
+/// `NO_COLOR` turns every colour off in the live view; the task in
+/// progress stays marked (reverse video, bold).
+#[test]
+fn no_color_in_the_live_view() {
+    let styled = |exports: &str| {
+        let env = TestEnv::new();
+        let mut f = Fixture::new(&env);
+        f.set_goal("live", NOW_MS - 5 * MIN, "Colour or not", Some(1_000));
+        f.three_phases("live", NOW_MS - 4 * MIN);
+        drop(f);
+        let tmux = Tmux::start(&env, 100, 30, exports);
+        tmux.wait_for("view started", |s| s.contains("Write the store"));
+        let screen = tmux.styled_screen();
+        tmux.keys(&["q"]);
+        tmux.wait_for("exit", |s| s.contains("WATCH-ENDED"));
+        screen
+    };
+    // Any SGR parameter that sets a foreground or background colour
+    // (39 and 49, back to the default, are not colours).
+    let colour = |screen: &str| {
+        screen.split("\u{1b}[").skip(1).any(|seq| {
+            let Some((params, _)) = seq.split_once('m') else {
+                return false;
+            };
+            params.split(';').any(|p| {
+                matches!(
+                    p.parse::<u16>(),
+                    Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+                )
+            })
+        })
+    };
+    let coloured = styled("");
+    assert!(colour(&coloured), "{coloured:?}");
+    let plain = styled("NO_COLOR=1");
+    assert!(!colour(&plain), "{plain:?}");
+    assert!(
+        plain.contains("\u{1b}[7m") || plain.contains(";7m"),
+        "{plain:?}"
+    );
+}
+
 /// A private tmux server running `watch` in one pane.
 struct Tmux {
     socket: std::path::PathBuf,
 }
 
 impl Tmux {
-    fn start(env: &TestEnv, width: u16, height: u16) -> Tmux {
+    /// `exports` are extra `NAME=value` words for the view's environment.
+    fn start(env: &TestEnv, width: u16, height: u16, exports: &str) -> Tmux {
         let bin = env!("CARGO_BIN_EXE_goalkeeper");
         let dir = env.dir();
         let script = dir.join("run.sh");
         std::fs::write(
             &script,
             format!(
-                "cd '{dir}'\nexport GOALKEEPER_DB='{db}' GOALKEEPER_CONFIG='{dir}/config.toml' GOALKEEPER_NOW={now}\n\
+                "cd '{dir}'\nexport GOALKEEPER_DB='{db}' GOALKEEPER_CONFIG='{dir}/config.toml' GOALKEEPER_NOW={now} {exports}\n\
                  stty -g > stty-before\n'{bin}' --session live watch\necho \"watch exit $?\"\n\
                  stty -g > stty-after\necho WATCH-ENDED\nsleep 30\n",
                 dir = dir.display(),
@@ -400,6 +443,16 @@ impl Tmux {
         let out = self
             .cmd()
             .args(["capture-pane", "-p", "-t", "w"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pane with its colours and attributes as escape sequences.
+    fn styled_screen(&self) -> String {
+        let out = self
+            .cmd()
+            .args(["capture-pane", "-e", "-p", "-t", "w"])
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
