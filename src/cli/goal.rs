@@ -7,7 +7,18 @@ use goalkeeper::goal::{GoalOp, MAX_TOKENS, Usage};
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::Actor;
 
-use super::{Context, Outcome, print_result, read_stdin};
+use std::path::Path;
+
+use goalkeeper::integrations::host_session::{self, Host, QueuedGoal};
+
+use super::{Command, Context, Outcome, print_json, print_result, read_stdin};
+
+/// `goal [COMMAND]`.
+#[derive(Debug, Args)]
+pub struct GoalArgs {
+    #[command(subcommand)]
+    pub command: Option<GoalCommand>,
+}
 
 #[derive(Debug, Subcommand)]
 pub enum GoalCommand {
@@ -16,6 +27,7 @@ pub enum GoalCommand {
     /// Start a goal; refused while one is live
     Create(NewGoal),
     /// Show the goal
+    #[command(visible_alias = "show")]
     Get,
     /// Pause the goal: its clock and continuations stop
     Pause,
@@ -56,8 +68,10 @@ pub enum GoalCommand {
 
 #[derive(Debug, Args)]
 pub struct NewGoal {
-    /// What the goal should achieve
-    objective: String,
+    /// What the goal should achieve (several words are joined with spaces,
+    /// so `/goal set Ship the release` needs no quotes)
+    #[arg(required = true, num_args = 1..)]
+    objective: Vec<String>,
     /// The token budget (a positive number)
     #[arg(long, value_parser = parse_budget, allow_hyphen_values = true)]
     budget: Option<u64>,
@@ -104,11 +118,11 @@ fn parse_tokens(text: &str) -> Result<u64, String> {
 pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
     let op = match command {
         GoalCommand::Set(NewGoal { objective, budget }) => GoalOp::Set {
-            objective: checked_objective(&objective)?,
+            objective: checked_objective(&objective.join(" "))?,
             budget,
         },
         GoalCommand::Create(NewGoal { objective, budget }) => GoalOp::Create {
-            objective: checked_objective(&objective)?,
+            objective: checked_objective(&objective.join(" "))?,
             budget,
         },
         GoalCommand::Get => GoalOp::Get,
@@ -150,4 +164,67 @@ pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
 
 fn checked_objective(text: &str) -> Result<String, Error> {
     goalkeeper::goal::objective(text).map_err(Error::Usage)
+}
+
+/// `--session-from HOST` where HOST has not run yet: `goal set` queues the
+/// goal for HOST's next session in `dir`, `goal get` shows a queued goal,
+/// `goal drop` removes it; anything else is refused.
+pub(super) fn without_host_session(
+    ctx: &Context,
+    host: Host,
+    dir: &Path,
+    command: &Command,
+) -> Result<Outcome, Error> {
+    let shown = dir.display();
+    let mut store = ctx.store()?;
+    let (verb, queued) = match command {
+        Command::Goal(GoalArgs {
+            command: Some(GoalCommand::Set(NewGoal { objective, budget })),
+        }) => {
+            let queued = QueuedGoal {
+                objective: checked_objective(&objective.join(" "))?,
+                budget: *budget,
+            };
+            host_session::queue_goal(&mut store, host, dir, &queued, ctx.now_ms)?;
+            ("queued", Some(queued))
+        }
+        Command::Goal(GoalArgs {
+            command: None | Some(GoalCommand::Get),
+        }) => ("queued", host_session::queued_goal(&mut store, host, dir)?),
+        Command::Goal(GoalArgs {
+            command: Some(GoalCommand::Drop),
+        }) => (
+            "unqueued",
+            host_session::unqueue_goal(&mut store, host, dir)?,
+        ),
+        _ => {
+            return Err(Error::Usage(format!(
+                "no {host} session has run in {shown} yet; start {host} there first (`goal set` with --session-from queues a goal for it), or pass --session ID"
+            )));
+        }
+    };
+    if ctx.json {
+        print_json(
+            &serde_json::json!({"host": host.as_str(), "dir": shown.to_string(), verb: queued}),
+        );
+        return Ok(Outcome::Success);
+    }
+    match queued {
+        Some(goal) => {
+            let budget = goal
+                .budget
+                .map_or_else(|| "no budget".to_owned(), |b| format!("budget {b} tokens"));
+            let when = if verb == "unqueued" {
+                "Removed the goal queued for"
+            } else {
+                "Queued for"
+            };
+            out!(
+                "{when} the next {host} session in {shown} (none has run there yet): {} ({budget}).",
+                goalkeeper::sanitize::one_line(&goal.objective)
+            );
+        }
+        None => out!("No {host} session has run in {shown} yet, and no goal is queued for it."),
+    }
+    Ok(Outcome::Success)
 }

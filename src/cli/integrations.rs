@@ -27,7 +27,8 @@ pub enum InstallCommand {
         /// The project directory [default: the current directory]
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
-        /// How the hooks should run goalkeeper [default: this executable's path]
+        /// The goalkeeper executable the hooks and the MCP server run
+        /// [default: `goalkeeper` when that is this executable on PATH, else this executable's path]
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
     },
@@ -122,18 +123,12 @@ pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error>
             source,
         })?,
     };
-    let command = match command {
-        Some(command) => command,
-        None => std::env::current_exe()
-            .map_err(|source| Error::Io {
-                what: "cannot find this executable's path".into(),
-                source,
-            })?
-            .display()
-            .to_string(),
+    let (command, note) = match command {
+        Some(command) => (install::Executable(command), None),
+        None => executable()?,
     };
     let report = match host {
-        "gemini-cli" => gemini_cli::install_gemini_cli(&project, &command, ctx.now_ms)?,
+        "gemini-cli" => gemini_cli::install_gemini_cli(&project, &command.0, ctx.now_ms)?,
         _ => install::install_claude_code(&project, &command, ctx.now_ms)?,
     };
     if ctx.json {
@@ -142,6 +137,36 @@ pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error>
         for line in report.lines() {
             out!("{line}");
         }
+        if let Some(note) = note {
+            out!("{note}");
+        }
     }
     Ok(Outcome::Success)
+}
+
+/// `goalkeeper` when that word on `PATH` runs this executable (the
+/// configuration then works on every machine that has goalkeeper on its
+/// `PATH`), else this executable's path and a note saying why that is
+/// less portable.
+fn executable() -> Result<(install::Executable, Option<String>), Error> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "cannot find this executable's path".into(),
+        source,
+    })?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    // The first `goalkeeper` on PATH is the one a shell would run.
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .find_map(|dir| std::fs::canonicalize(dir.join("goalkeeper")).ok())
+            .is_some_and(|found| found == exe)
+    });
+    if on_path {
+        return Ok((install::Executable("goalkeeper".into()), None));
+    }
+    let path = exe.display().to_string();
+    let note = format!(
+        "note: goalkeeper is not on PATH, so the files name this machine's path ({path}); \
+         put goalkeeper on PATH (`cargo install --path .`) and install again to write the portable `goalkeeper`"
+    );
+    Ok((install::Executable(path), Some(note)))
 }

@@ -37,6 +37,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
+use goalkeeper::integrations::host_session::{self, Host};
 use goalkeeper::prompt::Injector;
 use goalkeeper::sanitize;
 use goalkeeper::settings::Settings;
@@ -70,6 +71,12 @@ pub struct Cli {
     )]
     session: String,
 
+    /// Act on the session HOST last ran in the current directory instead
+    /// (claude-code, gemini-cli, codex, pi); `goal set` queues the goal for
+    /// HOST's next session there when none ran yet
+    #[arg(long, global = true, value_name = "HOST", value_parser = parse_host)]
+    session_from: Option<Host>,
+
     /// The settings file [default: $GOALKEEPER_CONFIG, else the platform config dir]
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
@@ -91,9 +98,8 @@ enum Command {
     /// Read and change the todo list
     #[command(subcommand)]
     Todo(todo::TodoCommand),
-    /// Set, read and finish the goal; report token usage
-    #[command(subcommand)]
-    Goal(goal::GoalCommand),
+    /// Set, read and finish the goal; report token usage (`goal` alone shows it)
+    Goal(goal::GoalArgs),
     /// Print the goal-mode context message (nothing when a gate is closed)
     Context(prompt::ContextArgs),
     /// Print the next continuation (or the budget-limit wrap-up, once)
@@ -139,6 +145,8 @@ pub enum Outcome {
 pub struct Context {
     db: Option<PathBuf>,
     session: SessionId,
+    /// `--session-from HOST`, when given.
+    session_from: Option<Host>,
     config: Option<PathBuf>,
     sets: Vec<String>,
     json: bool,
@@ -216,13 +224,47 @@ fn now_ms() -> Result<i64, Error> {
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
+///
+/// A hook or the status line (the host runs them on every event) never
+/// fails the host: bad `GOALKEEPER_*` variables, a closed stderr or a panic
+/// are noted on stderr when it is open, and the exit status stays 0.
 pub fn main() -> ExitCode {
-    let matches = <Cli as clap::CommandFactory>::command().get_matches();
-    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let hook = args.iter().any(|a| a == "hook" || a == "statusline");
+    if hook {
+        std::panic::set_hook(Box::new(|info| {
+            let _ = writeln!(
+                std::io::stderr(),
+                "goalkeeper: internal error: {info}; the hook did nothing"
+            );
+        }));
+        let _ = std::panic::catch_unwind(|| {
+            if let Some((cli, matches)) = parse_lenient()
+                && let Err(e) = run(cli, &matches, true)
+            {
+                note(format!("{e}; the hook did nothing"));
+            }
+        });
+        return ExitCode::SUCCESS;
+    }
+    // An MCP server a host starts for its session follows the host, not
+    // GOALKEEPER_SESSION, so a spoilt variable must not keep it from
+    // starting.
+    let host_started =
+        args.iter().any(|a| a == "mcp") && args.iter().any(|a| a.starts_with("--session-from"));
+    let parsed = if host_started {
+        parse_lenient()
+    } else {
+        let matches = <Cli as clap::CommandFactory>::command().get_matches();
+        match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+            Ok(cli) => Some((cli, matches)),
+            Err(e) => e.exit(),
+        }
     };
-    match run(cli, &matches) {
+    let Some((cli, matches)) = parsed else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    match run(cli, &matches, host_started) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(EXIT_REJECTED),
         Err(e) => {
@@ -236,14 +278,80 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
-    let ctx = Context {
+/// Writes a note to stderr, ignoring a closed stderr.
+pub(crate) fn note(text: impl std::fmt::Display) {
+    write_stderr(format_args!("{text}"));
+}
+
+/// The arguments of a hook or a host-started server: parsed again without
+/// the environment when a `GOALKEEPER_*` variable spoils them; `None`
+/// (after a note) when they cannot be parsed at all.
+fn parse_lenient() -> Option<(Cli, ArgMatches)> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let matches = match command.clone().try_get_matches() {
+        Ok(matches) => matches,
+        Err(first) => {
+            let without_env = command
+                .mut_arg("db", |a| a.env(None))
+                .mut_arg("session", |a| a.env(None));
+            match without_env.try_get_matches() {
+                Ok(matches) => {
+                    note(format!(
+                        "ignoring GOALKEEPER_DB and GOALKEEPER_SESSION: {}",
+                        first.kind()
+                    ));
+                    matches
+                }
+                Err(e) => {
+                    note(format!("{}; nothing was done", e.kind()));
+                    return None;
+                }
+            }
+        }
+    };
+    match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => Some((cli, matches)),
+        Err(e) => {
+            note(format!("{}; nothing was done", e.kind()));
+            None
+        }
+    }
+}
+
+fn parse_host(name: &str) -> Result<Host, String> {
+    Host::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Host::ALL.iter().map(|h| h.as_str()).collect();
+        format!("unknown host {name:?}; the hosts are {}", names.join(", "))
+    })
+}
+
+fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> {
+    // A hook takes its session from the host's event and can read the
+    // system clock: bad variables are noted, not fatal.
+    let session = match SessionId::parse(&cli.session) {
+        Ok(session) => session,
+        Err(e) if lenient => {
+            note(format!("GOALKEEPER_SESSION ignored: {e}"));
+            SessionId::default()
+        }
+        Err(e) => return Err(e),
+    };
+    let now_ms = match now_ms() {
+        Ok(now) => now,
+        Err(e) if lenient => {
+            note(format!("{e}; using the system clock"));
+            goalkeeper::time::system_now_ms()
+        }
+        Err(e) => return Err(e),
+    };
+    let mut ctx = Context {
         db: cli.db,
-        session: SessionId::parse(&cli.session)?,
+        session,
+        session_from: cli.session_from,
         config: cli.config,
         sets: cli.sets,
         json: cli.json,
-        now_ms: now_ms()?,
+        now_ms,
     };
     // SPEC §6: a `--set` that names no setting, or gives a wrong value, is
     // an error in every command, even one that reads no setting. Hooks and
@@ -257,6 +365,15 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
             _ => Err(e),
         };
     }
+    if let Some(host) = ctx.session_from
+        && !matches!(cli.command, Command::Mcp(_))
+    {
+        let dir = current_dir()?;
+        match host_session::last(&mut ctx.store()?, host, &dir)? {
+            Some(session) => ctx.session = session,
+            None => return goal::without_host_session(&ctx, host, &dir, &cli.command),
+        }
+    }
     let sub = |name: &str| {
         matches
             .subcommand_matches(name)
@@ -265,7 +382,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
     };
     match cli.command {
         Command::Todo(command) => todo::run(&ctx, command, sub("todo")),
-        Command::Goal(command) => goal::run(&ctx, command),
+        Command::Goal(args) => goal::run(&ctx, args.command.unwrap_or(goal::GoalCommand::Get)),
         Command::Context(args) => prompt::context(&ctx, &args),
         Command::Continuation(args) => prompt::continuation(&ctx, &args),
         Command::Prompt(command) => prompt::run(&ctx, command),
@@ -285,6 +402,14 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<Outcome, Error> {
             watch::run(&ctx, args, given)
         }
     }
+}
+
+/// The current directory, for `--session-from` and `install`.
+fn current_dir() -> Result<PathBuf, Error> {
+    std::env::current_dir().map_err(|source| Error::Io {
+        what: "cannot read the current directory".into(),
+        source,
+    })
 }
 
 /// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.

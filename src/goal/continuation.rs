@@ -4,7 +4,8 @@
 //! what it says to send, all in one transaction.
 //!
 //! In order: no goal, or goal mode disabled, sends nothing; a pending
-//! budget-limit wrap-up is sent once (and marked delivered); a goal that is
+//! budget-limit wrap-up is sent once (and marked delivered) while the goal
+//! is still budget-limited, and discarded otherwise; a goal that is
 //! not active sends nothing; otherwise the active goal gets the
 //! continuation steer, unless `max_idle` continuations in a row saw the
 //! same [`progress_mark`] (no change to the todo list or the goal), in which
@@ -106,11 +107,22 @@ pub fn decide(state: &State<'_>) -> Decision {
     if goal.budget_notice == BudgetNotice::Pending {
         let mut goal = goal.clone();
         goal.budget_notice = BudgetNotice::Delivered;
-        return Decision {
-            send: Send::BudgetLimit,
-            goal: Some(goal),
-            idle: None,
-        };
+        if goal.status == GoalStatus::BudgetLimited {
+            return Decision {
+                send: Send::BudgetLimit,
+                goal: Some(goal),
+                idle: None,
+            };
+        }
+        // The wrap-up's reason is gone (the budget was raised or removed,
+        // the goal completed, paused or dropped): discarded, never sent;
+        // the rest is decided as for any goal.
+        let mut decision = decide(&State {
+            goal: Some(&goal),
+            ..*state
+        });
+        decision.goal.get_or_insert(goal);
+        return decision;
     }
     if goal.status != GoalStatus::Active {
         return Decision::quiet(Quiet::NotActive);
@@ -140,6 +152,37 @@ pub fn decide(state: &State<'_>) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrap_up_whose_reason_is_gone_is_discarded() {
+        let mut limited = active();
+        limited.tokens_used = 2_000;
+        limited.status = GoalStatus::BudgetLimited;
+        limited.budget_notice = BudgetNotice::Pending;
+        let sent = decide(&state(Some(&limited), 0, None));
+        assert_eq!(sent.send, Send::BudgetLimit);
+        assert_eq!(sent.goal.unwrap().budget_notice, BudgetNotice::Delivered);
+        for status in [
+            GoalStatus::Active,
+            GoalStatus::Complete,
+            GoalStatus::Dropped,
+            GoalStatus::Paused,
+        ] {
+            let mut gone = limited.clone();
+            gone.status = status;
+            let decision = decide(&state(Some(&gone), 0, None));
+            assert_ne!(decision.send, Send::BudgetLimit, "{status:?}");
+            let saved = decision.goal.expect("the discarded notice is saved");
+            assert_eq!(saved.budget_notice, BudgetNotice::Delivered, "{status:?}");
+        }
+        // Raised above the usage: the goal simply continues.
+        let mut raised = limited.clone();
+        raised.status = GoalStatus::Active;
+        assert_eq!(
+            decide(&state(Some(&raised), 0, None)).send,
+            Send::Continuation
+        );
+    }
 
     fn active() -> Goal {
         Goal::new(7, "Ship".into(), Some(1_000), 0)

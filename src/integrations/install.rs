@@ -1,18 +1,35 @@
-//! `install claude-code`: wires the hooks, the status line and the MCP
-//! server into a project's Claude Code configuration.
+//! `install claude-code`: wires the hooks, the status line, the MCP server
+//! and the `/goal` command into a project's Claude Code configuration.
 //!
-//! - `.claude/settings.json` gets the three hooks (`SessionStart` for
-//!   `compact|resume`, `UserPromptSubmit`, `Stop`), the `statusLine`, and
-//!   `goalkeeper` in `enabledMcpjsonServers`.
+//! - `.claude/settings.json` gets the hooks (`SessionStart`,
+//!   `UserPromptSubmit`, `PreToolUse` on `Bash` for the guard, `Stop`,
+//!   `SubagentStop`, `PreCompact`, `SessionEnd`), each with a timeout, the
+//!   `statusLine`, `goalkeeper` in `enabledMcpjsonServers`, and the two
+//!   tools in `permissions.allow` (so neither `claude -p` nor the
+//!   interactive client asks before every todo call; Claude Code honours a
+//!   project's `permissions.allow` once the folder is trusted).
 //! - `.mcp.json` (where Claude Code reads project MCP servers) gets the
-//!   `goalkeeper` server, started so its session follows the hooks'.
+//!   `goalkeeper` server as a command and its arguments (Claude Code starts
+//!   it without a shell), with `alwaysLoad` so its tools are not deferred
+//!   behind Claude Code's tool search (the todo tool is used every turn).
+//! - `.claude/commands/goal.md` is the `/goal` command: it replaces Claude
+//!   Code's built-in `/goal` in the project and lets the user set, show,
+//!   pause, resume, budget and drop the goal from inside Claude Code. Only
+//!   the user runs it (`disable-model-invocation`).
 //!
-//! Every existing key is kept; an entry already present is left alone (a
-//! `statusLine` of another tool is not replaced, and the report says so);
-//! a file that changes is first kept as `<file>.bak-<timestamp>` (or
-//! `…-2`, … when taken); a second run changes nothing. A file that is not a
-//! JSON object is refused and nothing is written. `.claude` or either file
-//! being a symlink is refused too (see [`crate::user_files`]).
+//! Teams commit these files, so the command written is the word
+//! `goalkeeper` (found on `PATH` on every machine) whenever that is what
+//! runs here; only when goalkeeper is not on `PATH` is this machine's path
+//! written, quoted for the shell in hooks, and the report says so.
+//!
+//! Every key goalkeeper does not own is kept; goalkeeper's own entries
+//! from an earlier install are replaced by the current ones; a
+//! `statusLine` or a `/goal` command of someone else is left alone, and the
+//! report says so. A file that changes is first kept as
+//! `<file>.bak-<timestamp>` (or `…-2`, … when taken); a second run changes
+//! nothing. A file that is not a JSON object is refused and nothing is
+//! written. `.claude` or a file being a symlink is refused too (see
+//! [`crate::user_files`]).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +39,56 @@ use serde_json::json;
 use crate::error::{Error, Result};
 use crate::user_files::json::{Json, Object};
 use crate::user_files::{UserDir, UserFile};
+
+/// The tools as Claude Code names them (`mcp__<server>__<tool>`).
+pub const CLAUDE_CODE_TOOLS: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
+
+/// The hook events goalkeeper handles, with their matcher.
+const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
+    ("SessionStart", None),
+    ("UserPromptSubmit", None),
+    ("PreToolUse", Some("Bash")),
+    ("Stop", None),
+    ("SubagentStop", None),
+    ("PreCompact", None),
+    ("SessionEnd", None),
+];
+
+/// Seconds Claude Code waits for one hook before giving up on it: far
+/// above a hook's usual milliseconds, below Claude Code's own 60-second
+/// default, so a stuck database never holds a turn for long.
+pub const HOOK_TIMEOUT_SECONDS: u64 = 15;
+
+/// The line in the `/goal` command's front matter that marks it as
+/// goalkeeper's (so a later install may replace it).
+const GOAL_COMMAND_MARK: &str = "# written by `goalkeeper install claude-code`";
+
+/// The goalkeeper executable the configuration runs: `goalkeeper`, found
+/// on `PATH`, or a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Executable(pub String);
+
+impl Executable {
+    /// The executable as one shell word (hooks and the status line run
+    /// through `sh -c`): quoted when it holds anything but
+    /// `[A-Za-z0-9_./+-]`.
+    pub fn shell_word(&self) -> String {
+        shell_quote(&self.0)
+    }
+}
+
+/// `text` as one POSIX shell word.
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-' | b'+'));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
 
 /// What an install did, file by file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -68,7 +135,11 @@ impl InstallReport {
 /// both land; a `.claude` or a file that is a symlink is refused; the
 /// replaced file keeps its mode and its values exactly, and the old one is
 /// kept under a backup name that is never reused.
-pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result<InstallReport> {
+pub fn install_claude_code(
+    project: &Path,
+    command: &Executable,
+    now_ms: i64,
+) -> Result<InstallReport> {
     if !project.is_dir() {
         return Err(Error::Usage(format!(
             "{} is not a directory; give the project directory with --project",
@@ -78,56 +149,99 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
     let dir = UserDir::lock(project)?;
     let settings_rel = Path::new(".claude/settings.json");
     let mcp_rel = Path::new(".mcp.json");
-    // Read and check both before writing either.
+    let goal_rel = Path::new(".claude/commands/goal.md");
+    // Read and check every file before writing any.
     let (settings_file, mut settings) = read_object(&dir, settings_rel)?;
     let (mcp_file, mut mcp) = read_object(&dir, mcp_rel)?;
-    let hook = format!("{command} hook claude-code");
+    let goal_file = dir.read(goal_rel)?;
+    let word = command.shell_word();
+    let hook = format!("{word} hook claude-code");
     let mut settings_changes = Vec::new();
-    for (event, matcher) in [
-        ("SessionStart", Some("compact|resume")),
-        ("UserPromptSubmit", None),
-        ("Stop", None),
-    ] {
-        settings_changes.push(add_hook(&mut settings, event, matcher, &hook)?);
+    for (event, matcher) in HOOK_EVENTS {
+        settings_changes.push(set_hook(&mut settings, event, matcher, &hook)?);
     }
-    let status = format!("{command} statusline");
-    settings_changes.push(match settings.get("statusLine") {
-        None => {
+    let status = format!("{word} statusline");
+    let existing = settings
+        .get("statusLine")
+        .map(|s| s.get("command").and_then(Json::as_str).map(str::to_owned));
+    settings_changes.push(match existing {
+        Some(Some(current)) if current == status => "statusLine: already set".to_owned(),
+        Some(current) if !current.as_deref().is_some_and(|c| is_ours(c, "statusline")) => format!(
+            "statusLine: left alone, another one is set ({}); to use goalkeeper's, set its command to `{status}`",
+            current.as_deref().unwrap_or("not a command")
+        ),
+        previous => {
             settings.insert(
                 "statusLine",
                 Json::from(json!({"type": "command", "command": status})),
             );
-            "statusLine: added".to_owned()
+            let verb = if previous.is_some() { "updated" } else { "added" };
+            format!("statusLine: {verb}")
         }
-        Some(existing) if existing.get("command").and_then(Json::as_str) == Some(&status) => {
-            "statusLine: already set".to_owned()
-        }
-        Some(existing) => format!(
-            "statusLine: left alone, another one is set ({}); to use goalkeeper's, set its command to `{status}`",
-            existing.get("command").and_then(Json::as_str).unwrap_or("not a command")
-        ),
     });
     settings_changes.push(add_to_list(
         &mut settings,
         "enabledMcpjsonServers",
         "goalkeeper",
     )?);
+    let permissions = object_at(&mut settings, "permissions", &dir.path().join(settings_rel))?;
+    for tool in CLAUDE_CODE_TOOLS {
+        settings_changes.push(format!(
+            "permissions.{}",
+            add_to_list(permissions, "allow", tool)?
+        ));
+    }
 
+    let server = Json::from(json!({
+        "command": command.0,
+        "args": ["mcp", "--session-from", "claude-code"],
+        "alwaysLoad": true,
+    }));
     let servers = object_at(&mut mcp, "mcpServers", &dir.path().join(mcp_rel))?;
-    let mcp_change = if servers.contains_key("goalkeeper") {
-        "mcpServers.goalkeeper: already present".to_owned()
-    } else {
-        servers.insert(
-            "goalkeeper",
-            Json::from(
-                json!({"command": command, "args": ["mcp", "--session-from", "claude-code"]}),
+    let mcp_change = match servers.get("goalkeeper") {
+        Some(existing) if *existing == server => {
+            "mcpServers.goalkeeper: already present".to_owned()
+        }
+        Some(existing)
+            if existing
+                .get("args")
+                .and_then(Json::as_array)
+                .and_then(|a| a.first())
+                .and_then(Json::as_str)
+                != Some("mcp") =>
+        {
+            "mcpServers.goalkeeper: left alone, it does not run `goalkeeper mcp`".to_owned()
+        }
+        previous => {
+            let verb = if previous.is_some() {
+                "updated"
+            } else {
+                "added"
+            };
+            servers.insert("goalkeeper", server);
+            format!("mcpServers.goalkeeper: {verb}")
+        }
+    };
+
+    let goal_text = goal_command(&word);
+    let old_goal = goal_file
+        .as_ref()
+        .map(|f| String::from_utf8_lossy(f.bytes()).into_owned());
+    let (goal_change, write_goal) = match &old_goal {
+        Some(text) if *text == goal_text => ("/goal command: already present".to_owned(), false),
+        Some(text) if !text.contains(GOAL_COMMAND_MARK) => (
+            format!(
+                "/goal command: left alone, {} was not written by goalkeeper",
+                dir.path().join(goal_rel).display()
             ),
-        );
-        "mcpServers.goalkeeper: added".to_owned()
+            false,
+        ),
+        Some(_) => ("/goal command: updated".to_owned(), true),
+        None => ("/goal command: added".to_owned(), true),
     };
 
     let stamp = crate::time::utc_stamp(now_ms);
-    let files = vec![
+    let mut files = vec![
         write_if_changed(
             &dir,
             settings_rel,
@@ -145,7 +259,48 @@ pub fn install_claude_code(project: &Path, command: &str, now_ms: i64) -> Result
             &stamp,
         )?,
     ];
+    files.push(if write_goal {
+        let done = dir.replace(goal_rel, goal_text.as_bytes(), goal_file.as_ref(), &stamp)?;
+        FileReport {
+            path: done.path,
+            backup: done.backup,
+            changes: vec![goal_change],
+            written: done.written,
+        }
+    } else {
+        FileReport {
+            path: dir.path().join(goal_rel),
+            backup: None,
+            changes: vec![goal_change],
+            written: false,
+        }
+    });
     Ok(InstallReport { files })
+}
+
+/// The `/goal` command file for executable `word`. Claude Code runs its
+/// `` !`…` `` line itself (no `PreToolUse` hook sees it), with
+/// `$ARGUMENTS` and `${CLAUDE_SESSION_ID}` filled in, and sends the output
+/// to the model with the rest of the file.
+fn goal_command(word: &str) -> String {
+    format!(
+        "---
+{GOAL_COMMAND_MARK}; remove this line to keep your own edits
+description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N], show, pause, resume, budget N|none, drop
+argument-hint: set OBJECTIVE [--budget N] | show | pause | resume | budget N|none | drop
+allowed-tools: Bash({word} --session:*)
+disable-model-invocation: true
+---
+!`{word} --session \"${{CLAUDE_SESSION_ID}}\" goal $ARGUMENTS`
+
+The user changed this session's goal with `/goal`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal.
+"
+    )
+}
+
+/// Whether a command is goalkeeper's `… <tail>` from an earlier install.
+fn is_ours(command: &str, tail: &str) -> bool {
+    command.contains("goalkeeper") && command.trim_end().ends_with(tail)
 }
 
 /// The file as read (for [`UserDir::replace`]) and its JSON object, or an
@@ -189,9 +344,11 @@ pub(crate) fn object_at<'a>(map: &'a mut Object, key: &str, path: &Path) -> Resu
     })
 }
 
-/// Adds `{"matcher"?, "hooks": [{"type": "command", "command": hook}]}` to
-/// `hooks.<event>` unless some entry there already runs `hook`.
-fn add_hook(
+/// Makes `hooks.<event>` run `hook` once, in a group of its own with
+/// `matcher` and the timeout: goalkeeper's entries from an earlier install
+/// (a command naming goalkeeper that ends in `hook claude-code`) are
+/// replaced; every other entry is kept as it was.
+fn set_hook(
     settings: &mut Object,
     event: &str,
     matcher: Option<&str>,
@@ -204,28 +361,60 @@ fn add_hook(
             "`hooks.{event}` in .claude/settings.json is not a list; fix it, then install again (nothing was changed)"
         )));
     };
-    let present = groups.iter().any(|group| {
+    let mut wanted = Object::new();
+    if let Some(matcher) = matcher {
+        wanted.insert("matcher", matcher);
+    }
+    wanted.insert(
+        "hooks",
+        Json::from(json!([{"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_SECONDS}])),
+    );
+    let wanted = Json::Object(wanted);
+    let ours = |entry: &Json| {
+        entry
+            .get("command")
+            .and_then(Json::as_str)
+            .is_some_and(|c| is_ours(c, "hook claude-code"))
+    };
+    let holds_ours = |group: &Json| {
         group
             .get("hooks")
             .and_then(Json::as_array)
-            .is_some_and(|hs| {
-                hs.iter()
-                    .any(|h| h.get("command").and_then(Json::as_str) == Some(hook))
-            })
-    });
-    if present {
+            .is_some_and(|entries| entries.iter().any(ours))
+    };
+    if groups.iter().filter(|g| **g == wanted).count() == 1
+        && !groups.iter().any(|g| *g != wanted && holds_ours(g))
+    {
         return Ok(format!("hooks.{event}: already present"));
     }
-    let mut group = Object::new();
-    if let Some(matcher) = matcher {
-        group.insert("matcher", matcher);
+    let mut replaced = false;
+    for group in groups.iter_mut() {
+        let entries = group
+            .as_object_mut()
+            .and_then(|g| g.get_mut("hooks"))
+            .and_then(Json::as_array_mut);
+        if let Some(entries) = entries {
+            let before = entries.len();
+            entries.retain(|e| !ours(e));
+            if entries.len() != before {
+                replaced = true;
+            }
+        }
     }
-    group.insert(
-        "hooks",
-        Json::from(json!([{"type": "command", "command": hook}])),
-    );
-    groups.push(Json::Object(group));
-    Ok(format!("hooks.{event}: added"))
+    // A group left empty by the removal goes too.
+    groups.retain(|g| !holds_nothing(g));
+    groups.push(wanted);
+    Ok(format!(
+        "hooks.{event}: {}",
+        if replaced { "updated" } else { "added" }
+    ))
+}
+
+fn holds_nothing(group: &Json) -> bool {
+    group
+        .get("hooks")
+        .and_then(Json::as_array)
+        .is_some_and(|entries| entries.is_empty())
 }
 
 fn add_to_list(settings: &mut Object, key: &str, item: &str) -> Result<String> {

@@ -2,8 +2,9 @@
 //! goal-mode context as a prompt, for one session over newline-delimited
 //! JSON-RPC (stdio in `goalkeeper mcp`).
 //!
-//! A tool call becomes a tool result: the summary as text content, the
-//! details as `structuredContent`, `isError` when the call was rejected. A
+//! A tool call becomes a tool result: the summary as text content (never
+//! the list as JSON), a few facts in `_meta`, `isError` when the call was
+//! rejected. A
 //! rejected or malformed call is a result the model can read and fix, never
 //! a JSON-RPC error. Every call is one immediate store transaction, so
 //! several servers on one session stay consistent.
@@ -27,6 +28,7 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::agent_tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
+use super::host_session::{self, Host};
 use crate::error::{Error, Result};
 use crate::prompt::Injector;
 use crate::{SessionId, Settings, Store};
@@ -39,6 +41,19 @@ const RAW_ARGUMENTS: &str = "goalkeeper/arguments";
 /// a longer one is answered with an error and skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// Which host session an MCP server follows.
+#[derive(Clone, Debug)]
+pub struct SessionSource {
+    /// The host that started the server.
+    pub host: Host,
+    /// The directory it runs in: the host's last session there is the one.
+    pub dir: std::path::PathBuf,
+    /// The session the host started the server for, when the host says
+    /// (Claude Code's `CLAUDE_CODE_SESSION_ID`); it wins over the
+    /// directory, and is followed to its successor after `/clear`.
+    pub launched: Option<SessionId>,
+}
+
 /// The name of the goal-mode context prompt.
 pub const GOAL_MODE_CONTEXT: &str = "goal-mode-context";
 
@@ -49,8 +64,8 @@ type Log = Box<dyn Fn(&str) + Send + Sync>;
 pub struct McpServer {
     store: Mutex<Store>,
     session: SessionId,
-    /// A pointer whose value, when set, names the session instead.
-    session_pointer: Option<String>,
+    /// Where the session comes from instead, when a host names it.
+    session_source: Option<SessionSource>,
     tools: Vec<ToolSpec>,
     injector: Injector,
     clock: Clock,
@@ -72,7 +87,7 @@ impl McpServer {
         Ok(McpServer {
             store: Mutex::new(store),
             session,
-            session_pointer: None,
+            session_source: None,
             tools,
             injector,
             clock: Box::new(|| Ok(crate::time::system_now_ms())),
@@ -87,23 +102,24 @@ impl McpServer {
         self
     }
 
-    /// Resolves the session on every call from the store pointer `key`
-    /// (set by the Claude Code hooks for a project directory), falling back
-    /// to the session given to [`McpServer::new`] while it is unset.
-    pub fn with_session_pointer(mut self, key: String) -> Self {
-        self.session_pointer = Some(key);
+    /// Resolves the session on every call from `source` (SPEC §8
+    /// `--session-from`), falling back to the session given to
+    /// [`McpServer::new`] while the host has not run in the directory.
+    pub fn with_session_source(mut self, source: SessionSource) -> Self {
+        self.session_source = Some(source);
         self
     }
 
     /// The session a call acts on.
     fn session(&self, store: &mut Store) -> Result<SessionId> {
-        let Some(key) = &self.session_pointer else {
+        let Some(source) = &self.session_source else {
             return Ok(self.session.clone());
         };
-        Ok(match store.pointer(key)? {
-            Some(id) => SessionId::parse(&id)?,
-            None => self.session.clone(),
-        })
+        if let Some(launched) = &source.launched {
+            return host_session::follow(store, source.host, launched);
+        }
+        Ok(host_session::last(store, source.host, &source.dir)?
+            .unwrap_or_else(|| self.session.clone()))
     }
 
     /// Sends one line per server-side failure (a storage error) to `log`.
@@ -523,8 +539,13 @@ impl ServerHandler for Handler {
     }
 }
 
-/// The MCP shape of a tool result: the text, the details as
-/// `structuredContent` (left out when there are none), `isError`.
+/// The MCP shape of a tool result: the summary as the only content, and
+/// `isError`. No `structuredContent`: Claude Code and Codex send only that
+/// to the model when it is present, so the model would read JSON instead
+/// of the summary (SPEC §2.4, §9). A few facts for programs (the op, the
+/// list's version, how many tasks the call completed, the goal's status
+/// and tokens) go in `_meta` under `goalkeeper/result`, which hosts do not
+/// show the model.
 fn tool_result(result: ExecResult) -> CallToolResult {
     let text = result.text().to_owned();
     let mut out = if result.is_error {
@@ -532,10 +553,37 @@ fn tool_result(result: ExecResult) -> CallToolResult {
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
     };
-    if !result.details.is_null() {
-        out.structured_content = Some(result.details);
+    if let Some(facts) = result_facts(&result.details) {
+        let mut meta = Map::new();
+        meta.insert(RESULT_META.into(), facts);
+        out.meta = Some(rmcp::model::MetaObject(meta));
     }
     out
+}
+
+/// The `_meta` key of a result's facts.
+pub const RESULT_META: &str = "goalkeeper/result";
+
+/// The small facts of a result's details, whatever the list's size.
+fn result_facts(details: &Value) -> Option<Value> {
+    let details = details.as_object()?;
+    let mut facts = Map::new();
+    for key in ["op", "version"] {
+        if let Some(value) = details.get(key).filter(|v| !v.is_null()) {
+            facts.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(done) = details.get("completed_tasks").and_then(Value::as_array) {
+        facts.insert("completed_tasks".into(), done.len().into());
+    }
+    if let Some(goal) = details.get("goal").and_then(Value::as_object) {
+        let small: Map<String, Value> = ["id", "status", "tokens_used", "token_budget"]
+            .into_iter()
+            .filter_map(|k| goal.get(k).map(|v| (k.to_owned(), v.clone())))
+            .collect();
+        facts.insert("goal".into(), Value::Object(small));
+    }
+    (!facts.is_empty()).then_some(Value::Object(facts))
 }
 
 #[cfg(test)]

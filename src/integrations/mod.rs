@@ -8,6 +8,7 @@
 mod agent_tools;
 pub mod claude_code;
 pub mod gemini_cli;
+pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -214,7 +214,7 @@ fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
 
 /// The id the next new goal gets: goal ids are never reused, across
 /// sessions (the table is `AUTOINCREMENT`). Stable inside the transaction.
-fn next_goal_id(tx: &Transaction<'_>) -> Result<i64> {
+pub(crate) fn next_goal_id(tx: &Transaction<'_>) -> Result<i64> {
     Ok(tx
         .prepare_cached(
             "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'goals'), 0) + 1",

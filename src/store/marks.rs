@@ -47,4 +47,35 @@ impl Store {
             Ok(())
         })
     }
+
+    /// Removes a global pointer and returns the value it had, in one
+    /// transaction (of two processes taking it at once, one gets it).
+    pub fn take_pointer(&mut self, key: &str) -> Result<Option<String>> {
+        self.in_tx(|tx| {
+            let value: Option<String> = tx
+                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+                .query_row([key], |r| r.get(0))
+                .optional()?;
+            tx.prepare_cached("DELETE FROM pointers WHERE key = ?1")?
+                .execute([key])?;
+            Ok(value)
+        })
+    }
+
+    /// Sets a global pointer and returns its previous value, in one
+    /// transaction.
+    pub fn swap_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<Option<String>> {
+        self.in_tx(|tx| {
+            let old: Option<String> = tx
+                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
+                .query_row([key], |r| r.get(0))
+                .optional()?;
+            tx.prepare_cached(
+                "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+            )?
+            .execute(params![key, value, now_ms])?;
+            Ok(old)
+        })
+    }
 }

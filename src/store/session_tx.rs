@@ -20,7 +20,7 @@ use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::continuation::{self, Quiet, Send};
-use crate::goal::{Goal, GoalResult};
+use crate::goal::{Goal, GoalOp, GoalResult, GoalStatus, MAX_TOKENS, Usage};
 use crate::prompt::{Gate, HiddenMessage, Injector};
 use crate::resources::file::{Loaded, load};
 use crate::store::GoalCall;
@@ -176,6 +176,129 @@ impl SessionTx<'_> {
             )?
             .execute(params![key, value, now_ms])?;
         Ok(())
+    }
+
+    /// Removes a global pointer and returns the value it had.
+    pub fn take_pointer(&self, key: &str) -> Result<Option<String>> {
+        let value = self.pointer(key)?;
+        self.tx
+            .prepare_cached("DELETE FROM pointers WHERE key = ?1")?
+            .execute([key])?;
+        Ok(value)
+    }
+
+    /// Counts token usage a host reported for this session (read from its
+    /// transcripts): it goes to the goal while the goal is live, and to the
+    /// goal that was live when the turn began (mark `turn_mark`, see
+    /// [`SessionTx::begin_turn`]) when that turn completed or paused it, so
+    /// the turn that finishes a goal still counts. Returns the usage
+    /// result when the usage went through the goal's own accounting.
+    pub fn count_usage(
+        &self,
+        usage: Usage,
+        turn_mark: &str,
+        now_ms: i64,
+    ) -> Result<Option<GoalResult>> {
+        if usage == Usage::default() {
+            return Ok(None);
+        }
+        let Some(current) = self.goal()? else {
+            return Ok(None);
+        };
+        if current.status.is_live() {
+            let op = GoalOp::Usage(usage);
+            return Ok(Some(self.goal_call(
+                GoalCall::Op(&op),
+                Actor::Agent,
+                now_ms,
+            )?));
+        }
+        let turn_goal = self.mark(turn_mark)?;
+        if matches!(current.status, GoalStatus::Complete | GoalStatus::Paused)
+            && turn_goal.as_deref() == Some(current.id.to_string().as_str())
+        {
+            let mut goal = current;
+            goal.tokens_used = goal
+                .tokens_used
+                .saturating_add(usage.counted())
+                .min(MAX_TOKENS);
+            goals::save_goal(&self.tx, &self.session, &goal)?;
+            events::append(
+                &self.tx,
+                &NewEvent {
+                    session: &self.session,
+                    at_ms: now_ms,
+                    actor: Actor::Agent.as_str(),
+                    kind: EventKind::Goal,
+                    op: Some("usage"),
+                    payload: &json!({"op": "usage", "usage": usage, "goal": goal.id, "late": true})
+                        .to_string(),
+                    error: None,
+                    version: None,
+                    undo_to: None,
+                    state: None,
+                },
+            )?;
+        }
+        Ok(None)
+    }
+
+    /// Records which goal is live as a host turn begins (mark
+    /// `turn_mark`), for [`SessionTx::count_usage`].
+    pub fn begin_turn(&self, turn_mark: &str, now_ms: i64) -> Result<()> {
+        let live = self
+            .goal()?
+            .filter(|g| g.status.is_live())
+            .map_or_else(|| "-".to_owned(), |g| g.id.to_string());
+        self.set_mark(turn_mark, &live, now_ms)
+    }
+
+    /// Carries `from`'s list and live goal over to this session, when this
+    /// one has neither (a host moved the conversation to a new session id,
+    /// as Claude Code's `/clear` does). The goal gets a new id and keeps
+    /// its objective, status, budget, tokens, time and budget notice; the
+    /// list is imported as the user's, every status kept. Returns the goal
+    /// carried, if any.
+    pub fn carry_from(&self, from: &SessionId, now_ms: i64) -> Result<Option<Goal>> {
+        let (list, _) = self.todo_list()?;
+        if list.counts().total > 0 || self.goal()?.is_some() || *from == self.session {
+            return Ok(None);
+        }
+        let theirs = sessions::load_todos(&self.tx, from)?.list;
+        if theirs.counts().total > 0 {
+            todos::import_in_tx(
+                &self.tx,
+                &self.session,
+                theirs,
+                &format!("session {from} (cleared)"),
+                now_ms,
+            )?;
+        }
+        let Some(goal) = goals::load_goal(&self.tx, from)?.filter(|g| g.status.is_live()) else {
+            return Ok(None);
+        };
+        let mut carried = goal.clone();
+        carried.id = goals::next_goal_id(&self.tx)?;
+        carried.updated_at_ms = now_ms;
+        sessions::touch(&self.tx, &self.session, now_ms)?;
+        goals::save_goal(&self.tx, &self.session, &carried)?;
+        events::append(
+            &self.tx,
+            &NewEvent {
+                session: &self.session,
+                at_ms: now_ms,
+                actor: Actor::User.as_str(),
+                kind: EventKind::Goal,
+                op: Some("carry"),
+                payload: &json!({"op": "carry", "from_session": from.as_str(), "from_goal": goal.id, "goal": carried.id})
+                    .to_string(),
+                error: None,
+                version: None,
+                undo_to: None,
+                state: None,
+            },
+        )?;
+        Ok(Some(carried))
     }
 
     /// The memory file's message: delivered the first time it is asked for

@@ -86,7 +86,7 @@ impl Store {
     pub fn todo_import(
         &mut self,
         session: &SessionId,
-        mut list: TodoList,
+        list: TodoList,
         source: &str,
         now_ms: i64,
     ) -> Result<TodoResult> {
@@ -96,25 +96,10 @@ impl Store {
                 problems.join("; ")
             )));
         }
-        todo::normalize(&mut list);
         let tx = self.immediate()?;
-        let version = sessions::load_todos(&tx, session)?.version + 1;
-        let payload = json!({"op": "import", "source": source}).to_string();
-        commit_state(
-            &tx,
-            session,
-            &list,
-            version,
-            version - 1,
-            Change {
-                actor: Actor::User,
-                op: "import",
-                payload: &payload,
-                at_ms: now_ms,
-            },
-        )?;
+        let result = import_in_tx(&tx, session, list, source, now_ms)?;
         tx.commit()?;
-        Ok(result(list, "import", version))
+        Ok(result)
     }
 
     /// Restores the list as it was before the last change, as a new version.
@@ -179,6 +164,34 @@ impl Store {
 }
 
 /// Takes the pending todo-error text inside `tx`, clearing it.
+/// Replaces `session`'s list with the checked `list` inside `tx`, as the
+/// user's import from `source`; the caller commits.
+pub(crate) fn import_in_tx(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    mut list: TodoList,
+    source: &str,
+    now_ms: i64,
+) -> Result<TodoResult> {
+    todo::normalize(&mut list);
+    let version = sessions::load_todos(tx, session)?.version + 1;
+    let payload = json!({"op": "import", "source": source}).to_string();
+    commit_state(
+        tx,
+        session,
+        &list,
+        version,
+        version - 1,
+        Change {
+            actor: Actor::User,
+            op: "import",
+            payload: &payload,
+            at_ms: now_ms,
+        },
+    )?;
+    Ok(result(list, "import", version))
+}
+
 pub(crate) fn take_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
     let error = read_todo_error(tx, session)?;
     if error.is_some() {

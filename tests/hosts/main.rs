@@ -8,6 +8,7 @@
 //! `.ci/run` installs the hosts and runs them with `--ignored`. A host that
 //! is missing then fails the test with the command that installs it.
 
+mod claude_code;
 mod gemini_cli;
 mod mock;
 

@@ -245,15 +245,10 @@ fn stop_continues_counts_usage_once_and_wraps_up_once() {
             .unwrap()
             .starts_with("<goal_budget_limit>")
     );
-    // Then: no goal to continue, but an open todo gets the reminder.
+    // Then the agent may stop: no reminder about the open todo contradicts
+    // the wrap-up (SPEC §3.4).
     let (reply, _) = hook(&env, &[], &stop);
-    assert!(
-        reply["reason"]
-            .as_str()
-            .unwrap()
-            .starts_with("<todo_reminder>"),
-        "{reply}"
-    );
+    assert_eq!(reply, Value::Null);
     let goal: Value = serde_json::from_str(&as_session(&env, &["--json", "goal", "get"])).unwrap();
     assert_eq!(goal["details"]["goal"]["tokens_used"], 1050);
     assert_eq!(goal["details"]["goal"]["status"], "budget-limited");
@@ -392,16 +387,26 @@ fn install_merges_keeps_keys_backs_up_and_is_idempotent() {
     )
     .unwrap();
     assert_eq!(settings["model"], "opus");
-    assert_eq!(settings["permissions"], existing["permissions"]);
+    // The user's permissions stay; the two tools are allowed after them.
+    let mut allowed = existing["permissions"]["allow"].as_array().unwrap().clone();
+    allowed.extend([
+        Value::from("mcp__goalkeeper__todo"),
+        Value::from("mcp__goalkeeper__goal"),
+    ]);
+    assert_eq!(settings["permissions"]["allow"], Value::Array(allowed));
     assert_eq!(settings["hooks"]["Stop"][0], existing["hooks"]["Stop"][0]);
     assert_eq!(
         settings["hooks"]["Stop"][1]["hooks"][0]["command"],
         "goalkeeper hook claude-code"
     );
-    assert_eq!(
-        settings["hooks"]["SessionStart"][0]["matcher"],
-        "compact|resume"
+    // Every source: `startup` adopts a queued goal, `clear` carries over.
+    assert!(
+        settings["hooks"]["SessionStart"][0]
+            .get("matcher")
+            .is_none()
     );
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(settings["hooks"]["Stop"][1]["hooks"][0]["timeout"], 15);
     assert_eq!(settings["statusLine"]["command"], "goalkeeper statusline");
     let mcp: Value =
         serde_json::from_str(&std::fs::read_to_string(project.join(".mcp.json")).unwrap()).unwrap();
@@ -434,4 +439,94 @@ fn install_merges_keeps_keys_backs_up_and_is_idempotent() {
         std::fs::read_to_string(project.join(".mcp.json")).unwrap(),
         "[1, 2"
     );
+}
+
+#[test]
+fn an_earlier_install_is_replaced_not_doubled() {
+    let env = TestEnv::new();
+    let project = env.dir().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    // What an older goalkeeper wrote: an unquoted machine path.
+    let old = json!({"hooks": {
+        "SessionStart": [{"matcher": "compact|resume", "hooks": [{"type": "command", "command": "/old place/goalkeeper hook claude-code"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": "/old place/goalkeeper hook claude-code"}]}],
+    }, "statusLine": {"type": "command", "command": "/old place/goalkeeper statusline"}});
+    std::fs::write(project.join(".claude/settings.json"), old.to_string()).unwrap();
+    let p = project.display().to_string();
+    let out = env
+        .cmd(&[
+            "install",
+            "claude-code",
+            "--project",
+            &p,
+            "--command",
+            "goalkeeper",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
+    assert!(!text.contains("/old place"), "{text}");
+    let settings: Value = serde_json::from_str(&text).unwrap();
+    let starts = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 1, "{text}");
+    let stop = settings["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(
+        stop[0]["hooks"],
+        json!([{"type": "command", "command": "say done"}])
+    );
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        "goalkeeper hook claude-code"
+    );
+    assert_eq!(settings["statusLine"]["command"], "goalkeeper statusline");
+}
+
+#[test]
+fn a_hook_exits_0_with_spoilt_variables_and_a_closed_stderr() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "s1", "goal", "set", "Survive"]);
+    let event = json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit", "cwd": env.dir(), "prompt": "hi"});
+    // GOALKEEPER_SESSION and GOALKEEPER_NOW are not the hook's to use: the
+    // session comes from the event, the clock falls back to the system's.
+    let output = env
+        .cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_SESSION", "my project")
+        .env("GOALKEEPER_NOW", "abc")
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("Survive"), "{stdout}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("GOALKEEPER_SESSION ignored"), "{stderr}");
+    assert!(stderr.contains("using the system clock"), "{stderr}");
+    // An empty GOALKEEPER_DB used to fail argument parsing (exit 2, which
+    // Claude Code reads as "block the prompt").
+    let output = env
+        .cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_DB", "")
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // A closed stderr: the notes have nowhere to go, the exit status stays 0.
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("exec 2>&-; exec \"$0\" hook claude-code")
+        .arg(env!("CARGO_BIN_EXE_goalkeeper"))
+        .env("GOALKEEPER_DB", env.db())
+        .env("GOALKEEPER_NOW", "abc")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"not json")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(output.stdout.is_empty());
 }

@@ -166,12 +166,16 @@ fn is_error(result: &Value) -> bool {
 /// One call and its result, as a transcript entry for snapshots.
 fn exchange(server: &mut Server, tool: &str, arguments: Value) -> String {
     let result = server.call(tool, arguments.clone());
-    let structured = result
-        .get("structuredContent")
-        .map(|s| serde_json::to_string_pretty(s).unwrap())
+    assert!(
+        result.get("structuredContent").is_none(),
+        "structuredContent would replace the summary in what hosts send the model: {result}"
+    );
+    let facts = result
+        .pointer("/_meta/goalkeeper~1result")
+        .map(|s| serde_json::to_string(s).unwrap())
         .unwrap_or_else(|| "(none)".into());
     format!(
-        "→ {tool} {arguments}\n← isError: {}\n{}\n← structuredContent:\n{structured}\n\n",
+        "→ {tool} {arguments}\n← isError: {}\n{}\n← _meta facts: {facts}\n\n",
         is_error(&result),
         text(&result)
     )
@@ -257,7 +261,7 @@ fn a_todo_session_over_mcp() {
 
     let view = server.call("todo", json!({"op": "view"}));
     assert!(!is_error(&view));
-    assert_eq!(view["structuredContent"]["version"], 5);
+    assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 5);
     assert_eq!(
         text(&view),
         "Remaining (2):
@@ -312,7 +316,10 @@ fn a_goal_session_over_mcp() {
     );
     let get = server.call("goal", json!({"op": "get"}));
     assert!(!is_error(&get));
-    assert_eq!(get["structuredContent"]["goal"]["status"], "complete");
+    assert_eq!(
+        get["_meta"]["goalkeeper/result"]["goal"]["status"],
+        "complete"
+    );
 }
 
 #[test]
@@ -333,15 +340,15 @@ fn a_rejected_call_is_a_tool_error_and_changes_nothing() {
     let first_line = text(&rejected).lines().next().unwrap();
     assert!(first_line.starts_with("Errors: "), "{first_line}");
     assert!(first_line.contains("Test it"), "{first_line}");
-    // The details show the list as it was.
+    // The version is the one before the call.
     assert_eq!(
-        rejected["structuredContent"]["phases"],
-        before["structuredContent"]["phases"]
+        rejected["_meta"]["goalkeeper/result"]["version"],
+        before["_meta"]["goalkeeper/result"]["version"]
     );
 
     let after = server.call("todo", json!({"op": "view"}));
     assert_eq!(after, before);
-    assert_eq!(after["structuredContent"]["version"], 1);
+    assert_eq!(after["_meta"]["goalkeeper/result"]["version"], 1);
 }
 
 #[test]
@@ -379,7 +386,7 @@ fn malformed_arguments_get_clear_tool_errors() {
     // Nothing was stored.
     let view = server.call("todo", json!({"op": "view"}));
     assert_eq!(text(&view), "Todo list is empty.");
-    assert_eq!(view["structuredContent"]["version"], 0);
+    assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 0);
 }
 
 #[test]
@@ -393,6 +400,7 @@ fn an_unknown_tool_is_an_error_result_naming_the_tools() {
         "unknown tool `todos`; the tools are todo, goal"
     );
     assert!(result.get("structuredContent").is_none());
+    assert!(result.get("_meta").is_none());
 }
 
 #[test]
@@ -508,7 +516,10 @@ fn pipelined_calls_run_in_the_order_they_arrive() {
         );
     }
     let versions: Vec<Value> = (0..calls.len())
-        .map(|i| server.response(100 + i as i64)["result"]["structuredContent"]["version"].clone())
+        .map(|i| {
+            server.response(100 + i as i64)["result"]["_meta"]["goalkeeper/result"]["version"]
+                .clone()
+        })
         .collect();
     assert_eq!(versions, [json!(1), json!(2), json!(3), json!(3)]);
 }
@@ -533,11 +544,17 @@ fn two_servers_on_one_session_keep_every_task() {
         }
     });
     let view = first.call("todo", json!({"op": "view"}));
-    let tasks = view["structuredContent"]["phases"][0]["tasks"]
-        .as_array()
+    assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 2 * CALLS);
+    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let (list, _) = store
+        .todo_list(&goalkeeper::SessionId::parse("shared").unwrap())
         .unwrap();
+    let tasks: Vec<serde_json::Value> = list.phases[0]
+        .tasks
+        .iter()
+        .map(|t| json!({"content": t.content}))
+        .collect();
     assert_eq!(tasks.len(), 2 * CALLS);
-    assert_eq!(view["structuredContent"]["version"], 2 * CALLS);
     for name in ["first", "second"] {
         let mine: Vec<&str> = tasks
             .iter()

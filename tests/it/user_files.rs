@@ -83,7 +83,7 @@ fn install_never_writes_through_a_planted_temporary_link() {
     // The planted links are left as they were, and nothing else appeared.
     assert_eq!(
         names(&project.join(".claude")),
-        ["settings.json", "settings.json.goalkeeper-tmp"]
+        ["commands", "settings.json", "settings.json.goalkeeper-tmp"]
     );
 }
 
@@ -127,6 +127,7 @@ fn two_installs_in_the_same_second_keep_both_backups() {
     assert_eq!(
         names(&dir),
         [
+            "commands".to_owned(),
             "settings.json".to_owned(),
             format!("settings.json.bak-{STAMP}"),
             format!("settings.json.bak-{STAMP}-2"),

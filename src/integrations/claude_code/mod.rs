@@ -1,35 +1,50 @@
 //! Claude Code hooks (SPEC §9): one hook event as JSON on stdin, the reply
 //! as JSON on stdout. The session is the event's `session_id`.
 //!
-//! - `SessionStart` after `compact` or `resume`: the goal-mode context (or
+//! Every event first records the session as the one Claude Code runs in
+//! its directory (a goal queued there is adopted by a new session), then
+//! counts the token usage written to the transcripts since the last event
+//! (the session's and its subagents'), so every response is counted once,
+//! by the end of the session at the latest.
+//!
+//! - `SessionStart`: after `compact` or `resume`, the goal-mode context (or
 //!   the bare `<todo_context>` without an active goal) as additional
-//!   context, so the todos survive compaction.
+//!   context, so the todos survive compaction; after `clear`, the goal and
+//!   the list carry over from the cleared session, then the same context.
 //! - `UserPromptSubmit`: the eager-todo reminder on the first prompt, a
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
-//! - `Stop`: counts the transcript's new token usage, then continues an
-//!   active goal (`{"decision": "block"}`), delivers the budget-limit
-//!   wrap-up once, or reminds about open todos (no active goal) up to
-//!   `todo.reminders.max` times until the list changes.
+//! - `PreToolUse` on `Bash`: refuses the agent's shell commands that run
+//!   goalkeeper's user-only commands ([`guard`]).
+//! - `Stop`: continues an active goal (`{"decision": "block"}`), delivers
+//!   the budget-limit wrap-up once, or reminds about open todos (no live
+//!   goal) up to `todo.reminders.max` times until the list changes. After
+//!   the wrap-up, or once the goal is paused, nothing asks for more work.
+//! - `SubagentStop`, `PreCompact`, `SessionEnd`: usage only (`SessionEnd`
+//!   of a `/clear` also remembers the session the next one continues).
 //!
 //! A hook must never break the agent: malformed input, an unknown event, a
 //! missing transcript or a storage error print nothing on stdout, exit 0,
 //! and explain themselves on stderr.
 
+mod guard;
 mod transcript;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-pub use transcript::{Cursor, TranscriptRead, read_usage};
+pub use guard::user_only_command;
+pub use transcript::{Cursor, FileCursor, MAX_LINE, TranscriptRead, read_all, subagent_files};
 
+use super::host_session::{self, Host};
 use crate::SessionId;
 use crate::error::Result;
-use crate::goal::GoalOp;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::Injector;
 use crate::settings::Eager;
-use crate::store::{Continuation, GoalCall, SessionTx, Store};
-use crate::todo::Actor;
+use crate::store::{Continuation, SessionTx, Store};
 
 /// What the hook prints: JSON for stdout (if any) and notes for stderr.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +60,14 @@ const CONTEXT_MARK: &str = "claude-code.context";
 const EAGER_MARK: &str = "claude-code.eager";
 const REMINDER_MARK: &str = "claude-code.reminders";
 const TRANSCRIPT_MARK: &str = "claude-code.transcript";
+const TURN_MARK: &str = "claude-code.turn-goal";
+
+/// The tools as the model sees them in Claude Code.
+pub const TOOL_NAMES: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
+
+/// How long `Stop` waits for Claude Code to write the turn's last response
+/// to the transcript before counting without it (the next event counts it).
+const STOP_WAIT: Duration = Duration::from_millis(1500);
 
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
@@ -78,6 +101,16 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
             return reply;
         }
     };
+    if name == "PreToolUse" {
+        // The guard reads nothing stored: it answers even when the store
+        // is unusable, and costs no transaction.
+        reply.stdout = guard::pre_tool_use(&event);
+        return reply;
+    }
+    if name == "Stop" {
+        // Outside the transaction: the wait holds no lock.
+        wait_for_last_response(&event);
+    }
     // The whole event is one transaction: it commits only when every step
     // succeeded, and a failure anywhere leaves nothing half-applied. Two
     // hooks of one session run one after the other, so a transcript's
@@ -107,25 +140,7 @@ struct Hook<'a> {
 
 impl Hook<'_> {
     fn dispatch(mut self, name: &str, event: &Value) -> HookReply {
-        if let Some(cwd) = event.get("cwd").and_then(Value::as_str)
-            && let Err(e) = self.tx.set_pointer(
-                &session_pointer(cwd),
-                self.tx.session().as_str(),
-                self.now_ms,
-            )
-        {
-            self.notes.push(format!("cannot record the session: {e}"));
-        }
-        let result = match name {
-            "SessionStart" => self.session_start(event),
-            "UserPromptSubmit" => self.user_prompt_submit(),
-            "Stop" => self.stop(event),
-            other => {
-                self.notes
-                    .push(format!("hook event {other:?} is not handled; ignored"));
-                Ok(None)
-            }
-        };
+        let result = self.run(name, event);
         let Hook { tx, mut notes, .. } = self;
         match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
             Ok(stdout) => HookReply { stdout, notes },
@@ -139,15 +154,81 @@ impl Hook<'_> {
         }
     }
 
+    fn run(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
+        let dir = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+        let mut previous = None;
+        if let Some(dir) = &dir {
+            let recorded = host_session::record_in(&self.tx, Host::ClaudeCode, dir, self.now_ms)?;
+            if let Some(adopted) = recorded.adopted {
+                self.notes
+                    .push(format!("adopted the queued goal: {}", adopted.text()));
+            }
+            previous = recorded.previous;
+        }
+        let source = event.get("source").and_then(Value::as_str).unwrap_or("");
+        if name == "SessionStart" && source == "clear" {
+            // Before counting: the new session's transcript is empty.
+            if let Some(dir) = &dir {
+                self.carry_over(dir, previous)?;
+            }
+        }
+        self.count_usage(event)?;
+        match name {
+            "SessionStart" => self.session_start(source),
+            "UserPromptSubmit" => self.user_prompt_submit(),
+            "Stop" => self.stop(),
+            "SessionEnd" => {
+                if event.get("reason").and_then(Value::as_str) == Some("clear")
+                    && let Some(dir) = &dir
+                {
+                    let session = self.tx.session().as_str().to_owned();
+                    self.tx
+                        .set_pointer(&cleared_key(dir), &session, self.now_ms)?;
+                }
+                Ok(None)
+            }
+            "SubagentStop" | "PreCompact" => Ok(None),
+            other => {
+                self.notes
+                    .push(format!("hook event {other:?} is not handled; ignored"));
+                Ok(None)
+            }
+        }
+    }
+
+    /// `/clear` moved the client to this new session: the goal and the
+    /// list of the session it cleared come along, and the MCP server
+    /// started for that session follows.
+    fn carry_over(&mut self, dir: &Path, previous: Option<SessionId>) -> Result<()> {
+        let from = match self.tx.take_pointer(&cleared_key(dir))? {
+            Some(id) => SessionId::parse(&id).ok(),
+            None => previous,
+        };
+        let Some(from) = from.filter(|f| f != self.tx.session()) else {
+            return Ok(());
+        };
+        host_session::record_successor_in(&self.tx, Host::ClaudeCode, &from, self.now_ms)?;
+        if let Some(goal) = self.tx.carry_from(&from, self.now_ms)? {
+            self.notes
+                .push(format!("carried goal #{} over from {from}", goal.id));
+        }
+        Ok(())
+    }
+
     fn tools(&self) -> Vec<String> {
         // Claude Code reaches the tools through the MCP server; the hook
         // cannot see which are enabled, so both are assumed active.
         super::TOOL_NAMES.map(str::to_owned).to_vec()
     }
 
-    fn session_start(&mut self, event: &Value) -> Result<Option<Value>> {
-        let source = event.get("source").and_then(Value::as_str).unwrap_or("");
-        if source != "compact" && source != "resume" {
+    fn session_start(&mut self, source: &str) -> Result<Option<Value>> {
+        if !matches!(source, "compact" | "resume" | "clear") {
+            return Ok(None);
+        }
+        // A resumed conversation replays what was injected before: when
+        // the state is what was last injected, the model has it already
+        // (after a compaction, the compact start injected it again).
+        if source == "resume" && self.tx.mark(CONTEXT_MARK)? == Some(self.state_mark()?) {
             return Ok(None);
         }
         let context = match self.goal_mode_context()? {
@@ -165,6 +246,7 @@ impl Hook<'_> {
     }
 
     fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
+        self.tx.begin_turn(TURN_MARK, self.now_ms)?;
         let mut parts = Vec::new();
         let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
         self.notes.extend(note);
@@ -202,8 +284,7 @@ impl Hook<'_> {
         )))
     }
 
-    fn stop(&mut self, event: &Value) -> Result<Option<Value>> {
-        self.count_usage(event)?;
+    fn stop(&mut self) -> Result<Option<Value>> {
         let tools = self.tools();
         match self.tx.continuation(self.injector, &tools, self.now_ms)? {
             Continuation::Message(message) => {
@@ -211,10 +292,20 @@ impl Hook<'_> {
                     json!({"decision": "block", "reason": message.content}),
                 ));
             }
-            Continuation::Paused(text) => {
-                return Ok(Some(json!({"systemMessage": text})));
+            Continuation::Paused(_) => {
+                // For the user (the model never reads a systemMessage):
+                // how to go on from inside Claude Code.
+                let id = self.tx.goal()?.map_or(0, |g| g.id);
+                return Ok(Some(json!({"systemMessage": format!(
+                    "goalkeeper paused goal #{id}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
+                )})));
             }
             Continuation::Closed(_) => {}
+        }
+        // A paused or budget-limited goal means the agent may stop: no
+        // reminder to keep working contradicts that.
+        if self.tx.goal()?.is_some_and(|g| g.status.is_live()) {
+            return Ok(None);
         }
         let reminders = &self.injector.settings().todo.reminders;
         if !reminders.enabled {
@@ -245,42 +336,38 @@ impl Hook<'_> {
         ))
     }
 
-    /// Counts the transcript's new assistant usage towards the goal.
+    /// Counts the usage written to the transcripts (the session's and its
+    /// subagents') since the last event, in this event's transaction.
     fn count_usage(&mut self, event: &Value) -> Result<()> {
         let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
-            self.notes
-                .push("Stop event has no transcript_path; usage not counted".into());
             return Ok(());
         };
-        let cursor: Cursor = self
+        let path = PathBuf::from(path);
+        let extra: Vec<PathBuf> = event
+            .get("agent_transcript_path")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .into_iter()
+            .collect();
+        let mut cursor = self
             .tx
             .mark(TRANSCRIPT_MARK)?
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .as_deref()
+            .map(Cursor::parse)
             .unwrap_or_default();
-        let read = match read_usage(std::path::Path::new(path), &cursor) {
-            Ok(read) => read,
-            Err(e) => {
-                self.notes.push(format!(
-                    "cannot read the transcript {path}: {e}; usage not counted"
-                ));
-                return Ok(());
-            }
-        };
+        let read = read_all(&path, &extra, &mut cursor);
         if read.bad_lines > 0 {
             self.notes.push(format!(
-                "skipped {} transcript lines that are not JSON",
+                "skipped {} unreadable transcript lines",
                 read.bad_lines
             ));
         }
-        if read.messages > 0 {
-            self.tx.goal_call(
-                GoalCall::Op(&GoalOp::Usage(read.usage)),
-                Actor::Agent,
-                self.now_ms,
-            )?;
+        for problem in read.problems {
+            self.notes.push(format!("{problem}; usage not counted"));
         }
-        let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
-        self.tx.set_mark(TRANSCRIPT_MARK, &text, self.now_ms)
+        self.tx.count_usage(read.usage, TURN_MARK, self.now_ms)?;
+        self.tx
+            .set_mark(TRANSCRIPT_MARK, &cursor.to_text(), self.now_ms)
     }
 
     fn goal_mode_context(&mut self) -> Result<Option<String>> {
@@ -306,10 +393,56 @@ impl Hook<'_> {
 }
 
 /// The pointer key under which the hooks record the Claude Code session
-/// last seen in a project directory, so an MCP server started there
-/// (`--session-from claude-code`) acts on the same session.
+/// last seen in a project directory (see [`host_session`]).
 pub fn session_pointer(cwd: &str) -> String {
-    format!("claude-code:{cwd}")
+    host_session::last_session_key(Host::ClaudeCode, Path::new(cwd))
+}
+
+/// The pointer naming the session a `/clear` in `dir` just ended.
+fn cleared_key(dir: &Path) -> String {
+    format!("claude-code:cleared:{}", host_session::dir_key(dir))
+}
+
+/// At `Stop`, waits (at most [`STOP_WAIT`]) until the transcript holds the
+/// turn's last response, which Claude Code may write after starting the
+/// hook; what still is not there is counted by the next event.
+fn wait_for_last_response(event: &Value) {
+    let (Some(path), Some(text)) = (
+        event.get("transcript_path").and_then(Value::as_str),
+        event
+            .get("last_assistant_message")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty()),
+    ) else {
+        return;
+    };
+    let needle = serde_json::to_string(text).expect("a string serializes");
+    let deadline = Instant::now() + STOP_WAIT;
+    while !tail_contains(Path::new(path), needle.as_bytes()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether the last 64 KiB of `path` hold `needle` (true for anything but
+/// a regular file, which is never waited for).
+fn tail_contains(path: &Path, needle: &[u8]) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 64 * 1024;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return true;
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let start = meta.len().saturating_sub(TAIL);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return false;
+    }
+    bytes.windows(needle.len().max(1)).any(|w| w == needle)
 }
 
 fn additional_context(event: &str, text: &str) -> Value {

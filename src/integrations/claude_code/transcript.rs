@@ -1,113 +1,290 @@
-//! Token usage from a Claude Code transcript (JSON lines). Only the part
-//! written since the last read is parsed, and each assistant message is
+//! Token usage from Claude Code transcripts (JSON lines): the session's
+//! own file and its subagents' (`<session>/subagents/agent-*.jsonl`).
+//!
+//! Each file is read from where the last read stopped, line by line, in
+//! bounded memory whatever its size: a line longer than [`MAX_LINE`] is
+//! skipped as unreadable, and a partial last line (still being written) is
+//! left for the next read. Only regular files are read (a FIFO or a device
+//! is refused before it is opened, so nothing blocks). Each response is
 //! counted once: Claude Code writes one line per content block, every line
-//! carrying the same message id and the same usage.
+//! carrying the same message id and usage; a line without `message.id` is
+//! keyed by its `requestId`, else its `uuid`. Sums saturate.
 
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::goal::Usage;
 
-/// How far a transcript has been read.
+/// The longest transcript line read; longer ones are skipped.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// How many recent response keys a file's cursor remembers (the lines of
+/// one response are written together).
+const RECENT_KEYS: usize = 32;
+
+/// How far each transcript file has been read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cursor {
-    /// The transcript file; a different file starts again from 0.
-    pub path: String,
+    /// Per file path.
+    #[serde(default)]
+    pub files: BTreeMap<String, FileCursor>,
+}
+
+/// How far one file has been read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCursor {
     /// Bytes consumed: the end of the last complete line read.
     pub offset: u64,
-    /// The id of the last assistant message counted.
-    pub last_message: Option<String>,
+    /// The keys of the last responses counted, newest last.
+    #[serde(default)]
+    pub recent: Vec<String>,
+}
+
+impl Cursor {
+    /// A cursor from its stored text. A cursor of the earlier one-file
+    /// shape (`{"path", "offset", "last_message"}`) carries over.
+    pub fn parse(text: &str) -> Cursor {
+        #[derive(Deserialize)]
+        struct OneFile {
+            path: String,
+            offset: u64,
+            last_message: Option<String>,
+        }
+        if let Ok(cursor) = serde_json::from_str::<Cursor>(text)
+            && !cursor.files.is_empty()
+        {
+            return cursor;
+        }
+        match serde_json::from_str::<OneFile>(text) {
+            Ok(old) => {
+                let mut cursor = Cursor::default();
+                cursor.files.insert(
+                    old.path,
+                    FileCursor {
+                        offset: old.offset,
+                        recent: old.last_message.into_iter().collect(),
+                    },
+                );
+                cursor
+            }
+            Err(_) => Cursor::default(),
+        }
+    }
+
+    /// The cursor as stored text.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("a cursor serializes")
+    }
 }
 
 /// What a read found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TranscriptRead {
-    /// Tokens of the messages not counted before.
+    /// Tokens of the responses not counted before.
     pub usage: Usage,
-    /// Assistant messages counted.
-    pub messages: usize,
-    /// Lines that were not JSON (skipped).
+    /// Responses counted.
+    pub responses: usize,
+    /// Lines that were too long, or looked like responses but were not
+    /// JSON (skipped).
     pub bad_lines: usize,
-    /// Where the next read starts.
-    pub cursor: Cursor,
+    /// The text of the last assistant text block read in the main file.
+    pub last_text: Option<String>,
+    /// Files that could not be read, with the reason.
+    pub problems: Vec<String>,
 }
 
-/// Reads the usage written to `path` since `cursor`. A partial last line
-/// (still being written) is left for the next read.
-pub fn read_usage(path: &Path, cursor: &Cursor) -> std::io::Result<TranscriptRead> {
-    let path_text = path.display().to_string();
-    let mut cursor = if cursor.path == path_text {
-        cursor.clone()
-    } else {
-        Cursor {
-            path: path_text,
-            ..Cursor::default()
-        }
+/// The subagent transcripts of the session whose transcript is `main`.
+pub fn subagent_files(main: &Path) -> Vec<PathBuf> {
+    let dir = main.with_extension("").join("subagents");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
     };
-    let mut file = File::open(path)?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Reads what was written to `main` and `extra` files since `cursor`,
+/// advancing it. A file that cannot be read is a problem, not an error:
+/// the others are still counted.
+pub fn read_all(main: &Path, extra: &[PathBuf], cursor: &mut Cursor) -> TranscriptRead {
+    let mut read = TranscriptRead::default();
+    let mut paths = vec![main.to_owned()];
+    for path in subagent_files(main)
+        .into_iter()
+        .chain(extra.iter().cloned())
+    {
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    for (i, path) in paths.iter().enumerate() {
+        let key = path.display().to_string();
+        let mut file_cursor = cursor.files.get(&key).cloned().unwrap_or_default();
+        match read_file(path, &mut file_cursor, &mut read, i == 0) {
+            Ok(()) => {
+                cursor.files.insert(key, file_cursor);
+            }
+            // Not written yet: nothing to count.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => read.problems.push(format!("cannot read {key}: {e}")),
+        }
+    }
+    read
+}
+
+/// Reads one file from `cursor`, adding to `read`.
+fn read_file(
+    path: &Path,
+    cursor: &mut FileCursor,
+    read: &mut TranscriptRead,
+    is_main: bool,
+) -> std::io::Result<()> {
+    // Checked before opening: opening a FIFO for reading blocks.
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let file = File::open(path)?;
     let len = file.metadata()?.len();
     if cursor.offset > len {
-        // The file was truncated or replaced: read it again from the start.
-        cursor.offset = 0;
-        cursor.last_message = None;
+        // Truncated or replaced: read it again from the start.
+        *cursor = FileCursor::default();
     }
-    file.seek(SeekFrom::Start(cursor.offset))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let mut read = TranscriptRead::default();
-    for line in bytes[..complete].split(|&b| b == b'\n') {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    reader.seek(SeekFrom::Start(cursor.offset))?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let (consumed, complete, too_long) = read_line(&mut reader, &mut line)?;
+        if !complete {
+            // End of file: a partial line waits for the next read.
+            break;
         }
-        let Ok(entry) = serde_json::from_slice::<Value>(line) else {
+        cursor.offset += consumed as u64;
+        if too_long {
             read.bad_lines += 1;
             continue;
-        };
-        let Some((id, usage)) = assistant_usage(&entry) else {
-            continue;
-        };
-        if cursor.last_message.as_deref() == Some(id.as_str()) {
-            continue;
         }
-        read.usage.input += usage.input;
-        read.usage.output += usage.output;
-        read.usage.cache_write += usage.cache_write;
-        read.usage.cache_read += usage.cache_read;
-        read.messages += 1;
-        cursor.last_message = Some(id);
+        count_line(&line, cursor, read, is_main);
     }
-    cursor.offset += complete as u64;
-    read.cursor = cursor;
-    Ok(read)
+    Ok(())
 }
 
-/// The message id and usage of an assistant entry.
-fn assistant_usage(entry: &Value) -> Option<(String, Usage)> {
-    if entry.get("type").and_then(Value::as_str) != Some("assistant") {
-        return None;
+/// Reads up to and including the next `\n` into `line`, keeping at most
+/// [`MAX_LINE`] bytes. Returns the bytes consumed, whether a newline ended
+/// the line, and whether it was cut.
+fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+) -> std::io::Result<(usize, bool, bool)> {
+    let mut consumed = 0;
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((consumed, false, too_long));
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..=i], true),
+            None => (buf, false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let n = chunk.len();
+        consumed += n;
+        reader.consume(n);
+        if done {
+            return Ok((consumed, true, too_long));
+        }
     }
-    let message = entry.get("message")?;
-    let usage = message.get("usage")?;
+}
+
+fn count_line(line: &[u8], cursor: &mut FileCursor, read: &mut TranscriptRead, is_main: bool) {
+    let text = line.trim_ascii();
+    if text.is_empty() {
+        return;
+    }
+    // Most lines are not responses: skip them without parsing.
+    if !contains(text, b"\"assistant\"") {
+        return;
+    }
+    let Ok(entry) = serde_json::from_slice::<Value>(text) else {
+        read.bad_lines += 1;
+        return;
+    };
+    if entry.get("type").and_then(Value::as_str) != Some("assistant") {
+        return;
+    }
+    let Some(message) = entry.get("message") else {
+        return;
+    };
+    if is_main
+        && let Some(text) = message
+            .get("content")
+            .and_then(Value::as_array)
+            .and_then(|blocks| {
+                blocks
+                    .iter()
+                    .rev()
+                    .find_map(|b| (b.get("type")? == "text").then(|| b.get("text")?.as_str())?)
+            })
+    {
+        read.last_text = Some(text.to_owned());
+    }
+    let Some(usage) = message.get("usage") else {
+        return;
+    };
+    let key = [message.get("id"), entry.get("requestId"), entry.get("uuid")]
+        .into_iter()
+        .flatten()
+        .find_map(Value::as_str)
+        .map(str::to_owned);
+    let Some(key) = key else {
+        // Nothing identifies it; counted, since skipping loses tokens.
+        add(read, usage);
+        return;
+    };
+    if cursor.recent.contains(&key) {
+        return;
+    }
+    cursor.recent.push(key);
+    if cursor.recent.len() > RECENT_KEYS {
+        cursor.recent.remove(0);
+    }
+    add(read, usage);
+}
+
+fn add(read: &mut TranscriptRead, usage: &Value) {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let id = message
-        .get("id")
-        .or_else(|| entry.get("uuid"))
-        .and_then(Value::as_str)?
-        .to_owned();
-    Some((
-        id,
-        Usage {
-            input: count("input_tokens"),
-            output: count("output_tokens"),
-            cache_write: count("cache_creation_input_tokens"),
-            cache_read: count("cache_read_input_tokens"),
-        },
-    ))
+    let u = &mut read.usage;
+    u.input = u.input.saturating_add(count("input_tokens"));
+    u.output = u.output.saturating_add(count("output_tokens"));
+    u.cache_write = u
+        .cache_write
+        .saturating_add(count("cache_creation_input_tokens"));
+    u.cache_read = u
+        .cache_read
+        .saturating_add(count("cache_read_input_tokens"));
+    read.responses += 1;
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]
@@ -117,12 +294,21 @@ mod tests {
 
     fn assistant(id: &str, input: u64, output: u64, write: u64, read: u64) -> String {
         format!(
-            r#"{{"type":"assistant","uuid":"u-{id}","message":{{"id":"{id}","role":"assistant","usage":{{"input_tokens":{input},"output_tokens":{output},"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read}}}}}}}"#
+            r#"{{"type":"assistant","uuid":"u-{id}","requestId":"req-{id}","message":{{"id":"{id}","role":"assistant","content":[{{"type":"text","text":"said {id}"}}],"usage":{{"input_tokens":{input},"output_tokens":{output},"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read}}}}}}}"#
         )
     }
 
+    fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
+        Usage {
+            input,
+            output,
+            cache_write,
+            cache_read,
+        }
+    }
+
     #[test]
-    fn counts_each_message_once_and_resumes_where_it_stopped() {
+    fn counts_each_response_once_and_resumes_where_it_stopped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut file = File::create(&path).unwrap();
@@ -131,60 +317,139 @@ mod tests {
             r#"{{"type":"user","message":{{"role":"user","content":"hi"}}}}"#
         )
         .unwrap();
-        // One message written as two content-block lines.
+        // One response written as two content-block lines.
         writeln!(file, "{}", assistant("m1", 10, 5, 100, 1000)).unwrap();
         writeln!(file, "{}", assistant("m1", 10, 5, 100, 1000)).unwrap();
-        writeln!(file, "not json").unwrap();
+        writeln!(file, "not json \"assistant\"").unwrap();
         // A partial line, still being written.
         write!(file, "{}", &assistant("m2", 1, 1, 1, 1)[..20]).unwrap();
         file.flush().unwrap();
 
-        let first = read_usage(&path, &Cursor::default()).unwrap();
-        assert_eq!(
-            first.usage,
-            Usage {
-                input: 10,
-                output: 5,
-                cache_write: 100,
-                cache_read: 1000
-            }
-        );
-        assert_eq!((first.messages, first.bad_lines), (1, 1));
+        let mut cursor = Cursor::default();
+        let first = read_all(&path, &[], &mut cursor);
+        assert_eq!(first.usage, usage(10, 5, 100, 1000));
+        assert_eq!((first.responses, first.bad_lines), (1, 1));
+        assert_eq!(first.last_text.as_deref(), Some("said m1"));
 
-        // Nothing new: nothing counted again.
-        let again = read_usage(&path, &first.cursor).unwrap();
-        assert_eq!(again.usage, Usage::default());
+        // Nothing new: nothing counted again, through a stored cursor.
+        let mut cursor = Cursor::parse(&cursor.to_text());
+        assert_eq!(read_all(&path, &[], &mut cursor).usage, Usage::default());
 
-        // The partial line completes, and m1 straddles nothing.
         let rest = &assistant("m2", 1, 1, 1, 1)[20..];
         writeln!(file, "{rest}").unwrap();
         writeln!(file, "{}", assistant("m2", 1, 1, 1, 1)).unwrap();
-        let second = read_usage(&path, &again.cursor).unwrap();
-        assert_eq!(second.usage.input, 1);
-        assert_eq!(second.messages, 1);
+        let second = read_all(&path, &[], &mut cursor);
+        assert_eq!((second.usage, second.responses), (usage(1, 1, 1, 1), 1));
     }
 
     #[test]
-    fn a_new_or_shorter_file_starts_over() {
+    fn a_response_without_an_id_is_counted_once_by_its_request_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let line = r#"{"type":"assistant","uuid":"u1","requestId":"req-1","message":{"id":null,"usage":{"input_tokens":7,"output_tokens":3}}}"#;
+        let other = r#"{"type":"assistant","uuid":"u2","message":{"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+        std::fs::write(&path, format!("{line}\n{line}\n{other}\n")).unwrap();
+        let read = read_all(&path, &[], &mut Cursor::default());
+        assert_eq!(
+            (read.usage.input, read.usage.output, read.responses),
+            (8, 4, 2)
+        );
+    }
+
+    #[test]
+    fn subagent_transcripts_are_counted_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("s1.jsonl");
+        std::fs::write(&main, format!("{}\n", assistant("m1", 10, 0, 0, 0))).unwrap();
+        let sub = dir.path().join("s1").join("subagents");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(
+            sub.join("agent-a.jsonl"),
+            format!("{}\n", assistant("sub1", 5, 0, 0, 0)),
+        )
+        .unwrap();
+        let mut cursor = Cursor::default();
+        assert_eq!(read_all(&main, &[], &mut cursor).usage.input, 15);
+        assert_eq!(read_all(&main, &[], &mut cursor).usage.input, 0);
+    }
+
+    #[test]
+    fn a_new_or_shorter_file_starts_over_and_an_old_cursor_carries_over() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, format!("{}\n", assistant("m1", 3, 0, 0, 0))).unwrap();
-        let stale = Cursor {
-            path: path.display().to_string(),
-            offset: 10_000,
-            last_message: Some("old".into()),
-        };
-        assert_eq!(read_usage(&path, &stale).unwrap().usage.input, 3);
-        let other = Cursor {
-            path: "/elsewhere.jsonl".into(),
-            offset: 5,
-            last_message: None,
-        };
-        assert_eq!(read_usage(&path, &other).unwrap().usage.input, 3);
+        let key = path.display().to_string();
+        let stale = format!(r#"{{"path":{key:?},"offset":10000,"last_message":"old"}}"#);
+        let mut cursor = Cursor::parse(&stale);
+        assert_eq!(cursor.files[&key].offset, 10_000);
+        assert_eq!(read_all(&path, &[], &mut cursor).usage.input, 3);
     }
 
     #[test]
-    fn a_missing_file_is_an_error() {
-        assert!(read_usage(Path::new("/nonexistent/t.jsonl"), &Cursor::default()).is_err());
+    fn sums_saturate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let max = u64::MAX;
+        std::fs::write(
+            &path,
+            format!(
+                "{}\n{}\n",
+                assistant("a", max, 0, 0, 0),
+                assistant("b", max, 0, 0, 0)
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            read_all(&path, &[], &mut Cursor::default()).usage.input,
+            max
+        );
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let mut cursor = Cursor::default();
+        if made.is_ok_and(|s| s.success()) {
+            let read = read_all(&fifo, &[], &mut cursor);
+            assert_eq!(read.problems.len(), 1);
+            assert!(
+                read.problems[0].contains("not a regular file"),
+                "{:?}",
+                read.problems
+            );
+        }
+        let read = read_all(Path::new("/dev/zero"), &[], &mut cursor);
+        assert!(
+            read.problems[0].contains("not a regular file"),
+            "{:?}",
+            read.problems
+        );
+        assert!(cursor.files.is_empty());
+    }
+
+    #[test]
+    fn an_endless_line_is_skipped_in_bounded_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut file = std::io::BufWriter::new(File::create(&path).unwrap());
+        let block = vec![b'x'; 1024 * 1024];
+        for _ in 0..(MAX_LINE / block.len() + 2) {
+            file.write_all(&block).unwrap();
+        }
+        writeln!(file).unwrap();
+        writeln!(file, "{}", assistant("m1", 4, 0, 0, 0)).unwrap();
+        drop(file);
+        let read = read_all(&path, &[], &mut Cursor::default());
+        assert_eq!((read.bad_lines, read.usage.input), (1, 4));
+    }
+
+    #[test]
+    fn a_file_not_written_yet_is_nothing_to_count() {
+        let mut cursor = Cursor::default();
+        let read = read_all(Path::new("/nonexistent/t.jsonl"), &[], &mut cursor);
+        assert_eq!(read, TranscriptRead::default());
+        assert!(cursor.files.is_empty());
     }
 }

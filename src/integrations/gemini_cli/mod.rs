@@ -56,7 +56,10 @@ const CHAT_MARK: &str = "gemini-cli.chat";
 /// The pointer key under which the hooks record the Gemini CLI session last
 /// seen in a project directory.
 pub fn session_pointer(cwd: &str) -> String {
-    format!("{HOST}:{cwd}")
+    super::host_session::last_session_key(
+        super::host_session::Host::GeminiCli,
+        std::path::Path::new(cwd),
+    )
 }
 
 /// Handles one hook event. Never fails: every problem becomes a note and

@@ -1,0 +1,282 @@
+//! Which host session a command acts on (SPEC §8 `--session-from HOST`),
+//! and the goal queued for a host's next session.
+//!
+//! Every host adapter records the session it runs in, per working
+//! directory, with [`record`]; `--session-from HOST` then resolves to the
+//! session that host last ran in the current directory ([`last`]), so a
+//! user never needs to know a host's session id. With no session seen in a
+//! directory yet, `goal set` queues the goal ([`queue_goal`]); the next
+//! session [`record`]ed there adopts it as its goal (set by the user).
+//!
+//! State lives in the store's global pointers: `HOST:DIR` names the last
+//! session, `HOST:queued:DIR` holds a queued goal as JSON. `DIR` is the
+//! directory's canonical path when it exists (so a symlinked path and its
+//! target are one directory), else the path as given.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::actor::Actor;
+use crate::error::Result;
+use crate::goal::{GoalOp, GoalResult};
+use crate::store::{GoalCall, SessionTx};
+use crate::{SessionId, Store};
+
+/// An agent host goalkeeper integrates with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Host {
+    /// Anthropic's Claude Code CLI.
+    ClaudeCode,
+    /// Google's Gemini CLI.
+    GeminiCli,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// The pi coding agent.
+    Pi,
+}
+
+impl Host {
+    /// Every host, in the order the CLI lists them.
+    pub const ALL: [Host; 4] = [Host::ClaudeCode, Host::GeminiCli, Host::Codex, Host::Pi];
+
+    /// The host's name on the command line: `claude-code`, `gemini-cli`,
+    /// `codex`, `pi`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::GeminiCli => "gemini-cli",
+            Host::Codex => "codex",
+            Host::Pi => "pi",
+        }
+    }
+
+    /// The host called `name`, if any.
+    pub fn parse(name: &str) -> Option<Host> {
+        Host::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The directory as pointer keys name it: canonical when it exists.
+pub fn dir_key(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_owned())
+        .display()
+        .to_string()
+}
+
+/// The pointer naming the session `host` last ran in `dir`.
+pub fn last_session_key(host: Host, dir: &Path) -> String {
+    format!("{}:{}", host.as_str(), dir_key(dir))
+}
+
+fn queued_key(host: Host, dir: &Path) -> String {
+    format!("{}:queued:{}", host.as_str(), dir_key(dir))
+}
+
+fn successor_key(host: Host, session: &SessionId) -> String {
+    format!("{}:successor:{}", host.as_str(), session.as_str())
+}
+
+/// Records, inside the new session's transaction, that `from` continues
+/// as it (Claude Code's `/clear` starts a new session id in the same
+/// running client).
+pub fn record_successor_in(
+    tx: &SessionTx<'_>,
+    host: Host,
+    from: &SessionId,
+    now_ms: i64,
+) -> Result<()> {
+    if from == tx.session() {
+        return Ok(());
+    }
+    tx.set_pointer(&successor_key(host, from), tx.session().as_str(), now_ms)
+}
+
+/// The session `session` continues as now: its successors followed to the
+/// newest (at most 64 steps, so a cycle cannot hang a caller).
+pub fn follow(store: &mut Store, host: Host, session: &SessionId) -> Result<SessionId> {
+    let mut current = session.clone();
+    for _ in 0..64 {
+        match store.pointer(&successor_key(host, &current))? {
+            Some(next) => match SessionId::parse(&next) {
+                Ok(next) if next != current => current = next,
+                _ => break,
+            },
+            None => break,
+        }
+    }
+    Ok(current)
+}
+
+/// A goal waiting for the next session of a host in a directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedGoal {
+    /// The objective, as `goal set` checked it.
+    pub objective: String,
+    /// The token budget.
+    pub budget: Option<u64>,
+}
+
+/// The session `host` last ran in `dir`, if it ran there.
+pub fn last(store: &mut Store, host: Host, dir: &Path) -> Result<Option<SessionId>> {
+    match store.pointer(&last_session_key(host, dir))? {
+        Some(id) => Ok(Some(SessionId::parse(&id)?)),
+        None => Ok(None),
+    }
+}
+
+/// What [`record`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recorded {
+    /// The session `host` ran in `dir` before this one, when it was another.
+    pub previous: Option<SessionId>,
+    /// The result of adopting a queued goal, when one was waiting.
+    pub adopted: Option<GoalResult>,
+}
+
+/// Records that `host` runs `session` in `dir`, in one transaction; see
+/// [`record_in`].
+pub fn record(
+    store: &mut Store,
+    host: Host,
+    dir: &Path,
+    session: &SessionId,
+    now_ms: i64,
+) -> Result<Recorded> {
+    let tx = store.begin(session)?;
+    let recorded = record_in(&tx, host, dir, now_ms)?;
+    tx.commit()?;
+    Ok(recorded)
+}
+
+/// Records, inside a host event's transaction, that `host` runs the
+/// transaction's session in `dir`. When this is a new session there and a
+/// goal is queued for the directory, the session adopts it (unless it
+/// already has a live goal, which wins; the queued one is then discarded).
+pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Result<Recorded> {
+    let key = last_session_key(host, dir);
+    let session = tx.session().clone();
+    let previous = tx.pointer(&key)?;
+    tx.set_pointer(&key, session.as_str(), now_ms)?;
+    let mut recorded = Recorded {
+        previous: previous
+            .filter(|p| p != session.as_str())
+            .and_then(|p| SessionId::parse(&p).ok()),
+        adopted: None,
+    };
+    let Some(queued) = tx.take_pointer(&queued_key(host, dir))? else {
+        return Ok(recorded);
+    };
+    let Ok(queued) = serde_json::from_str::<QueuedGoal>(&queued) else {
+        return Ok(recorded);
+    };
+    if !tx.goal()?.is_some_and(|g| g.status.is_live()) {
+        let op = GoalOp::Set {
+            objective: queued.objective,
+            budget: queued.budget,
+        };
+        recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, now_ms)?);
+    }
+    Ok(recorded)
+}
+
+/// Queues `goal` for the next session `host` starts in `dir`, replacing a
+/// goal queued there before.
+pub fn queue_goal(
+    store: &mut Store,
+    host: Host,
+    dir: &Path,
+    goal: &QueuedGoal,
+    now_ms: i64,
+) -> Result<()> {
+    let text = serde_json::to_string(goal).expect("a queued goal serializes");
+    store.set_pointer(&queued_key(host, dir), &text, now_ms)
+}
+
+/// The goal queued for `host`'s next session in `dir`, if any.
+pub fn queued_goal(store: &mut Store, host: Host, dir: &Path) -> Result<Option<QueuedGoal>> {
+    Ok(store
+        .pointer(&queued_key(host, dir))?
+        .and_then(|text| serde_json::from_str(&text).ok()))
+}
+
+/// Removes the goal queued for `host`'s next session in `dir`; returns it.
+pub fn unqueue_goal(store: &mut Store, host: Host, dir: &Path) -> Result<Option<QueuedGoal>> {
+    Ok(store
+        .take_pointer(&queued_key(host, dir))?
+        .and_then(|text| serde_json::from_str(&text).ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_session_follows_each_record() {
+        let mut store = Store::open_in_memory().unwrap();
+        let dir = Path::new("/nonexistent/project");
+        assert_eq!(last(&mut store, Host::ClaudeCode, dir).unwrap(), None);
+        let a = SessionId::parse("a").unwrap();
+        let b = SessionId::parse("b").unwrap();
+        assert_eq!(
+            record(&mut store, Host::ClaudeCode, dir, &a, 1).unwrap(),
+            Recorded::default()
+        );
+        let second = record(&mut store, Host::ClaudeCode, dir, &b, 2).unwrap();
+        assert_eq!(second.previous, Some(a.clone()));
+        assert_eq!(last(&mut store, Host::ClaudeCode, dir).unwrap(), Some(b));
+        // Another host in the same directory is another pointer.
+        assert_eq!(last(&mut store, Host::Codex, dir).unwrap(), None);
+    }
+
+    #[test]
+    fn a_queued_goal_is_adopted_once_by_the_next_session() {
+        let mut store = Store::open_in_memory().unwrap();
+        let dir = Path::new("/nonexistent/project");
+        let goal = QueuedGoal {
+            objective: "Ship it".into(),
+            budget: Some(5000),
+        };
+        queue_goal(&mut store, Host::ClaudeCode, dir, &goal, 1).unwrap();
+        assert_eq!(
+            queued_goal(&mut store, Host::ClaudeCode, dir).unwrap(),
+            Some(goal)
+        );
+        let a = SessionId::parse("a").unwrap();
+        let recorded = record(&mut store, Host::ClaudeCode, dir, &a, 2).unwrap();
+        assert!(recorded.adopted.is_some_and(|r| !r.is_error));
+        let adopted = store.current_goal(&a).unwrap().unwrap();
+        assert_eq!(
+            (adopted.objective.as_str(), adopted.token_budget),
+            ("Ship it", Some(5000))
+        );
+        assert_eq!(
+            queued_goal(&mut store, Host::ClaudeCode, dir).unwrap(),
+            None
+        );
+        let b = SessionId::parse("b").unwrap();
+        assert!(
+            record(&mut store, Host::ClaudeCode, dir, &b, 3)
+                .unwrap()
+                .adopted
+                .is_none()
+        );
+        assert_eq!(store.current_goal(&b).unwrap(), None);
+    }
+
+    #[test]
+    fn host_names_round_trip() {
+        for host in Host::ALL {
+            assert_eq!(Host::parse(host.as_str()), Some(host));
+        }
+        assert_eq!(Host::parse("claude"), None);
+    }
+}

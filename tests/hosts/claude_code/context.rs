@@ -1,0 +1,147 @@
+//! The goal-mode context through the real CLI (SPEC §3.4, §9): what the
+//! model receives on prompt submit, resume and compaction is byte for byte
+//! `goalkeeper context`, and never twice in one request; a rejected call's
+//! error reminder comes once.
+
+use serde_json::json;
+
+use super::host::{Project, new_session_id, require_claude};
+use super::model::{Model, Reply};
+
+/// Replies that spend nothing, so the context (which shows the tokens
+/// used) stays what `goalkeeper context` prints afterwards.
+fn free(reply: Reply) -> Reply {
+    reply.usage(0, 0, 0, 0)
+}
+
+/// The clock of every goalkeeper process in the context test.
+const NOW: &str = "1764441600000";
+
+fn occurrences(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compaction() {
+    let claude = require_claude!();
+    let model = Model::scripted(|request| {
+        if request.last_message_text().contains("Plan it.") {
+            free(Reply::todo(
+                json!({"op": "init", "items": ["Write", "Check"]}),
+            ))
+        } else {
+            free(Reply::text("Noted."))
+        }
+    });
+    let mut project = Project::new(claude, &model);
+    // A fixed clock, so the time on the goal reads the same everywhere.
+    project.env.push(("GOALKEEPER_NOW".into(), NOW.into()));
+    let session = new_session_id();
+    let gk = |args: &[&str]| {
+        let mut all = vec!["--session", session.as_str()];
+        all.extend_from_slice(args);
+        let mut cmd = project.goalkeeper_cmd(&all);
+        cmd.env("GOALKEEPER_NOW", NOW);
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
+    };
+    let first_request_of = |run_start: usize| model.requests()[run_start].all_text();
+
+    // Prompt submit: the goal-mode context as `goalkeeper context` prints it.
+    gk(&["goal", "set", "Write and check"]);
+    let submitted = gk(&["context"]);
+    project
+        .prompt(&session, "Plan it.")
+        .assert_hooks_succeeded();
+    assert_eq!(occurrences(&first_request_of(0), &submitted), 1);
+    // Each run continues until the runaway guard pauses the goal; the user
+    // resumes it before the next.
+    assert_eq!(project.goal(&session).unwrap().status.as_str(), "paused");
+
+    // Resume: the context with the list, once.
+    gk(&["goal", "resume"]);
+    let resumed = gk(&["context"]);
+    assert!(resumed.contains("<todo_context>"), "{resumed}");
+    let start = model.requests().len();
+    project.resume(&session, "Go on.").assert_hooks_succeeded();
+    assert_eq!(occurrences(&first_request_of(start), &resumed), 1);
+
+    // Compaction, then a resumed prompt: the context once, after the summary.
+    gk(&["goal", "resume"]);
+    let compacted = gk(&["context"]);
+    let start = model.requests().len();
+    project
+        .run(&["/compact", "--resume", &session])
+        .assert_hooks_succeeded();
+    assert!(
+        model.requests().len() > start,
+        "no compaction request was made"
+    );
+    let start = model.requests().len();
+    project
+        .resume(&session, "After compaction.")
+        .assert_hooks_succeeded();
+    let after = first_request_of(start);
+    assert!(after.contains("After compaction."));
+    assert_eq!(occurrences(&after, &compacted), 1, "{after}");
+    // (The context of the first prompt, without a list, is the start of
+    // the later ones, so only those are counted here.)
+    for request in model.requests() {
+        for context in [&resumed, &compacted] {
+            assert!(
+                occurrences(&request.all_text(), context) <= 1,
+                "the context arrived twice in one request: {}",
+                request.all_text()
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn a_rejected_call_is_reminded_once_on_the_next_prompt() {
+    let claude = require_claude!();
+    let model = Model::scripted(|request| {
+        if request.last_message_text().contains("Finish the parser.") {
+            Reply::todo(json!({"op": "done", "task": "Parser"}))
+        } else {
+            Reply::text("Noted.")
+        }
+    });
+    let project = Project::new(claude, &model);
+    let session = new_session_id();
+    project.goalkeeper_ok(&[
+        "--session",
+        &session,
+        "todo",
+        "init",
+        "--phase",
+        "Build",
+        "--item",
+        "Write the parser",
+    ]);
+    project
+        .prompt(&session, "Finish the parser.")
+        .assert_hooks_succeeded();
+    project.resume(&session, "Next.").assert_hooks_succeeded();
+    project
+        .resume(&session, "And next.")
+        .assert_hooks_succeeded();
+    let requests = model.requests();
+    let reminded: Vec<usize> = requests
+        .iter()
+        .map(|r| occurrences(&r.all_text(), "<todo_error>"))
+        .collect();
+    // Absent before the next prompt, then in the history once.
+    assert_eq!(reminded.first(), Some(&0));
+    assert_eq!(reminded.last(), Some(&1), "{reminded:?}");
+    assert!(reminded.iter().all(|n| *n <= 1), "{reminded:?}");
+    let text = requests.last().unwrap().all_text();
+    assert!(text.contains("\"Parser\" not found"), "{text}");
+}

@@ -1,0 +1,424 @@
+//! The real Claude Code CLI, headless, in a temporary project.
+//!
+//! `scripts/install-host.sh claude-code` (run by `.ci/run`) installs the pinned
+//! version under `~/.cache/goalkeeper/npm/`; [`claude`] finds it there (or
+//! at `$GOALKEEPER_CLAUDE_BIN`). A [`Project`] is a temporary `HOME`, a
+//! project directory whose path has a space, goalkeeper installed into it
+//! by `goalkeeper install claude-code` (with goalkeeper's database in that
+//! `HOME`, its default place), and the folder marked trusted the way
+//! Claude Code's first interactive start records it. Every `claude` runs
+//! from a cleared environment pointed at the scripted [`Model`].
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use goalkeeper::{SessionId, Store};
+use serde_json::{Value, json};
+
+use super::model::Model;
+
+/// The Claude Code version the suite runs (keep in step with
+/// `scripts/install-host.sh`).
+pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+
+/// How long one `claude` run may take before it is killed.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The pinned `claude` executable, if installed.
+pub fn claude() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GOALKEEPER_CLAUDE_BIN") {
+        return Some(PathBuf::from(path));
+    }
+    let cache = match std::env::var_os("XDG_CACHE_HOME") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
+    };
+    let bin = cache
+        .join("goalkeeper/npm")
+        .join(format!("claude-code-{CLAUDE_CODE_VERSION}"))
+        .join("node_modules/.bin/claude");
+    bin.exists().then_some(bin)
+}
+
+/// The `claude` executable; in CI a missing one fails the test, elsewhere
+/// the test is skipped with a message saying how to install it.
+macro_rules! require_claude {
+    () => {
+        match super::host::claude() {
+            Some(path) => path,
+            None => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "Claude Code {} is not installed; .ci/run installs it with scripts/install-host.sh claude-code",
+                    super::host::CLAUDE_CODE_VERSION
+                );
+                eprintln!(
+                    "SKIPPED: Claude Code {} is not installed; run scripts/install-host.sh claude-code to run this test",
+                    super::host::CLAUDE_CODE_VERSION
+                );
+                return;
+            }
+        }
+    };
+}
+pub(crate) use require_claude;
+
+/// A directory whose path has a space, holding a link to the goalkeeper
+/// binary under test, shared by every test of this run.
+fn bin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude code bin");
+        std::fs::create_dir_all(&dir).expect("bin dir");
+        let fresh = dir.join(format!("goalkeeper.{}", std::process::id()));
+        let _ = std::fs::remove_file(&fresh);
+        let exe = Path::new(env!("CARGO_BIN_EXE_goalkeeper"));
+        if std::fs::hard_link(exe, &fresh).is_err() {
+            std::fs::copy(exe, &fresh).expect("copy the goalkeeper binary");
+        }
+        // Renamed into place, so parallel test processes never see a
+        // half-written file.
+        std::fs::rename(&fresh, dir.join("goalkeeper")).expect("rename the goalkeeper binary");
+        dir
+    })
+}
+
+/// A fresh Claude Code session id (a UUID, as `--session-id` requires).
+pub fn new_session_id() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        std::process::id(),
+        n & 0xffff,
+        (nanos >> 12) & 0xfff,
+        nanos & 0xfff,
+        nanos >> 16 & 0xffff_ffff_ffff
+    )
+}
+
+/// A temporary `HOME` and project with goalkeeper installed.
+pub struct Project {
+    _root: tempfile::TempDir,
+    pub claude: PathBuf,
+    pub home: PathBuf,
+    pub dir: PathBuf,
+    /// Whether goalkeeper's directory is on `PATH`.
+    pub on_path: bool,
+    pub model_url: String,
+    /// Extra environment for every `claude` run.
+    pub env: Vec<(String, String)>,
+}
+
+impl Project {
+    /// A project with goalkeeper on `PATH`, installed by
+    /// `goalkeeper install claude-code` run in the project directory.
+    pub fn new(claude: PathBuf, model: &Model) -> Project {
+        let project = Project::bare(claude, model, true);
+        project.install();
+        project
+    }
+
+    /// A project with nothing installed yet.
+    pub fn bare(claude: PathBuf, model: &Model, on_path: bool) -> Project {
+        let root = tempfile::tempdir().expect("temp dir");
+        let home = root.path().join("home");
+        let dir = root.path().join("my project");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let project = Project {
+            _root: root,
+            claude,
+            home,
+            dir,
+            on_path,
+            model_url: model.url(),
+            env: Vec::new(),
+        };
+        project.trust();
+        project
+    }
+
+    /// Records the folder as trusted, as accepting Claude Code's trust
+    /// dialog does (without it `claude -p` ignores the project's
+    /// `permissions.allow`).
+    fn trust(&self) {
+        let config =
+            json!({"projects": {self.dir.display().to_string(): {"hasTrustDialogAccepted": true}}});
+        std::fs::write(self.home.join(".claude.json"), config.to_string()).unwrap();
+    }
+
+    /// The goalkeeper binary under test, at a path with a space.
+    pub fn goalkeeper_bin(&self) -> PathBuf {
+        bin_dir().join("goalkeeper")
+    }
+
+    fn path_var(&self) -> String {
+        let system = "/usr/local/bin:/usr/bin:/bin";
+        if self.on_path {
+            format!("{}:{system}", bin_dir().display())
+        } else {
+            system.to_owned()
+        }
+    }
+
+    /// Runs `goalkeeper install claude-code` in the project directory.
+    pub fn install(&self) -> std::process::Output {
+        let output = self.goalkeeper(&["install", "claude-code"]);
+        assert!(
+            output.status.success(),
+            "install failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// A goalkeeper command as the user runs it in the project directory.
+    pub fn goalkeeper_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(self.goalkeeper_bin());
+        cmd.args(args)
+            .current_dir(&self.dir)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", self.path_var());
+        cmd
+    }
+
+    /// Runs a goalkeeper command; returns its output.
+    pub fn goalkeeper(&self, args: &[&str]) -> std::process::Output {
+        self.goalkeeper_cmd(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run goalkeeper")
+    }
+
+    /// Runs a goalkeeper command that must succeed; returns its stdout.
+    pub fn goalkeeper_ok(&self, args: &[&str]) -> String {
+        let output = self.goalkeeper(args);
+        assert!(
+            output.status.success(),
+            "goalkeeper {args:?} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// goalkeeper's database, at its default place under `HOME`.
+    pub fn db(&self) -> PathBuf {
+        self.home.join(".local/share/goalkeeper/goalkeeper.db")
+    }
+
+    /// The store, opened the way the hooks open it.
+    pub fn store(&self) -> Store {
+        Store::open(&self.db()).expect("open the store")
+    }
+
+    /// The goal of `session` as the store holds it.
+    pub fn goal(&self, session: &str) -> Option<goalkeeper::goal::Goal> {
+        self.store()
+            .current_goal(&SessionId::parse(session).unwrap())
+            .unwrap()
+    }
+
+    /// The todo list of `session`.
+    pub fn todos(&self, session: &str) -> goalkeeper::todo::TodoList {
+        self.store()
+            .todo_list(&SessionId::parse(session).unwrap())
+            .unwrap()
+            .0
+    }
+
+    fn claude_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.claude);
+        cmd.args(args)
+            .current_dir(&self.dir)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", self.path_var())
+            .env("ANTHROPIC_BASE_URL", &self.model_url)
+            .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1");
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd
+    }
+
+    /// `claude -p PROMPT --session-id SESSION` with hook events on stdout.
+    pub fn prompt(&self, session: &str, prompt: &str) -> Run {
+        self.run(&[prompt, "--session-id", session])
+    }
+
+    /// `claude -p PROMPT --resume SESSION`.
+    pub fn resume(&self, session: &str, prompt: &str) -> Run {
+        self.run(&[prompt, "--resume", session])
+    }
+
+    /// `claude -p` with `args` (the prompt first: `--allowedTools` and the
+    /// like swallow every later word), stream-json output with hook events.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut all = vec!["-p"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+        ]);
+        let child = self
+            .claude_cmd(&all)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start claude");
+        Run::collect(child, &[])
+    }
+
+    /// One `claude -p` process fed `prompts` one at a time (stream-json
+    /// input), each sent after the previous turn's result: the way to type
+    /// `/clear` or `/compact` between prompts of one running client.
+    pub fn conversation(&self, session: &str, prompts: &[&str]) -> Run {
+        let child = self
+            .claude_cmd(&[
+                "-p",
+                "--session-id",
+                session,
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--include-hook-events",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start claude");
+        Run::collect(child, prompts)
+    }
+}
+
+/// What one `claude` process printed.
+#[derive(Debug)]
+pub struct Run {
+    /// The stream-json events, in order.
+    pub events: Vec<Value>,
+    pub stderr: String,
+    pub success: bool,
+}
+
+impl Run {
+    fn collect(mut child: std::process::Child, prompts: &[&str]) -> Run {
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (lines_tx, lines) = mpsc::channel::<String>();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            text
+        });
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        let mut events = Vec::new();
+        let mut stdin = child.stdin.take();
+        let mut pending = prompts.iter();
+        let mut send_next = |stdin: &mut Option<std::process::ChildStdin>| match pending.next() {
+            Some(prompt) => {
+                let message =
+                    json!({"type": "user", "message": {"role": "user", "content": prompt}});
+                let pipe = stdin.as_mut().expect("stdin is open");
+                writeln!(pipe, "{message}").expect("write a prompt");
+                pipe.flush().unwrap();
+            }
+            None => *stdin = None,
+        };
+        if stdin.is_some() {
+            send_next(&mut stdin);
+        }
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    let Ok(event) = serde_json::from_str::<Value>(&line) else {
+                        continue;
+                    };
+                    let is_result = event["type"] == "result";
+                    events.push(event);
+                    if is_result && stdin.is_some() {
+                        send_next(&mut stdin);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    panic!(
+                        "claude did not finish within {RUN_TIMEOUT:?}; events so far: {events:#?}"
+                    );
+                }
+            }
+        }
+        drop(stdin);
+        let status = child.wait().expect("wait for claude");
+        let _ = reader.join();
+        let stderr = err_reader.join().unwrap_or_default();
+        Run {
+            events,
+            stderr,
+            success: status.success(),
+        }
+    }
+
+    /// The hook responses (`hook_response` events): event name, exit code,
+    /// stdout and stderr.
+    pub fn hook_responses(&self) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "system" && e["subtype"] == "hook_response")
+            .collect()
+    }
+
+    /// The hook events that ran, in order.
+    pub fn hooks_run(&self) -> Vec<String> {
+        self.hook_responses()
+            .iter()
+            .filter_map(|e| e["hook_event"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// Asserts claude exited 0 and every goalkeeper hook exited 0.
+    pub fn assert_hooks_succeeded(&self) {
+        assert!(self.success, "claude failed: {}", self.stderr);
+        for hook in self.hook_responses() {
+            assert_eq!(hook["exit_code"], 0, "a hook failed: {hook:#}");
+        }
+    }
+
+    /// The session id Claude Code reported last (it changes on `/clear`).
+    pub fn last_session_id(&self) -> Option<String> {
+        self.events
+            .iter()
+            .rev()
+            .find_map(|e| e["session_id"].as_str().map(str::to_owned))
+    }
+}
