@@ -121,10 +121,10 @@ fn concurrent_stop_hooks_count_a_transcript_once() {
     }
 }
 
-/// A hook stopped in the middle of its event (here: opening a transcript
-/// that is a FIFO nobody writes) and killed there leaves
-/// nothing of the event: not the session pointer its first step records,
-/// not a transcript cursor, no usage.
+/// A hook stopped in the middle of its event (here: reading a transcript
+/// of 64 GiB without a line break, which takes a while in bounded memory)
+/// and killed there leaves nothing of the event: not the session pointer
+/// its first step records, not a transcript cursor, no usage.
 #[test]
 fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     let env = TestEnv::new();
@@ -137,25 +137,31 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
         "--budget",
         "1000000",
     ]);
-    let fifo = env.dir().join("transcript.fifo");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("run mkfifo");
-    assert!(made.success());
+    // A sparse file: no disk, all zero bytes, no newline anywhere.
+    let endless = env.dir().join("transcript.jsonl");
+    std::fs::File::create(&endless)
+        .unwrap()
+        .set_len(64 << 30)
+        .unwrap();
     let mut hook = spawn_hook(&env);
-    send(&mut hook, &stop_event(&fifo));
-    // Opening a FIFO for reading waits for a writer, and none comes: the
-    // hook is inside its event until it is killed. Linux shows the wait in
-    // /proc as `wait_for_partner`.
-    let wchan = format!("/proc/{}/wchan", hook.id());
+    send(&mut hook, &stop_event(&endless));
+    // The transcript is read inside the event's transaction: once the hook
+    // holds it open (its read position past the start), it is mid-event.
+    let fds = format!("/proc/{}/fd", hook.id());
     let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(&wchan).unwrap_or_default() != "wait_for_partner" {
+    let reading = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == endless))
+    };
+    while !reading() {
         assert!(
             Instant::now() < deadline,
             "the hook never opened the transcript"
         );
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(2));
     }
     hook.kill().unwrap();
     hook.wait().unwrap();
@@ -173,7 +179,7 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     assert_eq!(store.integrity_check().unwrap(), "ok");
 
     // The next hook, on a real transcript, runs the whole event.
-    let transcript = env.dir().join("transcript.jsonl");
+    let transcript = env.dir().join("transcript-2.jsonl");
     append_messages(&transcript, 0, 0, 2);
     let mut hook = spawn_hook(&env);
     send(&mut hook, &stop_event(&transcript));
