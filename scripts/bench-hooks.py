@@ -31,6 +31,7 @@ def main():
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=5)
     args = parser.parse_args()
+    args.bin = os.path.abspath(args.bin)
     if not os.access(args.bin, os.X_OK):
         sys.exit(f"bench-hooks: {args.bin} is not built; run `cargo build --release --bin goalkeeper`")
 
