@@ -9,7 +9,11 @@
 //! not active sends nothing; otherwise the active goal gets the
 //! continuation steer, unless `max_idle` continuations in a row saw the
 //! same [`progress_mark`] (no change to the todo list or the goal), in which
-//! case the runaway guard pauses the goal instead.
+//! case the runaway guard pauses the goal instead. When every open task is
+//! blocked, the continuation (which then asks for what they need) is sent
+//! once per state: the next continuation that sees the same mark sends
+//! nothing and lets the agent stop, without counting towards the guard
+//! (waiting for the user is not a runaway; SPEC §3.4).
 
 use super::model::{BudgetNotice, Goal, GoalStatus};
 
@@ -30,6 +34,8 @@ pub struct State<'a> {
     pub max_idle: u64,
     /// The clock, for the time a paused goal stops counting.
     pub now_ms: i64,
+    /// The list has open tasks and every one of them is blocked.
+    pub all_blocked: bool,
 }
 
 /// Why nothing is sent.
@@ -41,6 +47,9 @@ pub enum Quiet {
     Disabled,
     /// The goal is not active (paused, budget-limited, complete, dropped).
     NotActive,
+    /// Every open task is blocked and the agent was already asked, in this
+    /// same state, for what they need.
+    AllBlocked,
 }
 
 /// What to send.
@@ -128,6 +137,9 @@ pub fn decide(state: &State<'_>) -> Decision {
         return Decision::quiet(Quiet::NotActive);
     }
     let mark = progress_mark(state.todo_version, Some(goal));
+    if state.all_blocked && state.last_mark == Some(mark.as_str()) {
+        return Decision::quiet(Quiet::AllBlocked);
+    }
     let idle = if state.last_mark == Some(mark.as_str()) {
         state.idle + 1
     } else {
@@ -197,7 +209,36 @@ mod tests {
             enabled: true,
             max_idle: 3,
             now_ms: 10,
+            all_blocked: false,
         }
+    }
+
+    #[test]
+    fn when_every_open_task_is_blocked_the_agent_is_asked_once_per_state() {
+        let goal = active();
+        let mark = progress_mark(3, Some(&goal));
+        let blocked = |idle, last_mark| State {
+            all_blocked: true,
+            ..state(Some(&goal), idle, last_mark)
+        };
+        // A new state: the continuation goes out (it asks for what the
+        // blocked tasks need) and the mark is recorded.
+        let first = decide(&blocked(0, None));
+        assert_eq!(first.send, Send::Continuation);
+        assert_eq!(first.idle, Some((0, Some(mark.clone()))));
+        // The same state again: nothing, nothing written, never a pause.
+        for idle in [0, 1, 2, 5] {
+            assert_eq!(
+                decide(&blocked(idle, Some(&mark))),
+                Decision::quiet(Quiet::AllBlocked)
+            );
+        }
+        // Something changed (a new version): asked again.
+        let moved = State {
+            todo_version: 4,
+            ..blocked(0, Some(&mark))
+        };
+        assert_eq!(decide(&moved).send, Send::Continuation);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, todo_context};
+use super::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, ToolNames, todo_context};
 use crate::error::Result;
 use crate::goal::{Goal, GoalStatus, format_duration};
 use crate::sanitize::{one_line, sanitize, sanitize_multiline};
@@ -58,6 +58,14 @@ impl Injector {
         Ok(Injector::new(templates, settings))
     }
 
+    /// The same injector, naming the tools in every prompt as the host
+    /// shows them to the model (a host may prefix MCP tools:
+    /// `mcp__goalkeeper__todo`). The default names are `todo` and `goal`.
+    pub fn with_tool_names(mut self, tools: ToolNames) -> Injector {
+        self.templates = self.templates.with_tool_names(tools);
+        self
+    }
+
     /// The templates in use.
     pub fn templates(&self) -> &Templates {
         &self.templates
@@ -68,20 +76,40 @@ impl Injector {
         &self.settings
     }
 
-    /// The bare `<todo_context>` block, or the gate that keeps it out.
+    /// The `<todo_context>` block as it goes under an active goal, or the
+    /// gate that keeps it out.
     pub fn todo_block(
         &self,
         list: &TodoList,
         active_tools: &[String],
     ) -> Result<std::result::Result<String, Gate>> {
+        self.block(list, active_tools, true)
+    }
+
+    fn block(
+        &self,
+        list: &TodoList,
+        active_tools: &[String],
+        goal: bool,
+    ) -> Result<std::result::Result<String, Gate>> {
         let todo = &self.settings.todo;
         let options = ContextOptions {
             enabled: todo.enabled,
-            tool_active: active_tools.iter().any(|t| t == crate::todo::TOOL_NAME),
+            tool_active: self.todo_tool_active(active_tools),
             read_only_when_inactive: todo.context.inactive_tool == InactiveTool::ReadOnly,
             max_tasks: usize::try_from(todo.context.max_tasks).unwrap_or(usize::MAX),
+            goal,
         };
         todo_context(&self.templates, list, &options)
+    }
+
+    /// True when the active tools include the todo tool, by its own name or
+    /// by the name the host shows the model.
+    fn todo_tool_active(&self, active_tools: &[String]) -> bool {
+        let host_name = &self.templates.tool_names().todo;
+        active_tools
+            .iter()
+            .any(|t| t == crate::todo::TOOL_NAME || t == host_name)
     }
 
     /// The `todo-context` message: the bare block, for hosts without a goal.
@@ -91,7 +119,7 @@ impl Injector {
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
-        Ok(self.todo_block(list, active_tools)?.map(|block| {
+        Ok(self.block(list, active_tools, false)?.map(|block| {
             HiddenMessage::new(MessageKind::TodoContext, block, todo_label(list), now_ms)
         }))
     }
@@ -144,6 +172,11 @@ impl Injector {
         };
         let mut data = serde_json::to_value(GoalData::new(goal, now_ms)).expect("serializes");
         data["todo_context"] = self.todo_block(list, active_tools)?.ok().into();
+        data["todo_tool_active"] =
+            (self.settings.todo.enabled && self.todo_tool_active(active_tools)).into();
+        let blocked = all_blocked(list);
+        data["all_blocked"] = blocked.is_some().into();
+        data["blocked"] = blocked.unwrap_or_default().into();
         let content = self.templates.render("goal-continuation", &data)?;
         Ok(Ok(HiddenMessage::new(
             MessageKind::GoalContinuation,
@@ -199,7 +232,9 @@ impl Injector {
         now_ms: i64,
     ) -> Result<Option<HiddenMessage>> {
         let counts = list.counts();
-        if counts.open == 0 {
+        // Nothing open, or only work that waits on someone else: nothing to
+        // continue with, and the agent may stop (SPEC §3.4).
+        if counts.open == 0 || counts.open == counts.blocked {
             return Ok(None);
         }
         let phases: Vec<_> = list
@@ -289,6 +324,27 @@ fn join_goal_mode_context(goal_context: String, todo_context: Option<String>) ->
         }
         None => goal_context,
     }
+}
+
+/// When every open task is blocked (and at least one is open), each of
+/// them as `{content, phase, reason}`, sanitized, for the continuation
+/// that asks for what they need.
+fn all_blocked(list: &TodoList) -> Option<Vec<serde_json::Value>> {
+    if !list.every_open_task_blocked() {
+        return None;
+    }
+    Some(
+        list.tasks()
+            .filter(|(_, t)| t.status == crate::todo::Status::Blocked)
+            .map(|(p, t)| {
+                serde_json::json!({
+                    "content": sanitize(&t.content),
+                    "phase": sanitize(&list.phases[p].name),
+                    "reason": t.blocker.as_deref().map(sanitize),
+                })
+            })
+            .collect(),
+    )
 }
 
 /// `goal: Ship the release · todos 1/3`.

@@ -8,5 +8,5 @@ mod todo_context;
 
 pub use injector::Injector;
 pub use message::{Form, HiddenMessage, MessageKind, Source};
-pub use templates::{BUILTIN, Templates};
+pub use templates::{BUILTIN, Templates, ToolNames};
 pub use todo_context::{ContextOptions, Gate, todo_context};

@@ -23,6 +23,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../prompts/goal-todo-context.md"),
     ),
     (
+        "todo-context",
+        include_str!("../../prompts/todo-context.md"),
+    ),
+    (
         "goal-todo-context-extended",
         include_str!("../../prompts/goal-todo-context-extended.md"),
     ),
@@ -67,6 +71,29 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// which renders two of them.
 pub struct Templates {
     entries: Vec<Entry>,
+    tools: ToolNames,
+}
+
+/// The names the host shows the model for goalkeeper's two tools. Every
+/// template can use them as `{{todo_tool}}` and `{{goal_tool}}` (a value
+/// the data passes itself wins), so a prompt names the tool the model can
+/// actually call: a host may prefix MCP tools (Claude Code shows
+/// `mcp__goalkeeper__todo`). Defaults: `todo` and `goal`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolNames {
+    /// The todo tool's name as the model sees it.
+    pub todo: String,
+    /// The goal tool's name as the model sees it.
+    pub goal: String,
+}
+
+impl Default for ToolNames {
+    fn default() -> ToolNames {
+        ToolNames {
+            todo: crate::todo::TOOL_NAME.to_owned(),
+            goal: crate::goal::TOOL_NAME.to_owned(),
+        }
+    }
 }
 
 /// One template: its text and, from its first use on, its compiled form.
@@ -227,7 +254,21 @@ impl Templates {
             };
             entries.push(entry);
         }
-        Ok(Templates { entries })
+        Ok(Templates {
+            entries,
+            tools: ToolNames::default(),
+        })
+    }
+
+    /// The same templates, naming the tools as `tools` says.
+    pub fn with_tool_names(mut self, tools: ToolNames) -> Templates {
+        self.tools = tools;
+        self
+    }
+
+    /// The tool names the templates use.
+    pub fn tool_names(&self) -> &ToolNames {
+        &self.tools
     }
 
     /// True when template `name` is the built-in text, not an override.
@@ -250,8 +291,16 @@ impl Templates {
             // checks each of them.
             compile(name, &entry.text).expect("the built-in templates compile")
         });
+        let mut data = serde_json::to_value(data)
+            .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
+        if let serde_json::Value::Object(map) = &mut data {
+            map.entry("todo_tool")
+                .or_insert_with(|| self.tools.todo.clone().into());
+            map.entry("goal_tool")
+                .or_insert_with(|| self.tools.goal.clone().into());
+        }
         let raw = registry
-            .render(name, data)
+            .render(name, &data)
             .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
         Ok(tidy(&raw))
     }

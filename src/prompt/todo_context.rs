@@ -23,6 +23,10 @@ pub struct ContextOptions {
     pub read_only_when_inactive: bool,
     /// Setting `todo.context.max_tasks` (0 = unlimited).
     pub max_tasks: usize,
+    /// True when the block goes under an active goal (the source's wording,
+    /// which speaks of the goal); false for the bare block (`todo context`,
+    /// a session start without a goal), whose instruction lines do not.
+    pub goal: bool,
 }
 
 impl Default for ContextOptions {
@@ -32,6 +36,7 @@ impl Default for ContextOptions {
             tool_active: true,
             read_only_when_inactive: false,
             max_tasks: 0,
+            goal: true,
         }
     }
 }
@@ -52,6 +57,9 @@ pub enum Gate {
     NoGoal,
     /// The goal exists but is not active.
     GoalNotActive,
+    /// Every open task is blocked, and the agent was already asked for what
+    /// they need in this same state: it may stop until something changes.
+    AllBlocked,
 }
 
 impl fmt::Display for Gate {
@@ -65,6 +73,9 @@ impl fmt::Display for Gate {
             Gate::GoalDisabled => "setting goal.enabled is false",
             Gate::NoGoal => "the session has no goal (goal set OBJECTIVE starts one)",
             Gate::GoalNotActive => "the goal is not active",
+            Gate::AllBlocked => {
+                "every open task is blocked and the agent was already asked for what they need; nothing is sent until the list or the goal changes"
+            }
         })
     }
 }
@@ -92,6 +103,7 @@ struct Data<'a> {
     bounded: bool,
     shown: &'a str,
     max_tasks: &'a str,
+    goal: bool,
 }
 
 /// Renders the block for `list`, or says which gate is closed.
@@ -161,21 +173,40 @@ pub fn todo_context(
         bounded,
         shown: &shown_count,
         max_tasks: &max_tasks,
+        goal: options.goal,
     };
-    // The exact source template whenever neither extension is in play.
-    let name = if options.tool_active && !bounded {
-        "goal-todo-context"
-    } else {
-        "goal-todo-context-extended"
+    // The exact source template whenever neither extension is in play and
+    // a goal is active; the bare block has its own instruction lines.
+    let name = match (options.tool_active && !bounded, options.goal) {
+        (true, true) => SOURCE,
+        (true, false) => "todo-context",
+        (false, _) => "goal-todo-context-extended",
     };
     if templates.is_builtin(name) {
-        return Ok(Ok(direct_block(templates, name, &data)?));
+        let block = direct_block(templates, name, &data)?;
+        return Ok(Ok(name_the_tool(templates, name, block)));
     }
     Ok(Ok(templates.render(name, &data)?))
 }
 
 /// The closing tag, on the last line of the block.
 const CLOSING: &str = "</todo_context>";
+
+/// The template adopted from the source document, word for word.
+const SOURCE: &str = "goal-todo-context";
+
+/// The source template names the tool `todo` in its text, not through a
+/// variable: when the host shows the model another name, its one mention
+/// is replaced, so the block names the tool the model can call. With the
+/// default name the block stays the source's, byte for byte.
+fn name_the_tool(templates: &Templates, name: &str, block: String) -> String {
+    const MENTION: &str = "call `todo` first";
+    let tool = &templates.tool_names().todo;
+    if name != SOURCE || tool == crate::todo::TOOL_NAME {
+        return block;
+    }
+    block.replacen(MENTION, &format!("call `{tool}` first"), 1)
+}
 
 /// A built-in block template rendered with its list written directly: the
 /// same text, byte for byte (the tests below compare the two over fixtures
@@ -297,6 +328,7 @@ mod tests {
             let via_handlebars = Templates::load(Some(dir.path())).unwrap();
             assert!(!via_handlebars.is_builtin("goal-todo-context"));
             assert!(!via_handlebars.is_builtin("goal-todo-context-extended"));
+            assert!(!via_handlebars.is_builtin("todo-context"));
             (Templates::builtin(), via_handlebars)
         })
     }
@@ -359,6 +391,17 @@ mod tests {
                 max_tasks: 3,
                 ..ContextOptions::default()
             },
+            ContextOptions {
+                goal: false,
+                ..ContextOptions::default()
+            },
+            ContextOptions {
+                goal: false,
+                tool_active: false,
+                read_only_when_inactive: true,
+                max_tasks: 3,
+                ..ContextOptions::default()
+            },
         ] {
             assert_eq!(
                 todo_context(direct, &fixture, &options).unwrap(),
@@ -392,6 +435,7 @@ mod tests {
             ),
             tool_active in any::<bool>(),
             max_tasks in 0usize..5,
+            goal in any::<bool>(),
         ) {
             let (direct, via_handlebars) = both();
             let list = list(phases);
@@ -399,6 +443,7 @@ mod tests {
                 tool_active,
                 read_only_when_inactive: true,
                 max_tasks,
+                goal,
                 ..ContextOptions::default()
             };
             prop_assert_eq!(

@@ -368,6 +368,7 @@ impl SessionTx<'_> {
             enabled: settings.enabled,
             max_idle: settings.continuation.max_idle,
             now_ms,
+            all_blocked: list.every_open_task_blocked(),
         });
         if let Some(changed) = &decision.goal {
             goals::save_goal(&self.tx, &self.session, changed)?;
@@ -379,6 +380,7 @@ impl SessionTx<'_> {
             Send::Nothing(Quiet::NoGoal) => Continuation::Closed(Gate::NoGoal),
             Send::Nothing(Quiet::Disabled) => Continuation::Closed(Gate::GoalDisabled),
             Send::Nothing(Quiet::NotActive) => Continuation::Closed(Gate::GoalNotActive),
+            Send::Nothing(Quiet::AllBlocked) => Continuation::Closed(Gate::AllBlocked),
             Send::BudgetLimit => {
                 let goal = decision.goal.as_ref().expect("the wrap-up names its goal");
                 Continuation::Message(injector.budget_limit(goal, now_ms)?)

@@ -245,6 +245,13 @@ impl TodoList {
         self.tasks().find(|(_, t)| t.status == Status::InProgress)
     }
 
+    /// True when the list has open tasks and every one of them is blocked:
+    /// nothing can move until someone else acts.
+    pub fn every_open_task_blocked(&self) -> bool {
+        let counts = self.counts();
+        counts.open > 0 && counts.open == counts.blocked
+    }
+
     /// The index of the earliest phase that still has an open task.
     pub fn active_phase(&self) -> Option<usize> {
         self.phases

@@ -23,17 +23,21 @@ pub fn check(data: &[u8]) {
 }
 
 /// The option sets every list is rendered with: tool active or inactive
-/// (omitted or read-only), unbounded or bounded, and disabled.
+/// (omitted or read-only), unbounded or bounded, under a goal or bare, and
+/// disabled.
 pub fn option_sets() -> Vec<ContextOptions> {
     let mut sets = Vec::new();
     for (tool_active, read_only_when_inactive) in [(true, false), (false, true), (false, false)] {
         for max_tasks in [0, 1, 2] {
-            sets.push(ContextOptions {
-                enabled: true,
-                tool_active,
-                read_only_when_inactive,
-                max_tasks,
-            });
+            for goal in [true, false] {
+                sets.push(ContextOptions {
+                    enabled: true,
+                    tool_active,
+                    read_only_when_inactive,
+                    max_tasks,
+                    goal,
+                });
+            }
         }
     }
     sets.push(ContextOptions {

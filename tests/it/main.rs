@@ -25,6 +25,7 @@ mod load;
 mod mcp;
 mod mcp_protocol;
 mod mcp_python;
+mod message_sequence;
 mod no_progress;
 mod prompts;
 mod resources;

@@ -5,7 +5,7 @@ use crate::common::{self, phase, task};
 
 use goalkeeper::goal::{Goal, GoalStatus};
 use goalkeeper::prompt::Injector;
-use goalkeeper::prompt::{BUILTIN, ContextOptions, Gate, Templates, todo_context};
+use goalkeeper::prompt::{BUILTIN, ContextOptions, Gate, Templates, ToolNames, todo_context};
 use goalkeeper::settings::Settings;
 use goalkeeper::todo::{DroppedBy, Status, Task, TodoList};
 use serde_json::json;
@@ -123,14 +123,41 @@ fn every_template_over_fixtures() {
     extended["bounded"] = true.into();
     extended["shown"] = "4".into();
     extended["max_tasks"] = "4".into();
+    extended["goal"] = true.into();
+    let mut bare_read_only = extended.clone();
+    bare_read_only["goal"] = false.into();
+    bare_read_only["bounded"] = false.into();
+    let mut bounded = extended.clone();
+    bounded["read_only"] = false.into();
     let mut continuation = goal_data.clone();
     continuation["todo_context"] = "<todo_context>\n(block)\n</todo_context>".into();
+    continuation["todo_tool_active"] = true.into();
+    continuation["all_blocked"] = false.into();
+    continuation["blocked"] = json!([]);
+    let mut read_only_continuation = continuation.clone();
+    read_only_continuation["todo_tool_active"] = false.into();
+    let mut blocked_continuation = continuation.clone();
+    blocked_continuation["all_blocked"] = true.into();
+    blocked_continuation["blocked"] = json!([
+        {"content": "Get the API key", "phase": "Setup", "reason": "waiting for credentials"},
+        {"content": "Merge the release branch", "phase": "Release", "reason": null}]);
     let cases: Vec<(&str, &str, serde_json::Value)> = vec![
         ("goal-todo-context", "goal-todo-context", list_data.clone()),
+        ("todo-context", "todo-context", list_data.clone()),
         (
             "goal-todo-context-extended",
             "goal-todo-context-extended",
             extended,
+        ),
+        (
+            "goal-todo-context-extended-bounded",
+            "goal-todo-context-extended",
+            bounded,
+        ),
+        (
+            "todo-context-read-only",
+            "goal-todo-context-extended",
+            bare_read_only,
         ),
         (
             "goal-mode-context",
@@ -148,12 +175,29 @@ fn every_template_over_fixtures() {
             "goal-active",
             no_budget.clone(),
         ),
-        ("goal-continuation", "goal-continuation", continuation),
+        (
+            "goal-continuation",
+            "goal-continuation",
+            continuation.clone(),
+        ),
         ("goal-continuation-without-todos", "goal-continuation", {
             let mut d = no_budget.clone();
             d["todo_context"] = serde_json::Value::Null;
+            d["todo_tool_active"] = true.into();
+            d["all_blocked"] = false.into();
+            d["blocked"] = json!([]);
             d
         }),
+        (
+            "goal-continuation-read-only",
+            "goal-continuation",
+            read_only_continuation,
+        ),
+        (
+            "goal-continuation-all-blocked",
+            "goal-continuation",
+            blocked_continuation,
+        ),
         (
             "goal-budget-limit",
             "goal-budget-limit",
@@ -185,6 +229,25 @@ fn every_template_over_fixtures() {
     }
     for (case, template, data) in cases {
         let text = templates.render(template, &data).unwrap();
+        // The host's tool names replace the defaults wherever a prompt
+        // names a tool, and nowhere else.
+        let prefixed = Templates::builtin()
+            .with_tool_names(ToolNames {
+                todo: "mcp__goalkeeper__todo".into(),
+                goal: "mcp__goalkeeper__goal".into(),
+            })
+            .render(template, &data)
+            .unwrap();
+        let named_back = prefixed
+            .replace("`mcp__goalkeeper__todo`", "`todo`")
+            .replace("`mcp__goalkeeper__goal`", "`goal`");
+        assert_eq!(named_back, text, "{case}");
+        if text.contains("`todo`")
+            && template != "goal-todo-context"
+            && !template.starts_with("tools/")
+        {
+            assert!(prefixed.contains("`mcp__goalkeeper__todo`"), "{case}");
+        }
         assert!(
             !text.ends_with('\n') && text.lines().all(|l| l == l.trim_end()),
             "{case}"
