@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod actor;
+pub mod call;
 mod error;
 pub mod goal;
 pub mod integrations;

@@ -3,7 +3,6 @@
 //! both count.
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
-use serde_json::{Value, json};
 
 use super::Store;
 use super::events::{self, EventKind, NewEvent};
@@ -11,23 +10,11 @@ use super::sessions;
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::{Error, Result};
-use crate::goal::{
-    self, BudgetNotice, Goal, GoalDetails, GoalOp, GoalResult, GoalStatus, GoalView,
-    parse_goal_call,
-};
-use crate::tool_result::ToolResult;
+use crate::goal::{self, BudgetNotice, Goal, GoalOp, GoalResult, GoalStatus};
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
-/// tool's JSON.
-#[derive(Clone, Copy, Debug)]
-pub enum GoalCall<'a> {
-    /// A typed op.
-    Op(&'a GoalOp),
-    /// A decoded JSON tool call.
-    Value(&'a Value),
-    /// JSON text of a tool call.
-    Json(&'a str),
-}
+/// tool's JSON (the name the store has always used for `goal::Call`).
+pub type GoalCall<'a> = goal::Call<'a>;
 
 impl Store {
     /// Runs one goal op for `session` as `actor`. A refusal changes nothing
@@ -51,7 +38,9 @@ impl Store {
     }
 }
 
-/// One goal call inside `tx`; the caller commits.
+/// One goal call inside `tx`: the current goal and the next id are read,
+/// [`goal::run`] decides, and its outcome is written (the goal, the event;
+/// a rejected agent call is logged). The caller commits.
 pub(crate) fn goal_in_tx(
     tx: &Transaction<'_>,
     session: &SessionId,
@@ -61,107 +50,44 @@ pub(crate) fn goal_in_tx(
 ) -> Result<GoalResult> {
     let current = load_goal(tx, session)?;
     let next_id = next_goal_id(tx)?;
-    let parsed = match call {
-        GoalCall::Op(op) => Ok(op.clone()),
-        GoalCall::Value(value) => parse_goal_call(value),
-        GoalCall::Json(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value) => parse_goal_call(&value),
-            Err(e) => Err(vec![format!(
-                "the call is not valid JSON ({e}); send one object such as {{\"op\": \"get\"}}"
-            )]),
-        },
-    };
-    let op_name = parsed.as_ref().ok().map(|op| op.name().to_owned());
-    let outcome = parsed.and_then(|op| {
-        goal::apply(current.as_ref(), &op, actor, now_ms, next_id)
-            .map(|t| (op, t))
-            .map_err(|e| vec![e])
-    });
-    let view = |goal: Option<&Goal>| goal.map(|g| GoalView::new(g, now_ms));
-    let result = match outcome {
-        Ok((op, transition)) => {
-            let goal = transition.goal;
-            if transition.changed {
-                sessions::touch(tx, session, now_ms)?;
-                if let Some(old) = &transition.replaced {
-                    save_goal(tx, session, old)?;
-                }
-                if let Some(goal) = &goal {
-                    save_goal(tx, session, goal)?;
-                }
-                events::append(
-                    tx,
-                    &NewEvent {
-                        session,
-                        at_ms: now_ms,
-                        actor: actor.as_str(),
-                        kind: EventKind::Goal,
-                        op: Some(op.name()),
-                        payload: &op_payload(&op, goal.as_ref()).to_string(),
-                        error: None,
-                        version: None,
-                        undo_to: None,
-                        state: None,
-                    },
-                )?;
-            }
-            ToolResult::new(
-                transition.message,
-                GoalDetails {
-                    op: op_name,
-                    goal: view(goal.as_ref()),
-                },
-                false,
-            )
+    let outcome = goal::run(current.as_ref(), call, actor, now_ms, next_id);
+    if let Some(change) = outcome.change() {
+        sessions::touch(tx, session, now_ms)?;
+        if let Some(old) = &change.replaced {
+            save_goal(tx, session, old)?;
         }
-        Err(errors) => {
-            let text = errors.join("; ");
-            if actor == Actor::Agent {
-                let raw = match call {
-                    GoalCall::Op(op) => op_payload(op, None).to_string(),
-                    GoalCall::Value(value) => value.to_string(),
-                    GoalCall::Json(text) => text.to_owned(),
-                };
-                events::append_rejected(
-                    tx,
-                    session,
-                    EventKind::Goal,
-                    op_name.as_deref(),
-                    &raw,
-                    &text,
-                    now_ms,
-                )?;
-            }
-            ToolResult::new(
-                // Field and op names echo the caller's text: one safe
-                // line, as the todo tool's errors (SPEC §3.2).
-                format!("Errors: {}", crate::sanitize::one_line(&text)),
-                GoalDetails {
-                    op: op_name,
-                    goal: view(current.as_ref()),
-                },
-                true,
-            )
+        if let Some(goal) = &change.goal {
+            save_goal(tx, session, goal)?;
         }
-    };
-    Ok(result)
-}
-
-fn op_payload(op: &GoalOp, goal: Option<&Goal>) -> Value {
-    let mut payload = json!({"op": op.name()});
-    match op {
-        GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
-            payload["objective"] = objective.as_str().into();
-            payload["budget"] = json!(budget);
-        }
-        GoalOp::Budget(budget) => payload["budget"] = json!(budget),
-        GoalOp::Usage(usage) => payload["usage"] = json!(usage),
-        _ => {}
+        let op = outcome.op.as_ref().expect("a change has an op");
+        let payload = outcome.payload().expect("a change has a payload");
+        events::append(
+            tx,
+            &NewEvent {
+                session,
+                at_ms: now_ms,
+                actor: actor.as_str(),
+                kind: EventKind::Goal,
+                op: Some(op.name()),
+                payload: &payload.to_string(),
+                error: None,
+                version: None,
+                undo_to: None,
+                state: None,
+            },
+        )?;
+    } else if !outcome.errors.is_empty() && actor == Actor::Agent {
+        events::append_rejected(
+            tx,
+            session,
+            EventKind::Goal,
+            outcome.op.as_ref().map(GoalOp::name),
+            &call.raw_payload(),
+            &outcome.errors.join("; "),
+            now_ms,
+        )?;
     }
-    if let Some(goal) = goal {
-        payload["goal"] = goal.id.into();
-    }
-    payload
+    Ok(outcome.to_result())
 }
 
 const COLUMNS: &str = "id, objective, status, token_budget, tokens_used, time_used_ms, \

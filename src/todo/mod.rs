@@ -29,28 +29,14 @@ use crate::tool_result::ToolResult;
 /// The name agents call the todo tool by.
 pub const TOOL_NAME: &str = "todo";
 
-/// One `todo` call as it arrives: raw JSON text (from a CLI argument or
-/// stdin), an already-decoded JSON value (from MCP), or a typed op (from the
-/// user subcommands and the library).
-#[derive(Clone, Copy, Debug)]
-pub enum Call<'a> {
-    /// JSON text, at most [`MAX_CALL_BYTES`].
-    Json(&'a str),
-    /// A decoded JSON value.
-    Value(&'a Value),
-    /// A typed op.
-    Op(&'a Op),
-}
+/// One `todo` call as it arrives (the shape both tools share, see
+/// [`crate::call`]): JSON text of at most [`MAX_CALL_BYTES`], a decoded
+/// JSON value, or a typed [`Op`].
+pub type Call<'a> = crate::call::Call<'a, Op>;
 
-impl Call<'_> {
-    /// The call as it arrived, as text: what the event log records when
-    /// the call is rejected.
-    pub fn raw_payload(&self) -> String {
-        match self {
-            Call::Json(text) => (*text).to_owned(),
-            Call::Value(value) => value.to_string(),
-            Call::Op(op) => op.to_json().to_string(),
-        }
+impl crate::call::OpJson for Op {
+    fn to_json(&self) -> Value {
+        Op::to_json(self)
     }
 }
 
