@@ -366,7 +366,7 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
         };
     }
     if let Some(host) = ctx.session_from
-        && !matches!(cli.command, Command::Mcp(_))
+        && !follows_host_itself(&cli.command)
     {
         let dir = current_dir()?;
         match host_session::last(&mut ctx.store()?, host, &dir)? {
@@ -401,6 +401,18 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
                 matches.value_source("session") == Some(clap::parser::ValueSource::CommandLine);
             watch::run(&ctx, args, given)
         }
+    }
+}
+
+/// Commands that resolve `--session-from` themselves, again and again: the
+/// MCP server (its host tells it the session) and `watch` (which follows
+/// the host to its next session).
+fn follows_host_itself(command: &Command) -> bool {
+    match command {
+        Command::Mcp(_) => true,
+        #[cfg(feature = "watch")]
+        Command::Watch(_) => true,
+        _ => false,
     }
 }
 

@@ -500,3 +500,38 @@ impl Drop for Tmux {
         let _ = self.cmd().arg("kill-server").status();
     }
 }
+
+/// `--session-from HOST` follows the session the host last ran in this
+/// directory (the pointer its adapter keeps), else `--session`.
+#[test]
+fn session_from_follows_the_hosts_last_session_here() {
+    use goalkeeper::integrations::host_session::{Host, last_session_key};
+    let env = TestEnv::new();
+    let title = |out: &str| out.lines().nth(1).unwrap_or_default().trim().to_owned();
+    let args = ["watch", "--once", "--session-from", "claude-code"];
+    let before = env.run(&args);
+    assert!(
+        title(&before).starts_with("goalkeeper watch · session default"),
+        "{before}"
+    );
+    let mut f = Fixture::new(&env);
+    f.todo(
+        "cc-7",
+        Actor::Agent,
+        NOW_MS,
+        json!({"op": "init", "items": ["Host task"]}),
+    );
+    let key = last_session_key(Host::ClaudeCode, env.dir());
+    f.store.set_pointer(&key, "cc-7", NOW_MS).unwrap();
+    let after = env.run(&args);
+    assert!(
+        title(&after).starts_with("goalkeeper watch · session cc-7"),
+        "{after}"
+    );
+    assert!(after.contains("[/] Host task"), "{after}");
+    let both = env.run(&["watch", "--once", "--all", "--session-from", "codex"]);
+    assert!(
+        both.contains("--all follows every session") && both.contains("[exit status: 2]"),
+        "{both}"
+    );
+}

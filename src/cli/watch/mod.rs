@@ -16,8 +16,8 @@ mod view;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use clap::{Args, ValueEnum};
-use goalkeeper::integrations::claude_code::session_pointer;
+use clap::Args;
+use goalkeeper::integrations::host_session::last_session_key;
 use goalkeeper::{Error, SessionId, Store};
 use ratatui::Terminal;
 use ratatui::backend::{Backend, TestBackend};
@@ -33,23 +33,14 @@ const POLL: Duration = Duration::from_millis(200);
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// Follow every session of the database: one row each, the selected one opened below
-    #[arg(long, conflicts_with = "session_from")]
+    #[arg(long)]
     all: bool,
-    /// Follow the session HOST last ran in the current directory (--session stays the fallback)
-    #[arg(long, value_enum, value_name = "HOST")]
-    session_from: Option<Host>,
     /// Print one frame as plain text and exit (for scripts and dumb terminals)
     #[arg(long)]
     once: bool,
     /// The size of the --once frame, e.g. 120x40 [default: the terminal's, else $COLUMNS x $LINES, else 80x24]
     #[arg(long, value_name = "COLSxROWS", requires = "once")]
     size: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Host {
-    /// The Claude Code session the hooks last saw in this directory
-    ClaudeCode,
 }
 
 /// Which session(s) the view follows.
@@ -67,20 +58,18 @@ enum Target {
 /// Runs `watch`. `session_given` says `--session` came from the command
 /// line (it makes no sense together with `--all`).
 pub fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result<Outcome, Error> {
-    if args.all && session_given {
+    if args.all && (session_given || ctx.session_from.is_some()) {
         return Err(Error::Usage(
-            "--all follows every session; drop --session, or drop --all to follow one".into(),
+            "--all follows every session; drop --session/--session-from, or drop --all to follow one".into(),
         ));
     }
     let target = if args.all {
         Target::All
-    } else if let Some(Host::ClaudeCode) = args.session_from {
-        let cwd = std::env::current_dir().map_err(|source| Error::Io {
-            what: "cannot read the current directory".into(),
-            source,
-        })?;
+    } else if let Some(host) = ctx.session_from {
+        // The pointer the host adapters keep (`--session-from`'s own
+        // resolver), read again at every change.
         Target::Pointer {
-            key: session_pointer(&cwd.display().to_string()),
+            key: last_session_key(host, &super::current_dir()?),
             fallback: ctx.session.clone(),
         }
     } else {
