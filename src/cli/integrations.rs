@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use goalkeeper::integrations::host_session::Host;
 use goalkeeper::integrations::{claude_code, gemini_cli, install, statusline};
 use goalkeeper::{Error, SessionId};
 use serde_json::Value;
@@ -18,6 +19,16 @@ pub enum HookCommand {
     ClaudeCode,
     /// Handle one Gemini CLI hook event (JSON on stdin)
     GeminiCli,
+}
+
+impl HookCommand {
+    /// The host whose hook event this is.
+    fn host(&self) -> Host {
+        match self {
+            HookCommand::ClaudeCode => Host::ClaudeCode,
+            HookCommand::GeminiCli => Host::GeminiCli,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -62,7 +73,10 @@ pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
             stdout: None,
             notes: vec![note],
         },
-        Ok(input) => match ctx.store().and_then(|store| Ok((store, ctx.injector()?))) {
+        Ok(input) => match ctx
+            .store()
+            .and_then(|store| Ok((store, ctx.host_injector(command.host())?)))
+        {
             Ok((mut store, injector)) => match command {
                 HookCommand::ClaudeCode => {
                     claude_code::handle(&mut store, &injector, &input, ctx.now_ms)

@@ -174,6 +174,20 @@ impl Context {
     fn injector(&self) -> Result<Injector, Error> {
         Injector::from_settings(self.settings()?)
     }
+
+    /// The injector naming the tools as `host` shows them to the model.
+    fn host_injector(&self, host: Host) -> Result<Injector, Error> {
+        Ok(self.injector()?.with_tool_names(host.tool_names()))
+    }
+
+    /// The injector for `--active-tools`: when they are a host's names for
+    /// the tools (`mcp__goalkeeper__todo`), the prompts use those names.
+    fn injector_for(&self, active_tools: &[String]) -> Result<Injector, Error> {
+        match Host::naming_tools(active_tools) {
+            Some(host) => self.host_injector(host),
+            None => self.injector(),
+        }
+    }
 }
 
 /// `--active-tools a,b`: the tool names the agent can call right now.

@@ -33,8 +33,8 @@ pub enum PromptCommand {
 
 /// `context`: the goal-mode-context message, or nothing when a gate is closed.
 pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
-    let injector = ctx.injector()?;
     let tools = args.tools.names();
+    let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
     // One transaction: the memory file goes first, once per session.
     let tx = store.begin(&ctx.session)?;
@@ -71,9 +71,9 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
 /// `continuation`: the continuation steer, the pending budget-limit
 /// wrap-up, a note that the runaway guard paused the goal, or nothing.
 pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
-    let injector = ctx.injector()?;
-    let mut store = ctx.store()?;
     let tools = args.tools.names();
+    let injector = ctx.injector_for(&tools)?;
+    let mut store = ctx.store()?;
     match store.continuation(&ctx.session, &injector, &tools, ctx.now_ms)? {
         Continuation::Message(message) => print_message(ctx, &message),
         Continuation::Paused(text) => {
@@ -90,9 +90,10 @@ pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
 
 /// `todo context`: the bare `<todo_context>` block.
 pub fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
-    let injector = ctx.injector()?;
+    let tools = args.tools.names();
+    let injector = ctx.injector_for(&tools)?;
     let (list, _) = ctx.store()?.todo_list(&ctx.session)?;
-    match injector.todo_context_message(&list, &args.tools.names(), ctx.now_ms)? {
+    match injector.todo_context_message(&list, &tools, ctx.now_ms)? {
         Ok(message) => print_message(ctx, &message),
         Err(gate) => explain(args.explain, "todo context", gate),
     }

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::{GoalOp, GoalResult};
+use crate::prompt::ToolNames;
 use crate::store::{GoalCall, SessionTx};
 use crate::{SessionId, Store};
 
@@ -55,6 +56,34 @@ impl Host {
     /// The host called `name`, if any.
     pub fn parse(name: &str) -> Option<Host> {
         Host::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+
+    /// The names the host shows the model for goalkeeper's tools, which
+    /// the prompts use (SPEC §3.4). Claude Code prefixes MCP tools
+    /// (`mcp__goalkeeper__todo`); the other hosts keep `todo` and `goal`
+    /// here until their adapters name theirs.
+    pub fn tool_names(self) -> ToolNames {
+        match self {
+            Host::ClaudeCode => {
+                let [todo, goal] = crate::integrations::claude_code::TOOL_NAMES;
+                ToolNames {
+                    todo: todo.to_owned(),
+                    goal: goal.to_owned(),
+                }
+            }
+            Host::GeminiCli | Host::Codex | Host::Pi => ToolNames::default(),
+        }
+    }
+
+    /// The host whose own name for the todo tool is among `active_tools`,
+    /// so that `context --active-tools mcp__goalkeeper__todo,…` renders
+    /// the prompts as that host's hook does.
+    pub fn naming_tools(active_tools: &[String]) -> Option<Host> {
+        let default = ToolNames::default();
+        Host::ALL.into_iter().find(|h| {
+            let names = h.tool_names();
+            names != default && active_tools.iter().any(|t| *t == names.todo)
+        })
     }
 }
 

@@ -80,9 +80,29 @@ fn settings_change_what_the_agent_receives() {
         .unwrap();
     let reply = String::from_utf8(out.stdout).unwrap();
     assert!(
-        reply.contains("Before anything else, make one `todo` call"),
+        reply.contains("Before anything else, make one `mcp__goalkeeper__todo` call"),
         "{reply}"
     );
+}
+
+#[test]
+fn prompts_name_the_tools_as_the_host_shows_them() {
+    let env = TestEnv::new();
+    setup(&env);
+    let plain = env.ok(&["context"]);
+    assert!(plain.contains("call `todo` first"), "{plain}");
+    let claude = env.ok(&[
+        "context",
+        "--active-tools",
+        "mcp__goalkeeper__todo,mcp__goalkeeper__goal",
+    ]);
+    assert!(
+        claude.contains("call `mcp__goalkeeper__todo` first"),
+        "{claude}"
+    );
+    assert!(!claude.contains("`todo`"), "{claude}");
+    // Only the names differ.
+    assert_eq!(claude.replace("mcp__goalkeeper__", ""), plain);
 }
 
 #[test]

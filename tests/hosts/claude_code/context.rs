@@ -16,6 +16,8 @@ fn free(reply: Reply) -> Reply {
 
 /// The clock of every goalkeeper process in the context test.
 const NOW: &str = "1764441600000";
+/// The tool names Claude Code shows the model; the hooks name them so.
+const CLAUDE_TOOLS: &str = "mcp__goalkeeper__todo,mcp__goalkeeper__goal";
 
 fn occurrences(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
@@ -55,7 +57,7 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
 
     // Prompt submit: the goal-mode context as `goalkeeper context` prints it.
     gk(&["goal", "set", "Write and check"]);
-    let submitted = gk(&["context"]);
+    let submitted = gk(&["context", "--active-tools", CLAUDE_TOOLS]);
     project
         .prompt(&session, "Plan it.")
         .assert_hooks_succeeded();
@@ -66,15 +68,18 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
 
     // Resume: the context with the list, once.
     gk(&["goal", "resume"]);
-    let resumed = gk(&["context"]);
+    let resumed = gk(&["context", "--active-tools", CLAUDE_TOOLS]);
     assert!(resumed.contains("<todo_context>"), "{resumed}");
+    // The prompts name the tools as Claude Code shows them (SPEC §3.4).
+    assert!(resumed.contains("`mcp__goalkeeper__todo`"), "{resumed}");
+    assert!(!resumed.contains("call `todo`"), "{resumed}");
     let start = model.requests().len();
     project.resume(&session, "Go on.").assert_hooks_succeeded();
     assert_eq!(occurrences(&first_request_of(start), &resumed), 1);
 
     // Compaction, then a resumed prompt: the context once, after the summary.
     gk(&["goal", "resume"]);
-    let compacted = gk(&["context"]);
+    let compacted = gk(&["context", "--active-tools", CLAUDE_TOOLS]);
     let start = model.requests().len();
     project
         .run(&["/compact", "--resume", &session])
