@@ -82,7 +82,7 @@ impl Host {
         let default = ToolNames::default();
         Host::ALL.into_iter().find(|h| {
             let names = h.tool_names();
-            names != default && active_tools.iter().any(|t| *t == names.todo)
+            names != default && active_tools.contains(&names.todo)
         })
     }
 }
