@@ -4,15 +4,19 @@
 # is already there. Prints the path of the host's executable, which is where
 # the tests look for it (tests/hosts/main.rs, `Host::executable`).
 #
-#   scripts/install-host.sh claude-code|gemini-cli|codex|pi
+#   scripts/install-host.sh claude-code|gemini-cli|codex|pi|typescript
+#
+# `typescript` is the compiler pi itself is built with, for type-checking
+# goalkeeper's pi extension (scripts/check-pi-extension.sh).
 set -euo pipefail
-host="${1:?usage: scripts/install-host.sh claude-code|gemini-cli|codex|pi}"
+host="${1:?usage: scripts/install-host.sh claude-code|gemini-cli|codex|pi|typescript}"
 case "$host" in
   claude-code) package=@anthropic-ai/claude-code version=2.1.332 bin=claude ;;
   gemini-cli) package=@google/gemini-cli version=0.61.0 bin=gemini ;;
   codex) package=@openai/codex version=0.169.0 bin=codex ;;
   pi) package=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
-  *) echo "unknown host $host (claude-code, gemini-cli, codex or pi)" >&2; exit 2 ;;
+  typescript) package=typescript version=5.9.3 bin=tsc ;;
+  *) echo "unknown host $host (claude-code, gemini-cli, codex, pi or typescript)" >&2; exit 2 ;;
 esac
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/goalkeeper/npm/$host-$version"
 exe="$cache/node_modules/.bin/$bin"

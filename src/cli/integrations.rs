@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use goalkeeper::integrations::host_session::Host;
-use goalkeeper::integrations::{claude_code, gemini_cli, install, statusline};
+use goalkeeper::integrations::{claude_code, codex, gemini_cli, install, pi, statusline};
 use goalkeeper::{Error, SessionId};
 use serde_json::Value;
 
@@ -19,6 +19,10 @@ pub enum HookCommand {
     ClaudeCode,
     /// Handle one Gemini CLI hook event (JSON on stdin)
     GeminiCli,
+    /// Handle one Codex hook event (JSON on stdin)
+    Codex,
+    /// Handle one event of goalkeeper's pi extension (JSON on stdin)
+    Pi,
 }
 
 impl HookCommand {
@@ -27,6 +31,8 @@ impl HookCommand {
         match self {
             HookCommand::ClaudeCode => Host::ClaudeCode,
             HookCommand::GeminiCli => Host::GeminiCli,
+            HookCommand::Codex => Host::Codex,
+            HookCommand::Pi => Host::Pi,
         }
     }
 }
@@ -49,6 +55,24 @@ pub enum InstallCommand {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
         /// How the hooks should run goalkeeper [default: this executable's path]
+        #[arg(long, value_name = "CMD")]
+        command: Option<String>,
+    },
+    /// Add the MCP server and the trusted hooks to the user's Codex configuration
+    Codex {
+        /// Codex's configuration directory [default: $CODEX_HOME, else ~/.codex]
+        #[arg(long, value_name = "DIR")]
+        codex_home: Option<PathBuf>,
+        /// How the hooks should run goalkeeper [default: this executable's path]
+        #[arg(long, value_name = "CMD")]
+        command: Option<String>,
+    },
+    /// Write goalkeeper's extension (tools, context, continuations, usage) into a pi project
+    Pi {
+        /// The project directory [default: the current directory]
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// How the extension should run goalkeeper [default: this executable's path]
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
     },
@@ -84,6 +108,8 @@ pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
                 HookCommand::GeminiCli => {
                     gemini_cli::handle(&mut store, &injector, &input, ctx.now_ms)
                 }
+                HookCommand::Codex => codex::handle(&mut store, &injector, &input, ctx.now_ms),
+                HookCommand::Pi => pi::handle(&mut store, &injector, &input, ctx.now_ms),
             },
             Err(e) => claude_code::HookReply {
                 stdout: None,
@@ -126,24 +152,56 @@ pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
 }
 
 pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
-    let (host, project, command) = match command {
-        InstallCommand::ClaudeCode { project, command } => ("claude-code", project, command),
-        InstallCommand::GeminiCli { project, command } => ("gemini-cli", project, command),
-    };
-    let project = match project {
-        Some(dir) => dir,
+    let project = |dir: Option<PathBuf>| match dir {
+        Some(dir) => Ok(dir),
         None => std::env::current_dir().map_err(|source| Error::Io {
             what: "cannot read the current directory".into(),
             source,
-        })?,
+        }),
     };
-    let (command, note) = match command {
-        Some(command) => (install::Executable(command), None),
-        None => executable()?,
+    let chosen = |command: Option<String>| match command {
+        Some(command) => Ok((install::Executable(command), None)),
+        None => executable(),
     };
-    let report = match host {
-        "gemini-cli" => gemini_cli::install_gemini_cli(&project, &command.0, ctx.now_ms)?,
-        _ => install::install_claude_code(&project, &command, ctx.now_ms)?,
+    let (report, note) = match command {
+        InstallCommand::ClaudeCode {
+            project: dir,
+            command,
+        } => {
+            let (command, note) = chosen(command)?;
+            let report = install::install_claude_code(&project(dir)?, &command, ctx.now_ms)?;
+            (report, note)
+        }
+        InstallCommand::GeminiCli {
+            project: dir,
+            command,
+        } => {
+            let (command, note) = chosen(command)?;
+            let report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
+            (report, note)
+        }
+        InstallCommand::Codex {
+            codex_home,
+            command,
+        } => {
+            let (command, note) = chosen(command)?;
+            let home = codex::codex_home(codex_home.as_deref())?;
+            (codex::install_codex(&home, &command, ctx.now_ms)?, note)
+        }
+        InstallCommand::Pi {
+            project: dir,
+            command,
+        } => {
+            let (command, note) = chosen(command)?;
+            let templates = ctx.injector()?;
+            let report = pi::install_pi(
+                &project(dir)?,
+                &command.0,
+                templates.templates(),
+                ctx.now_ms,
+            )?;
+            (report, note)
+        }
     };
     if ctx.json {
         print_json(&report);

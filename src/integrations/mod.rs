@@ -7,11 +7,14 @@
 
 mod agent_tools;
 pub mod claude_code;
+pub mod codex;
 pub mod gemini_cli;
 pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod pi;
 pub mod statusline;
+pub mod usage_log;
 
 pub use agent_tools::{ExecResult, GOAL, TODO, TOOL_NAMES, ToolSpec, execute, unknown_tool};

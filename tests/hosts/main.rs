@@ -9,8 +9,10 @@
 //! is missing then fails the test with the command that installs it.
 
 mod claude_code;
+mod codex;
 mod gemini_cli;
 mod mock;
+mod pi;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -19,7 +19,9 @@ use serde_json::json;
 
 use super::HOST;
 use crate::error::{Error, Result};
-use crate::integrations::install::{InstallReport, object_at, read_object, write_if_changed};
+use crate::integrations::install::{
+    Executable, InstallReport, object_at, read_object, write_if_changed,
+};
 use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
 
@@ -40,7 +42,11 @@ pub const HOOK_EVENTS: [(&str, Option<&str>); 6] = [
 pub const HOOK_TIMEOUT_MS: u64 = 30_000;
 
 /// Installs into `project` with `command` as the goalkeeper executable.
-pub fn install_gemini_cli(project: &Path, command: &str, now_ms: i64) -> Result<InstallReport> {
+pub fn install_gemini_cli(
+    project: &Path,
+    command: &Executable,
+    now_ms: i64,
+) -> Result<InstallReport> {
     if !project.is_dir() {
         return Err(Error::Usage(format!(
             "{} is not a directory; give the project directory with --project",
@@ -59,12 +65,13 @@ pub fn install_gemini_cli(project: &Path, command: &str, now_ms: i64) -> Result<
         servers.insert(
             "goalkeeper",
             Json::from(
-                json!({"command": command, "args": ["mcp", "--session-from", HOST], "trust": true}),
+                json!({"command": command.0, "args": ["mcp", "--session-from", HOST], "trust": true}),
             ),
         );
         "mcpServers.goalkeeper: added (trusted, so its tools run without confirmation)".to_owned()
     });
-    let hook = format!("{command} hook {HOST}");
+    // Gemini CLI runs hooks through a shell.
+    let hook = format!("{} hook {HOST}", command.shell_word());
     for (event, matcher) in HOOK_EVENTS {
         changes.push(add_hook(&mut settings, event, matcher, &hook, &path)?);
     }

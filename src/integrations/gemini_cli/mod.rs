@@ -30,10 +30,14 @@ mod install;
 
 use serde_json::{Value, json};
 
-pub use chat_file::{ChatCursor, ChatRead, RECENT_IDS, read_chat_usage};
+pub use chat_file::response_usage;
 pub use install::{HOOK_EVENTS, HOOK_TIMEOUT_MS, install_gemini_cli};
 
+use std::path::Path;
+
 use super::claude_code::HookReply;
+use super::host_session::{self, Host};
+use super::usage_log::{LogCursor, read_usage_log};
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::GoalOp;
@@ -132,11 +136,13 @@ struct Hook<'a> {
 impl Hook<'_> {
     fn dispatch(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
         if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
-            self.tx.set_pointer(
-                &session_pointer(cwd),
-                self.tx.session().as_str(),
-                self.now_ms,
-            )?;
+            // Also adopts a goal queued with `--session-from gemini-cli`.
+            let recorded =
+                host_session::record_in(&self.tx, Host::GeminiCli, Path::new(cwd), self.now_ms)?;
+            if let Some(adopted) = recorded.adopted {
+                self.notes
+                    .push(format!("adopted the queued goal: {}", adopted.text()));
+            }
         }
         match name {
             "SessionStart" => Ok(None),
@@ -267,12 +273,12 @@ impl Hook<'_> {
                 .push("event has no transcript_path; usage not counted".into());
             return Ok(());
         };
-        let cursor: ChatCursor = self
+        let cursor: LogCursor = self
             .tx
             .mark(CHAT_MARK)?
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
-        let read = match read_chat_usage(std::path::Path::new(path), &cursor) {
+        let read = match read_usage_log(std::path::Path::new(path), &cursor, response_usage) {
             Ok(read) => read,
             Err(e) => {
                 self.notes.push(format!(

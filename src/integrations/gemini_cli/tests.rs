@@ -11,6 +11,10 @@ use crate::todo::Call;
 
 const NOW: i64 = 1_764_441_600_000;
 
+fn gk() -> crate::integrations::install::Executable {
+    crate::integrations::install::Executable("gk".into())
+}
+
 fn setup() -> (Store, Injector, SessionId) {
     let mut store = Store::open_in_memory().unwrap();
     let session = SessionId::parse("g-1").unwrap();
@@ -123,7 +127,7 @@ fn install_keeps_the_users_settings_and_runs_once() {
         r#"{"theme": "Dracula", "hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "mine"}]}]}}"#,
     )
     .unwrap();
-    let report = install_gemini_cli(dir.path(), "gk", NOW).unwrap();
+    let report = install_gemini_cli(dir.path(), &gk(), NOW).unwrap();
     assert!(report.files[0].written);
     assert!(report.files[0].backup.as_ref().unwrap().exists());
     let settings: serde_json::Value =
@@ -142,7 +146,7 @@ fn install_keeps_the_users_settings_and_runs_once() {
     for (event, _) in HOOK_EVENTS {
         assert!(settings["hooks"][event].is_array(), "{event}");
     }
-    let again = install_gemini_cli(dir.path(), "gk", NOW + 1000).unwrap();
+    let again = install_gemini_cli(dir.path(), &gk(), NOW + 1000).unwrap();
     assert!(!again.files[0].written, "{:?}", again.files[0]);
 }
 
@@ -175,7 +179,7 @@ fn install_refuses_a_settings_file_it_cannot_read_and_writes_nothing() {
         ),
     ] {
         std::fs::write(&path, text).unwrap();
-        let e = install_gemini_cli(dir.path(), "gk", NOW).unwrap_err();
+        let e = install_gemini_cli(dir.path(), &gk(), NOW).unwrap_err();
         assert_eq!(e.to_string(), error);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
         assert_eq!(

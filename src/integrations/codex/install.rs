@@ -1,0 +1,297 @@
+//! `install codex`: wires the MCP server and the hooks into the user's
+//! Codex configuration (`$CODEX_HOME`, default `~/.codex`).
+//!
+//! - `config.toml` gets `[mcp_servers.goalkeeper]` (`goalkeeper mcp
+//!   --session-from codex`) with `default_tools_approval_mode = "approve"`
+//!   (without it `codex exec` refuses every call: "requires approval, but
+//!   approval policy is never") and `env_vars` passing goalkeeper's
+//!   variables (Codex starts MCP servers with a whitelisted environment,
+//!   while hooks get the whole one: without them the tools and the hooks
+//!   would use two different databases); `features.goals = false`, so the
+//!   model does not see Codex's own goal tools beside goalkeeper's (a value
+//!   the user set is left alone); and the trust entries of goalkeeper's
+//!   hooks (`[hooks.state."<hooks.json>:<event>:<group>:<handler>"]
+//!   trusted_hash`), without which Codex silently never runs them.
+//! - `hooks.json` gets `SessionStart`, `UserPromptSubmit`, `PreToolUse`,
+//!   `PostToolUse` and `Stop`, each running `goalkeeper hook codex`.
+//!
+//! `config.toml` is edited in place: comments, layout and every value
+//! goalkeeper does not set stay byte for byte. Every existing entry is
+//! kept; a file that changes is first backed up; a second run changes
+//! nothing. A file that cannot be read as TOML / a JSON object is refused
+//! and neither file is written.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use toml_edit::{DocumentMut, Item, Table, value};
+
+use super::HOST;
+use crate::error::{Error, Result};
+use crate::integrations::install::{
+    Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
+};
+use crate::user_files::UserDir;
+use crate::user_files::json::{Json, Object};
+
+/// The events the hooks handle, with the names Codex uses in trust keys.
+pub const HOOK_EVENTS: [(&str, &str); 5] = [
+    ("SessionStart", "session_start"),
+    ("UserPromptSubmit", "user_prompt_submit"),
+    ("PreToolUse", "pre_tool_use"),
+    ("PostToolUse", "post_tool_use"),
+    ("Stop", "stop"),
+];
+
+/// How long Codex waits for one hook run, in seconds. The hooks bound their
+/// own database wait well below this.
+pub const HOOK_TIMEOUT_S: u64 = 30;
+
+/// The variables the MCP server needs from the environment Codex was
+/// started in (Codex passes the rest of its whitelist, HOME and PATH among
+/// them, anyway).
+const ENV_VARS: [&str; 4] = [
+    "GOALKEEPER_DB",
+    "GOALKEEPER_CONFIG",
+    "GOALKEEPER_NOW",
+    "XDG_DATA_HOME",
+];
+
+/// Codex's configuration directory: `dir` when given, else `$CODEX_HOME`,
+/// else `~/.codex`.
+pub fn codex_home(dir: Option<&Path>) -> Result<PathBuf> {
+    if let Some(dir) = dir {
+        return Ok(dir.to_owned());
+    }
+    if let Some(dir) = std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".codex")),
+        None => Err(Error::Usage(
+            "cannot find Codex's configuration: neither CODEX_HOME nor HOME is set".into(),
+        )),
+    }
+}
+
+/// The trust hash Codex requires for one hook handler: the sha256 of the
+/// compact, key-sorted JSON `{"event_name", "hooks": [{"async", "command",
+/// "timeout", "type"}]}`.
+pub fn trusted_hash(event_snake: &str, command: &str, timeout_s: u64) -> String {
+    let text = format!(
+        r#"{{"event_name":{},"hooks":[{{"async":false,"command":{},"timeout":{timeout_s},"type":"command"}}]}}"#,
+        serde_json::to_string(event_snake).expect("a string serializes"),
+        serde_json::to_string(command).expect("a string serializes"),
+    );
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// Installs into the Codex configuration directory `home` with `command`
+/// as the goalkeeper executable.
+pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<InstallReport> {
+    let home = std::path::absolute(home).map_err(|source| Error::Io {
+        what: format!("cannot resolve {}", home.display()),
+        source,
+    })?;
+    if !home.exists() {
+        std::fs::create_dir_all(&home).map_err(|source| Error::Io {
+            what: format!("cannot create {}", home.display()),
+            source,
+        })?;
+    }
+    let dir = UserDir::lock(&home)?;
+    let hooks_rel = Path::new("hooks.json");
+    let hooks_path = home.join(hooks_rel);
+    let config_rel = Path::new("config.toml");
+    let config_path = home.join(config_rel);
+    // Read and check both before writing either.
+    let (hooks_file, mut hooks) = read_object(&dir, hooks_rel)?;
+    let config_file = dir.read(config_rel)?;
+    let mut config = parse_config(config_file.as_ref().map(|f| f.bytes()), &config_path)?;
+
+    // Codex runs hooks through a shell.
+    let hook = format!("{} hook {HOST}", command.shell_word());
+    let mut hook_changes = Vec::new();
+    let mut config_changes = Vec::new();
+    for (event, snake) in HOOK_EVENTS {
+        let (group, handler, change) = add_hook(&mut hooks, event, &hook, &hooks_path)?;
+        hook_changes.push(change);
+        let key = format!("{}:{snake}:{group}:{handler}", hooks_path.display());
+        config_changes.push(trust(
+            &mut config,
+            &key,
+            &trusted_hash(snake, &hook, HOOK_TIMEOUT_S),
+            event,
+            &config_path,
+        )?);
+    }
+    config_changes.push(add_server(&mut config, &command.0, &config_path)?);
+    config_changes.push(disable_goals(&mut config, &config_path)?);
+
+    let stamp = crate::time::utc_stamp(now_ms);
+    let hooks_report = write_if_changed(
+        &dir,
+        hooks_rel,
+        hooks_file.as_ref(),
+        hooks,
+        hook_changes,
+        &stamp,
+    )?;
+    let text = config.to_string();
+    let config_report = if config_file
+        .as_ref()
+        .is_some_and(|f| f.bytes() == text.as_bytes())
+    {
+        FileReport {
+            path: config_path,
+            backup: None,
+            changes: config_changes,
+            written: false,
+        }
+    } else {
+        let done = dir.replace(config_rel, text.as_bytes(), config_file.as_ref(), &stamp)?;
+        FileReport {
+            path: done.path,
+            backup: done.backup,
+            changes: config_changes,
+            written: done.written,
+        }
+    };
+    Ok(InstallReport {
+        files: vec![config_report, hooks_report],
+    })
+}
+
+fn parse_config(bytes: Option<&[u8]>, path: &Path) -> Result<DocumentMut> {
+    let Some(bytes) = bytes else {
+        return Ok(DocumentMut::new());
+    };
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        Error::Rejected(format!(
+            "{} is not UTF-8 text; fix or move it, then install again (nothing was changed)",
+            path.display()
+        ))
+    })?;
+    text.parse::<DocumentMut>().map_err(|e| {
+        let at = e.span().map_or(0, |span| span.start);
+        let line = text[..at].matches('\n').count() + 1;
+        let column = text[..at].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        Error::Rejected(format!(
+            "{} is not valid TOML (line {line}, column {column}: {}); fix or move it, then install again (nothing was changed)",
+            path.display(),
+            e.message().trim()
+        ))
+    })
+}
+
+/// The table at `key` of `table`, created (implicit, so an empty parent
+/// prints no header) when missing; refused when it is something else.
+fn table_at<'a>(
+    table: &'a mut Table,
+    key: &str,
+    dotted: &str,
+    path: &Path,
+) -> Result<&'a mut Table> {
+    let item = table.entry(key).or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    item.as_table_mut().ok_or_else(|| {
+        Error::Rejected(format!(
+            "`{dotted}` in {} is not a table; fix it, then install again (nothing was changed)",
+            path.display()
+        ))
+    })
+}
+
+fn trust(
+    config: &mut DocumentMut,
+    key: &str,
+    hash: &str,
+    event: &str,
+    path: &Path,
+) -> Result<String> {
+    let hooks = table_at(config.as_table_mut(), "hooks", "hooks", path)?;
+    let state = table_at(hooks, "state", "hooks.state", path)?;
+    let entry = table_at(state, key, &format!("hooks.state.\"{key}\""), path)?;
+    if entry.get("trusted_hash").and_then(Item::as_str) == Some(hash) {
+        return Ok(format!("hooks.state {event}: already trusted"));
+    }
+    entry.set_implicit(false);
+    entry.insert("trusted_hash", value(hash));
+    Ok(format!("hooks.state {event}: trusted"))
+}
+
+fn add_server(config: &mut DocumentMut, command: &str, path: &Path) -> Result<String> {
+    let servers = table_at(config.as_table_mut(), "mcp_servers", "mcp_servers", path)?;
+    if servers.contains_key("goalkeeper") {
+        return Ok("mcp_servers.goalkeeper: already present".into());
+    }
+    let mut server = Table::new();
+    server.insert("command", value(command));
+    let mut args = toml_edit::Array::new();
+    for arg in ["mcp", "--session-from", HOST] {
+        args.push(arg);
+    }
+    server.insert("args", value(args));
+    let mut vars = toml_edit::Array::new();
+    for var in ENV_VARS {
+        vars.push(var);
+    }
+    server.insert("env_vars", value(vars));
+    server.insert("default_tools_approval_mode", value("approve"));
+    servers.insert("goalkeeper", Item::Table(server));
+    Ok("mcp_servers.goalkeeper: added (tools approved, goalkeeper's variables passed)".into())
+}
+
+fn disable_goals(config: &mut DocumentMut, path: &Path) -> Result<String> {
+    let features = table_at(config.as_table_mut(), "features", "features", path)?;
+    if let Some(existing) = features.get("goals") {
+        return Ok(match existing.as_bool() {
+            Some(false) => "features.goals: already false".into(),
+            _ => format!(
+                "features.goals: left as you set it ({}); Codex's own goal tools stay beside goalkeeper's",
+                existing.to_string().trim()
+            ),
+        });
+    }
+    features.set_implicit(false);
+    features.insert("goals", value(false));
+    Ok("features.goals: set to false (Codex's own goal tools; goalkeeper's replace them)".into())
+}
+
+/// Adds `{"hooks": [{"type": "command", "command": hook, "timeout"}]}` to
+/// `hooks.<event>` unless some entry there already runs `hook`. Returns
+/// the group and handler index of goalkeeper's handler.
+fn add_hook(
+    settings: &mut Object,
+    event: &str,
+    hook: &str,
+    path: &Path,
+) -> Result<(usize, usize, String)> {
+    let hooks = object_at(settings, "hooks", path)?;
+    let groups = hooks.get_or_insert_with(event, || Json::Array(Vec::new()));
+    let Some(groups) = groups.as_array_mut() else {
+        return Err(Error::Rejected(format!(
+            "`hooks.{event}` in {} is not a list; fix it, then install again (nothing was changed)",
+            path.display()
+        )));
+    };
+    for (g, group) in groups.iter().enumerate() {
+        let handlers = group.get("hooks").and_then(Json::as_array);
+        if let Some(h) = handlers.and_then(|hs| {
+            hs.iter()
+                .position(|h| h.get("command").and_then(Json::as_str) == Some(hook))
+        }) {
+            return Ok((g, h, format!("hooks.{event}: already present")));
+        }
+    }
+    groups.push(Json::from(json!({"hooks": [
+        {"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_S}
+    ]})));
+    Ok((groups.len() - 1, 0, format!("hooks.{event}: added")))
+}

@@ -1,0 +1,358 @@
+//! Codex hooks (SPEC §9): one hook event as JSON on stdin, the reply as JSON
+//! on stdout (Claude Code's format). The session is the event's
+//! `session_id`; every event records it as the Codex session last seen in
+//! its `cwd`, for the MCP server (`mcp --session-from codex`) and the
+//! user's `goalkeeper --session-from codex …`.
+//!
+//! Codex keeps `additionalContext` as a developer message, unescaped, so
+//! the goal-mode context is injected when it changes, and stays in the
+//! history:
+//!
+//! - `SessionStart` after `resume` or `compact` re-injects it (or the bare
+//!   `<todo_context>` without an active goal);
+//! - `UserPromptSubmit` adds the one-time reminders (memory file, eager
+//!   todos, a rejected todo call) and the context when the goal or the list
+//!   changed since it was last injected;
+//! - `PostToolUse` of a goalkeeper tool refreshes the context the same way:
+//!   it is the one channel between prompts, so the context stays current
+//!   into the turn after a continuation (`UserPromptSubmit` does not fire
+//!   for continuations);
+//! - `PreToolUse` of the `goal` tool counts the usage so far, so the
+//!   response that completes the goal counts towards it;
+//! - `Stop` counts the rollout file's new usage (each `response_id` once),
+//!   then continues an active goal (`{"decision": "block"}`; Codex escapes
+//!   the reason's text, so the continuation carries the todo block itself),
+//!   delivers the budget-limit wrap-up once, or reminds about open todos
+//!   when no goal is live.
+//!
+//! A hook never breaks the agent: malformed input, an unknown event, a
+//! missing rollout file or a storage error print nothing on stdout, exit 0,
+//! and explain themselves on stderr.
+
+mod install;
+mod rollout;
+
+use serde_json::{Value, json};
+
+pub use install::{HOOK_EVENTS, HOOK_TIMEOUT_S, codex_home, install_codex, trusted_hash};
+pub use rollout::response_usage;
+
+use std::path::Path;
+
+use super::claude_code::HookReply;
+use super::host_session::{self, Host};
+use super::usage_log::{LogCursor, read_usage_log};
+use crate::SessionId;
+use crate::error::Result;
+use crate::goal::GoalOp;
+use crate::goal::continuation::progress_mark;
+use crate::prompt::Injector;
+use crate::settings::Eager;
+use crate::store::{Continuation, GoalCall, SessionTx, Store};
+use crate::todo::Actor;
+
+/// The host's name in `install`, `hook` and `--session-from`.
+pub const HOST: &str = "codex";
+
+/// The names Codex shows the model for goalkeeper's MCP tools.
+pub const TOOL_NAMES: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
+
+const CONTEXT_MARK: &str = "codex.context";
+const EAGER_MARK: &str = "codex.eager";
+const REMINDER_MARK: &str = "codex.reminders";
+const ROLLOUT_MARK: &str = "codex.rollout";
+
+/// The pointer key under which the hooks record the Codex session last
+/// seen in a project directory (see [`host_session`]).
+pub fn session_pointer(cwd: &str) -> String {
+    host_session::last_session_key(Host::Codex, Path::new(cwd))
+}
+
+/// Handles one hook event. Never fails: every problem becomes a note and
+/// an empty reply.
+pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+    let mut reply = HookReply::default();
+    let event: Value = match serde_json::from_str(input) {
+        Ok(event) => event,
+        Err(e) => {
+            reply
+                .notes
+                .push(format!("hook input is not JSON ({e}); ignored"));
+            return reply;
+        }
+    };
+    let name = event
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let session = match event.get("session_id").and_then(Value::as_str) {
+        Some(id) => match SessionId::parse(id) {
+            Ok(session) => session,
+            Err(e) => {
+                reply.notes.push(format!("{e}; ignored"));
+                return reply;
+            }
+        },
+        None => {
+            reply
+                .notes
+                .push(format!("hook event {name:?} has no session_id; ignored"));
+            return reply;
+        }
+    };
+    // The whole event is one transaction: it commits only when every step
+    // succeeded, and a failure anywhere leaves nothing half-applied.
+    let tx = match store.begin(&session) {
+        Ok(tx) => tx,
+        Err(e) => {
+            reply.notes.push(format!("{name} hook failed: {e}"));
+            return reply;
+        }
+    };
+    let mut hook = Hook {
+        tx,
+        injector,
+        now_ms,
+        notes: Vec::new(),
+    };
+    let result = hook.dispatch(&name, &event);
+    let Hook { tx, mut notes, .. } = hook;
+    let stdout = match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
+        Ok(stdout) => stdout,
+        Err(e) => {
+            notes.push(format!("{name} hook failed: {e}"));
+            None
+        }
+    };
+    HookReply { stdout, notes }
+}
+
+struct Hook<'a> {
+    tx: SessionTx<'a>,
+    injector: &'a Injector,
+    now_ms: i64,
+    notes: Vec<String>,
+}
+
+impl Hook<'_> {
+    fn dispatch(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
+        if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
+            // Also adopts a goal queued with `--session-from codex`.
+            let recorded =
+                host_session::record_in(&self.tx, Host::Codex, Path::new(cwd), self.now_ms)?;
+            if let Some(adopted) = recorded.adopted {
+                self.notes
+                    .push(format!("adopted the queued goal: {}", adopted.text()));
+            }
+        }
+        match name {
+            "SessionStart" => self.session_start(event),
+            "UserPromptSubmit" => self.user_prompt_submit(),
+            "PreToolUse" => self.pre_tool_use(event),
+            "PostToolUse" => self.post_tool_use(event),
+            "Stop" => self.stop(event),
+            other => {
+                self.notes
+                    .push(format!("hook event {other:?} is not handled; ignored"));
+                Ok(None)
+            }
+        }
+    }
+
+    fn tools(&self) -> Vec<String> {
+        // The tools come from the MCP server, which offers both.
+        super::TOOL_NAMES.map(str::to_owned).to_vec()
+    }
+
+    fn session_start(&mut self, event: &Value) -> Result<Option<Value>> {
+        let source = event.get("source").and_then(Value::as_str).unwrap_or("");
+        if source != "compact" && source != "resume" {
+            return Ok(None);
+        }
+        let context = match self.goal_mode_context()? {
+            Some(text) => Some(text),
+            None => {
+                let (list, _) = self.tx.todo_list()?;
+                self.injector
+                    .todo_context_message(&list, &self.tools(), self.now_ms)?
+                    .ok()
+                    .map(|m| m.content)
+            }
+        };
+        let mark = self.state_mark()?;
+        self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)?;
+        Ok(context.map(|text| additional_context("SessionStart", &text)))
+    }
+
+    fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
+        let mut parts = Vec::new();
+        let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
+        self.notes.extend(note);
+        parts.extend(memory.map(|m| m.content));
+        let eager = self.injector.settings().todo.eager;
+        if eager != Eager::Default && self.tx.mark(EAGER_MARK)?.is_none() {
+            let name = if eager == Eager::Always {
+                "todo-eager-always"
+            } else {
+                "todo-eager-preferred"
+            };
+            parts.push(self.injector.templates().render(name, &json!({}))?);
+            self.tx.set_mark(EAGER_MARK, "sent", self.now_ms)?;
+        }
+        if let Some(error) = self.tx.take_todo_error()? {
+            let (list, _) = self.tx.todo_list()?;
+            let message = self
+                .injector
+                .todo_error_reminder(&error, &list, self.now_ms)?;
+            parts.push(message.content);
+        }
+        parts.extend(self.changed_context()?);
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(additional_context(
+            "UserPromptSubmit",
+            &parts.join("\n\n"),
+        )))
+    }
+
+    /// Before a `goal` call, counts the usage so far, so the response that
+    /// completes the goal counts towards it.
+    fn pre_tool_use(&mut self, event: &Value) -> Result<Option<Value>> {
+        if event.get("tool_name").and_then(Value::as_str) == Some(TOOL_NAMES[1]) {
+            self.count_usage(event)?;
+        }
+        Ok(None)
+    }
+
+    fn post_tool_use(&mut self, event: &Value) -> Result<Option<Value>> {
+        let tool = event.get("tool_name").and_then(Value::as_str).unwrap_or("");
+        if !TOOL_NAMES.contains(&tool) {
+            return Ok(None);
+        }
+        Ok(self
+            .changed_context()?
+            .map(|text| additional_context("PostToolUse", &text)))
+    }
+
+    /// The goal-mode context when the goal or the list changed since it was
+    /// last injected (and it is not closed), marking it injected.
+    fn changed_context(&mut self) -> Result<Option<String>> {
+        let mark = self.state_mark()?;
+        if self.tx.mark(CONTEXT_MARK)?.as_deref() == Some(&mark) {
+            return Ok(None);
+        }
+        let Some(context) = self.goal_mode_context()? else {
+            return Ok(None);
+        };
+        self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)?;
+        Ok(Some(context))
+    }
+
+    fn stop(&mut self, event: &Value) -> Result<Option<Value>> {
+        self.count_usage(event)?;
+        let tools = self.tools();
+        match self.tx.continuation(self.injector, &tools, self.now_ms)? {
+            Continuation::Message(message) => {
+                return Ok(Some(
+                    json!({"decision": "block", "reason": message.content}),
+                ));
+            }
+            Continuation::Paused(text) => return Ok(Some(json!({"systemMessage": text}))),
+            Continuation::Closed(_) => {}
+        }
+        // A live goal (paused, budget-limited) means the agent may stop:
+        // no reminder contradicts that.
+        if self.tx.goal()?.is_some_and(|g| g.status.is_live()) {
+            return Ok(None);
+        }
+        let reminders = &self.injector.settings().todo.reminders;
+        if !reminders.enabled {
+            return Ok(None);
+        }
+        let (list, version) = self.tx.todo_list()?;
+        let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
+            return Ok(None);
+        };
+        let sent = match self.tx.mark(REMINDER_MARK)? {
+            Some(mark) => match mark.split_once(':') {
+                Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
+                _ => 0,
+            },
+            None => 0,
+        };
+        if sent >= reminders.max {
+            return Ok(None);
+        }
+        self.tx.set_mark(
+            REMINDER_MARK,
+            &format!("{version}:{}", sent + 1),
+            self.now_ms,
+        )?;
+        Ok(Some(
+            json!({"decision": "block", "reason": message.content}),
+        ))
+    }
+
+    /// Counts the rollout file's new responses towards the goal.
+    fn count_usage(&mut self, event: &Value) -> Result<()> {
+        let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
+            self.notes
+                .push("event has no transcript_path; usage not counted".into());
+            return Ok(());
+        };
+        let cursor: LogCursor = self
+            .tx
+            .mark(ROLLOUT_MARK)?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        let read = match read_usage_log(std::path::Path::new(path), &cursor, response_usage) {
+            Ok(read) => read,
+            Err(e) => {
+                self.notes.push(format!(
+                    "cannot read the rollout file {path}: {e}; usage not counted"
+                ));
+                return Ok(());
+            }
+        };
+        if read.bad_lines > 0 {
+            self.notes.push(format!(
+                "skipped {} rollout file lines that are not JSON",
+                read.bad_lines
+            ));
+        }
+        if read.responses > 0 {
+            self.tx.goal_call(
+                GoalCall::Op(&GoalOp::Usage(read.usage)),
+                Actor::Agent,
+                self.now_ms,
+            )?;
+        }
+        let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
+        self.tx.set_mark(ROLLOUT_MARK, &text, self.now_ms)
+    }
+
+    fn goal_mode_context(&mut self) -> Result<Option<String>> {
+        let tools = self.tools();
+        Ok(self
+            .tx
+            .goal_mode_context(self.injector, &tools, self.now_ms)?
+            .ok()
+            .map(|m| m.content))
+    }
+
+    /// What the injected context depends on: the list's version and the
+    /// goal's identity and revision.
+    fn state_mark(&mut self) -> Result<String> {
+        let (_, version) = self.tx.todo_list()?;
+        Ok(progress_mark(version, self.tx.goal()?.as_ref()))
+    }
+}
+
+fn additional_context(event: &str, text: &str) -> Value {
+    json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,264 @@
+//! pi, the real one from npm, headless (`pi -p`) against the scripted model
+//! (OpenAI chat completions), after `goalkeeper install pi` and nothing else
+//! (the user's own model choice aside: the mock, in models.json).
+
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::mock::{Api, MockModel, Step, Usage, text, tool};
+use crate::{Host, World, count, show};
+
+pub const PI: Host = Host {
+    name: "pi",
+    package: "@mariozechner/pi-coding-agent",
+    version: "0.73.1",
+    bin: "pi",
+    bin_var: "GOALKEEPER_PI_BIN",
+};
+
+fn usage(input: u64, cached: u64, output: u64) -> Usage {
+    Usage {
+        input,
+        cached,
+        output,
+    }
+}
+
+fn agent_dir(world: &World) -> std::path::PathBuf {
+    world.home().join(".pi/agent")
+}
+
+/// A world whose pi talks to `mock`, with goalkeeper installed.
+fn world(mock: &MockModel) -> World {
+    let world = World::new();
+    let dir = agent_dir(&world);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("models.json"),
+        json!({"providers": {"mock": {
+            "baseUrl": format!("{}/v1", mock.base_url()),
+            "api": "openai-completions",
+            "apiKey": "test-key",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+            "models": [{"id": "mock-model"}],
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = world.goalkeeper(&["install", "pi"]);
+    assert!(out.contains("extension: written"), "{out}");
+    world
+}
+
+fn run(world: &World, prompt: &str) -> Output {
+    let output = world
+        .command(PI.executable())
+        .args(["--provider", "mock", "--model", "mock-model", "-p", prompt])
+        .env("PI_CODING_AGENT_DIR", agent_dir(world))
+        .env("PI_OFFLINE", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pi");
+    assert!(output.status.success(), "pi failed:\n{}", show(&output));
+    output
+}
+
+fn messages(body: &Value) -> &Vec<Value> {
+    body["messages"].as_array().expect("messages")
+}
+
+fn content(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+/// The last message of a request (where the extension puts the context).
+fn last(body: &Value) -> String {
+    content(messages(body).last().expect("a message"))
+}
+
+fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
+    let last = last(body);
+    assert!(
+        last.starts_with("<goal>\n") && last.contains(objective),
+        "the last message is not the goal-mode context:\n{last}"
+    );
+    assert_eq!(count(&last, "</goal>"), 1, "{last}");
+    assert_eq!(
+        count(&last, "<todo_context>"),
+        usize::from(with_todos),
+        "{last}"
+    );
+    assert_eq!(
+        count(&last, "</todo_context>"),
+        usize::from(with_todos),
+        "{last}"
+    );
+    assert!(!last.contains("&lt;"), "tags were escaped:\n{last}");
+}
+
+#[test]
+#[ignore = "needs pi from npm: scripts/install-host.sh pi"]
+fn goal_mode_runs_through_pi() {
+    let objective = "Ship the parser";
+    let steps: Vec<Step> = vec![
+        tool(
+            "goal",
+            json!({"op": "create", "objective": objective}),
+            usage(1000, 400, 20),
+        ),
+        tool(
+            "todo",
+            json!({"op": "init", "list": [{"phase": "Build", "items": ["Lexer", "Parser"]}]}),
+            usage(1100, 900, 30),
+        ),
+        tool(
+            "todo",
+            json!({"op": "done", "task": "Nope"}),
+            usage(1200, 1000, 10),
+        ),
+        tool(
+            "todo",
+            json!({"op": "done", "task": "Lexer"}),
+            usage(1300, 1100, 10),
+        ),
+        text("The lexer is done; stopping here.", usage(1400, 1200, 15)),
+        // The continuation.
+        tool(
+            "todo",
+            json!({"op": "done", "task": "Parser"}),
+            usage(1500, 1300, 10),
+        ),
+        tool("goal", json!({"op": "complete"}), usage(1600, 1400, 10)),
+        text("The parser ships.", usage(1700, 1500, 5)),
+    ];
+    // Counted: the responses after the one that created the goal, up to
+    // the one that completed it (each is counted as it ends).
+    let counted: u64 = steps[1..7].iter().map(|s| s.usage.counted()).sum();
+    let mock = MockModel::start(Api::ChatCompletions, steps);
+    let world = world(&mock);
+    let output = run(&world, "Build the parser.");
+
+    let calls = mock.model_calls();
+    assert_eq!(
+        calls.len(),
+        8,
+        "the run ended after the goal was complete:\n{}",
+        show(&output)
+    );
+    assert_eq!(mock.steps_left(), 0);
+
+    let (_, goal, list) = world.only_session();
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.status.as_str(), "complete");
+    let statuses: Vec<_> = list.phases[0]
+        .tasks
+        .iter()
+        .map(|t| (t.content.as_str(), t.status.as_str()))
+        .collect();
+    assert_eq!(statuses, [("Lexer", "completed"), ("Parser", "completed")]);
+
+    // The rejected call's reason reached the model.
+    let rejected = messages(&calls[3])
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(content)
+        .nth(2)
+        .expect("the third tool result");
+    assert!(
+        rejected.contains(r#"Errors: task "Nope" not found"#),
+        "{rejected}"
+    );
+
+    // The goal-mode context, last in every model call while the goal was
+    // active, with its tags.
+    assert!(!last(&calls[0]).contains("<goal>"), "no goal yet");
+    assert_goal_context(&calls[1], objective, false);
+    for call in &calls[2..7] {
+        assert_goal_context(call, objective, true);
+    }
+    assert!(
+        !last(&calls[7]).contains("<goal>\n"),
+        "the goal was complete"
+    );
+
+    // The continuation, as a hidden follow-up in the same run.
+    let continued = calls[5].to_string();
+    assert_eq!(count(&continued, "This turn continues the active goal"), 1);
+    assert!(
+        !calls[4]
+            .to_string()
+            .contains("This turn continues the active goal")
+    );
+
+    assert_eq!(goal.tokens_used, counted);
+}
+
+#[test]
+#[ignore = "needs pi from npm: scripts/install-host.sh pi"]
+fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
+    let steps = vec![
+        tool(
+            "todo",
+            json!({"op": "init", "items": ["Lexer", "Parser"]}),
+            usage(800, 300, 20),
+        ),
+        tool(
+            "todo",
+            json!({"op": "done", "task": "Lexer"}),
+            // pi counts each message as it ends: the budget runs out with
+            // the third.
+            usage(500, 400, 20),
+        ),
+        text("The lexer is done.", usage(1000, 500, 10)),
+        // The wrap-up.
+        text(
+            "Stopping: the lexer is done, the parser is left.",
+            usage(1100, 600, 10),
+        ),
+    ];
+    let counted: u64 = steps.iter().map(|s| s.usage.counted()).sum();
+    let mock = MockModel::start(Api::ChatCompletions, steps);
+    let world = world(&mock);
+    // Before pi ever ran here: the goal is queued for its next session.
+    let out = world.goalkeeper(&[
+        "--session-from",
+        "pi",
+        "goal",
+        "set",
+        "Ship the parser",
+        "--budget",
+        "1000",
+    ]);
+    assert!(out.contains("Queued for"), "{out}");
+    run(&world, "Build the parser.");
+
+    let calls = mock.model_calls();
+    assert_eq!(calls.len(), 4, "a quiet stop after the wrap-up");
+    let wrap_ups: Vec<usize> = calls
+        .iter()
+        .map(|c| count(&c.to_string(), "<goal_budget_limit>"))
+        .collect();
+    assert_eq!(wrap_ups, [0, 0, 0, 1], "the wrap-up exactly once");
+    for call in &calls[..3] {
+        assert_goal_context(call, "Ship the parser", call != &calls[0]);
+    }
+
+    let (_, goal, list) = world.only_session();
+    let goal = goal.expect("the adopted goal");
+    assert_eq!(
+        (goal.objective.as_str(), goal.token_budget),
+        ("Ship the parser", Some(1000))
+    );
+    assert_eq!(goal.status.as_str(), "budget-limited");
+    assert_eq!(goal.tokens_used, counted);
+    assert_eq!(
+        list.phases[0].tasks[1].status.as_str(),
+        "in_progress",
+        "left as it was"
+    );
+}
