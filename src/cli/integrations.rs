@@ -138,7 +138,7 @@ pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
             Some(id) => SessionId::parse(id).map_err(|e| e.to_string())?,
             None => ctx.session.clone(),
         };
-        let mut store = ctx.store().map_err(|e| e.to_string())?;
+        let store = ctx.store().map_err(|e| e.to_string())?;
         let goal = store.current_goal(&session).map_err(|e| e.to_string())?;
         let (list, _) = store.todo_list(&session).map_err(|e| e.to_string())?;
         Ok(statusline::status_line(goal.as_ref(), &list, ctx.now_ms))

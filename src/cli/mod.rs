@@ -20,6 +20,7 @@ macro_rules! note {
     };
 }
 
+mod backup;
 mod goal;
 mod integrations;
 #[cfg(feature = "mcp")]
@@ -131,6 +132,8 @@ enum Command {
     /// A live full-screen view of the goal, todos and events (--once: one frame as text)
     #[cfg(feature = "watch")]
     Watch(watch::WatchArgs),
+    /// Write a consistent single-file copy of the database to a new file
+    Backup(backup::BackupArgs),
 }
 
 /// What a command hands back to `main`: how to exit.
@@ -415,6 +418,7 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
                 matches.value_source("session") == Some(clap::parser::ValueSource::CommandLine);
             watch::run(&ctx, args, given)
         }
+        Command::Backup(args) => backup::run(&ctx, args),
     }
 }
 

@@ -36,8 +36,20 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
-    // One transaction: the memory file goes first, once per session.
-    let tx = store.begin(&ctx.session)?;
+    // One transaction: the memory file goes first, once per session. Only
+    // its delivery writes (a mark); otherwise this is a read, which takes
+    // no write lock and never waits behind a writer.
+    let due = {
+        let read = store.begin_read(&ctx.session)?;
+        let due = read.memory_due(&injector)?;
+        read.commit()?;
+        due
+    };
+    let tx = if due {
+        store.begin(&ctx.session)?
+    } else {
+        store.begin_read(&ctx.session)?
+    };
     let (memory, note) = tx.memory(&injector, ctx.now_ms)?;
     let message = tx.goal_mode_context(&injector, &tools, ctx.now_ms)?;
     let list = tx.todo_list()?.0;

@@ -1,6 +1,6 @@
 //! The append-only event log: every mutation and every failed agent call.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Transaction, params};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -60,8 +60,8 @@ pub struct Event {
 impl Store {
     /// The last `limit` events of `session`, oldest first: the todo list's
     /// and the goal's, successful and rejected (`todo log`).
-    pub fn event_log(&mut self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
-        self.in_tx(|tx| recent(tx, session, limit))
+    pub fn event_log(&self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
+        self.in_read_tx(|tx| recent(tx, session, limit))
     }
 }
 
@@ -75,8 +75,6 @@ pub(crate) struct NewEvent<'a> {
     pub payload: &'a str,
     pub error: Option<&'a str>,
     pub version: Option<i64>,
-    pub undo_to: Option<i64>,
-    pub state: Option<&'a str>,
 }
 
 /// Logs a rejected agent call (of the todo or goal tool): the session is
@@ -113,16 +111,14 @@ pub(crate) fn append_rejected(
             payload: &payload,
             error: Some(error),
             version: None,
-            undo_to: None,
-            state: None,
         },
     )
 }
 
 pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
     tx.prepare_cached(
-        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version, undo_to, state)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         event.session.as_str(),
@@ -134,8 +130,6 @@ pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
         event.error.is_none(),
         event.error,
         event.version,
-        event.undo_to,
-        event.state,
     ])?;
     Ok(())
 }
@@ -169,26 +163,6 @@ pub(crate) fn recent(
     let mut events = rows.collect::<rusqlite::Result<Vec<_>>>()?;
     events.reverse();
     Ok(events)
-}
-
-/// The stored list state and undo pointer of a todo version.
-pub(crate) fn todo_version(
-    tx: &Transaction<'_>,
-    session: &SessionId,
-    version: i64,
-) -> Result<Option<(String, Option<i64>)>> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT state, undo_to FROM events
-             WHERE session_id = ?1 AND kind = 'todo' AND version = ?2",
-        )?
-        .query_row(params![session.as_str(), version], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                r.get(1)?,
-            ))
-        })
-        .optional()?)
 }
 
 #[cfg(test)]

@@ -33,8 +33,8 @@ impl Store {
     }
 
     /// The session's current goal (its latest, whatever the status).
-    pub fn current_goal(&mut self, session: &SessionId) -> Result<Option<Goal>> {
-        self.in_tx(|tx| load_goal(tx, session))
+    pub fn current_goal(&self, session: &SessionId) -> Result<Option<Goal>> {
+        self.in_read_tx(|tx| load_goal(tx, session))
     }
 }
 
@@ -72,8 +72,6 @@ pub(crate) fn goal_in_tx(
                 payload: &payload.to_string(),
                 error: None,
                 version: None,
-                undo_to: None,
-                state: None,
             },
         )?;
     } else if !outcome.errors.is_empty() && actor == Actor::Agent {

@@ -10,8 +10,8 @@ use crate::error::Result;
 
 impl Store {
     /// A remembered per-session fact (integration state), if set.
-    pub fn session_mark(&mut self, session: &SessionId, key: &str) -> Result<Option<String>> {
-        self.in_tx(|tx| sessions::mark(tx, session, key))
+    pub fn session_mark(&self, session: &SessionId, key: &str) -> Result<Option<String>> {
+        self.in_read_tx(|tx| sessions::mark(tx, session, key))
     }
 
     /// Remembers a per-session fact (integration state).
@@ -27,8 +27,8 @@ impl Store {
 
     /// A global pointer (integration state), such as the Claude Code
     /// session last seen in a project directory.
-    pub fn pointer(&mut self, key: &str) -> Result<Option<String>> {
-        self.in_tx(|tx| {
+    pub fn pointer(&self, key: &str) -> Result<Option<String>> {
+        self.in_read_tx(|tx| {
             Ok(tx
                 .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
                 .query_row([key], |r| r.get(0))

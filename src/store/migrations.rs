@@ -7,12 +7,21 @@ use std::path::Path;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::APPLICATION_ID;
+use super::patch::KeyedList;
+use super::rows;
+use crate::SessionId;
 use crate::error::{Error, Result};
+use crate::todo::TodoList;
 
-type Step = fn(&Transaction<'_>) -> rusqlite::Result<()>;
+type Step = fn(&Transaction<'_>) -> Result<()>;
 
 /// The migrations, in order; step `i` brings the schema to version `i + 1`.
-const STEPS: &[Step] = &[v1_sessions_and_events, v2_goals, v3_session_marks];
+const STEPS: &[Step] = &[
+    v1_sessions_and_events,
+    v2_goals,
+    v3_session_marks,
+    v4_tasks_as_rows,
+];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS.len() as i64;
@@ -25,6 +34,7 @@ pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<()> {
     if version(conn)? == LATEST {
         return Ok(());
     }
+    let before = version(conn)?;
     for (i, step) in STEPS.iter().enumerate() {
         let target = i as i64 + 1;
         let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
@@ -44,14 +54,32 @@ pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<()> {
         tx.pragma_update(None, "user_version", target)?;
         tx.commit()?;
     }
+    if before > 0 && before < 4 && path.is_some() {
+        reclaim_space(conn);
+    }
     Ok(())
+}
+
+/// After v4 drops the lists that every v3 event kept, most of an old
+/// database is free pages: give them back to the file system. Best effort
+/// (another process may hold a transaction open); the database is whole
+/// either way.
+fn reclaim_space(conn: &Connection) {
+    let count = |pragma: &str| -> i64 {
+        conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
+            .unwrap_or(0)
+    };
+    let (free, total) = (count("freelist_count"), count("page_count"));
+    if free > 16 && free * 4 > total {
+        let _ = conn.execute_batch("VACUUM");
+    }
 }
 
 /// Sessions with their todo list, and the append-only event log. Each
 /// successful todo mutation stores the resulting list in its event, which
 /// is what `todo undo` restores from.
-fn v1_sessions_and_events(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    tx.execute_batch(
+fn v1_sessions_and_events(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
         "CREATE TABLE sessions (
             id            TEXT PRIMARY KEY,
             created_ms    INTEGER NOT NULL,
@@ -77,13 +105,13 @@ fn v1_sessions_and_events(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         CREATE INDEX events_by_session ON events(session_id, id);
         CREATE UNIQUE INDEX events_by_version ON events(session_id, version)
             WHERE kind = 'todo' AND version IS NOT NULL;",
-    )
+    )?)
 }
 
 /// Goals (the current one is a session's latest row; older ones are its
 /// history) and the runaway guard's per-session counters.
-fn v2_goals(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    tx.execute_batch(
+fn v2_goals(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
         "CREATE TABLE goals (
             id               INTEGER PRIMARY KEY AUTOINCREMENT,
             session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -101,15 +129,15 @@ fn v2_goals(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         CREATE INDEX goals_by_session ON goals(session_id, id);
         ALTER TABLE sessions ADD COLUMN idle_continuations INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sessions ADD COLUMN progress_mark TEXT;",
-    )
+    )?)
 }
 
 /// Small facts the integrations remember between processes: per session,
 /// what was last injected, how many reminders went out, how far a
 /// transcript was read, whether the memory file was delivered; and global
 /// pointers such as the Claude Code session last seen in a project.
-fn v3_session_marks(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    tx.execute_batch(
+fn v3_session_marks(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
         "CREATE TABLE session_marks (
             session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             key         TEXT NOT NULL,
@@ -121,7 +149,113 @@ fn v3_session_marks(tx: &Transaction<'_>) -> rusqlite::Result<()> {
             value       TEXT NOT NULL,
             updated_ms  INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;",
-    )
+    )?)
+}
+
+/// Lists as rows and undo as inverse patches (issue 14): each session's
+/// list moves from its JSON column into `phases` and `tasks`; the states
+/// that events kept for undo become the patches of the last versions that
+/// the new bound keeps ([`super::rows::UNDO_DEPTH`]); the list columns go.
+fn v4_tasks_as_rows(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE phases (
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            pos         INTEGER NOT NULL,
+            name        TEXT NOT NULL,
+            PRIMARY KEY (session_id, pos)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE tasks (
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            phase_pos   INTEGER NOT NULL,
+            pos         INTEGER NOT NULL,
+            content     TEXT NOT NULL,
+            status      TEXT NOT NULL,
+            blocker     TEXT,
+            dropped_by  TEXT,
+            PRIMARY KEY (session_id, phase_pos, pos)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE todo_undo (
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            version     INTEGER NOT NULL,
+            undo_to     INTEGER,
+            restores    INTEGER,
+            patch       TEXT NOT NULL,
+            PRIMARY KEY (session_id, version)
+        ) STRICT;",
+    )?;
+    let sessions = {
+        let mut stmt = tx.prepare("SELECT id, todos, todo_version FROM sessions")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect::<rusqlite::Result<Vec<(String, String, i64)>>>()?
+    };
+    for (id, todos, version) in sessions {
+        let session = SessionId::parse(&id)?;
+        let current = KeyedList::positional(parse_list(&todos, &session, version)?);
+        rows::write(tx, &session, &current.rebuild())?;
+        migrate_history(tx, &session, current, version)?;
+    }
+    Ok(tx.execute_batch(
+        "DROP INDEX events_by_version;
+        ALTER TABLE events DROP COLUMN state;
+        ALTER TABLE events DROP COLUMN undo_to;
+        ALTER TABLE sessions DROP COLUMN todos;",
+    )?)
+}
+
+fn parse_list(json: &str, session: &SessionId, version: i64) -> Result<TodoList> {
+    serde_json::from_str(json).map_err(|e| Error::Corrupt {
+        what: format!("todo list of session {session} (version {version})"),
+        why: e.to_string(),
+    })
+}
+
+/// Turns the list states that v3 events kept into the undo steps of the
+/// last versions the new bound keeps, newest first: the step of version
+/// `v` is the patch from `v`'s rows to the list of `v - 1`.
+fn migrate_history(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    current: KeyedList,
+    version: i64,
+) -> Result<()> {
+    let oldest = version - rows::UNDO_DEPTH;
+    let mut stmt = tx.prepare(
+        "SELECT version, undo_to, state FROM events
+         WHERE session_id = ?1 AND kind = 'todo' AND version IS NOT NULL AND version >= ?2
+         ORDER BY version DESC",
+    )?;
+    let mut events = stmt.query(rusqlite::params![session.as_str(), oldest.max(0)])?;
+    let mut keyed = current;
+    let mut v = version;
+    // The undo pointer of `v`, once its event has been read.
+    let mut undo_to: Option<Option<i64>> = None;
+    let step = |keyed: KeyedList, v: i64, undo_to: Option<i64>, before: TodoList| {
+        let change = keyed.change_to(&before);
+        rows::record_step(tx, session, v, undo_to, None, &change.forward)?;
+        Ok::<_, Error>(change.keyed(before))
+    };
+    while let Some(row) = events.next()? {
+        let (w, pointer, state): (i64, Option<i64>, Option<String>) =
+            (row.get(0)?, row.get(1)?, row.get(2)?);
+        if w == v {
+            undo_to = Some(pointer);
+            continue;
+        }
+        let (Some(pointer_of_v), true, Some(state)) = (undo_to, w == v - 1, state) else {
+            // A gap in the log: the history stops here.
+            return Ok(());
+        };
+        keyed = step(keyed, v, pointer_of_v, parse_list(&state, session, w)?)?;
+        v = w;
+        undo_to = Some(pointer);
+    }
+    // Version 1 undoes to the empty list, which no event holds.
+    if let (1, Some(pointer)) = (v, undo_to)
+        && v > oldest
+    {
+        step(keyed, v, pointer, TodoList::default())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -147,10 +281,13 @@ mod tests {
             [
                 "events",
                 "goals",
+                "phases",
                 "pointers",
                 "session_marks",
                 "sessions",
-                "sqlite_sequence"
+                "sqlite_sequence",
+                "tasks",
+                "todo_undo"
             ]
         );
         let version: i64 = conn
@@ -185,10 +322,13 @@ mod tests {
             [
                 "events",
                 "goals",
+                "phases",
                 "pointers",
                 "session_marks",
                 "sessions",
-                "sqlite_sequence"
+                "sqlite_sequence",
+                "tasks",
+                "todo_undo"
             ]
         );
         // v1 data survives the later steps, new columns at their defaults.
@@ -230,5 +370,180 @@ mod tests {
         assert!(
             matches!(err, Error::NewerSchema { found, known, .. } if found == LATEST + 1 && known == LATEST)
         );
+    }
+}
+
+#[cfg(test)]
+mod v4_tests {
+    //! Migration from v3, where every todo event kept the whole list.
+    use super::*;
+    use crate::store::{Store, UNDO_DEPTH};
+    use crate::todo::{self, Actor, Call};
+
+    /// A v3 history: `states[v]` is the list of version `v`, `undo_to[v]`
+    /// where v3's undo at `v` went.
+    struct History {
+        states: Vec<TodoList>,
+        undo_to: Vec<Option<i64>>,
+    }
+
+    /// Writes a v3 database at `path` with session `s` holding `versions`
+    /// versions (an undo among them), a goal, a mark and a pointer.
+    fn v3_database(path: &Path, versions: i64) -> History {
+        let mut conn = Connection::open(path).unwrap();
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            .unwrap();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .unwrap();
+        for step in &STEPS[..3] {
+            step(&tx).unwrap();
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        tx.pragma_update(None, "user_version", 3).unwrap();
+        tx.execute(
+            "INSERT INTO sessions (id, created_ms, updated_ms) VALUES ('s', 1, 2)",
+            [],
+        )
+        .unwrap();
+        let mut history = History {
+            states: vec![TodoList::default()],
+            undo_to: vec![None],
+        };
+        let mut v = 0;
+        while v < versions {
+            v += 1;
+            let (state, undo_to, op, payload) = if v % 37 == 0 {
+                // v3's undo: the list of an earlier version, as a new one.
+                let target = history.undo_to[v as usize - 1].unwrap_or(0);
+                (
+                    history.states[target as usize].clone(),
+                    history.undo_to[target as usize],
+                    "undo",
+                    format!(r#"{{"op":"undo","restored_version":{target}}}"#),
+                )
+            } else {
+                let last = history.states.last().unwrap().clone();
+                let call = match v % 5 {
+                    1 => format!(r#"{{"op":"append","phase":"P{}","items":["t{v}"]}}"#, v % 3),
+                    2 => r#"{"op":"done"}"#.to_owned(),
+                    3 => format!(r#"{{"op":"append","phase":"P0","items":["u{v}","w{v}"]}}"#),
+                    4 => format!(r#"{{"op":"block","task":"u{}","reason":"why {v}"}}"#, v - 1),
+                    _ => format!(r#"{{"op":"rm","task":"w{}"}}"#, v - 2),
+                };
+                let mut out = todo::run(last.clone(), Call::Json(&call), Actor::User);
+                let mut call = call;
+                if !out.is_mutation() {
+                    // Its target went with an undo: add a task instead.
+                    call = format!(r#"{{"op":"append","phase":"P1","items":["f{v}"]}}"#);
+                    out = todo::run(last, Call::Json(&call), Actor::User);
+                }
+                assert!(out.is_mutation(), "v{v} {call}: {:?}", out.errors);
+                (out.list, Some(v - 1), "x", call)
+            };
+            tx.execute(
+                "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, version, undo_to, state)
+                 VALUES ('s', ?1, 'user', 'todo', ?2, ?3, 1, ?1, ?4, ?5)",
+                rusqlite::params![v, op, payload, undo_to, serde_json::to_string(&state).unwrap()],
+            )
+            .unwrap();
+            history.states.push(state);
+            history.undo_to.push(undo_to);
+        }
+        let last = serde_json::to_string(history.states.last().unwrap()).unwrap();
+        tx.execute(
+            "UPDATE sessions SET todos = ?1, todo_version = ?2 WHERE id = 's'",
+            rusqlite::params![last, versions],
+        )
+        .unwrap();
+        tx.execute_batch(
+            "INSERT INTO goals (session_id, objective, status, created_ms, updated_ms)
+                VALUES ('s', 'Ship it', 'active', 1, 1);
+             INSERT INTO session_marks VALUES ('s', 'k', 'v');
+             INSERT INTO pointers VALUES ('p', 's', 1);",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+        history
+    }
+
+    #[test]
+    fn every_session_goal_mark_and_the_kept_history_survive() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("v3.db");
+        let versions = 260;
+        let mut history = v3_database(&db, versions);
+        let session = SessionId::parse("s").unwrap();
+        let mut store = Store::open(&db).unwrap();
+        let (list, version) = store.todo_list(&session).unwrap();
+        assert_eq!(version, versions);
+        assert_eq!(&list, history.states.last().unwrap());
+        assert_eq!(
+            store.current_goal(&session).unwrap().unwrap().objective,
+            "Ship it"
+        );
+        assert_eq!(
+            store.session_mark(&session, "k").unwrap().as_deref(),
+            Some("v")
+        );
+        assert_eq!(store.pointer("p").unwrap().as_deref(), Some("s"));
+        assert_eq!(
+            store.event_log(&session, 1000).unwrap().len(),
+            versions as usize
+        );
+        // Undo walks back as v3's would have, as far as UNDO_DEPTH versions.
+        let mut current = versions as usize;
+        let mut undos = 0;
+        loop {
+            let target = history.undo_to[current].expect("history before the start") as usize;
+            if (target as i64) < current as i64 - UNDO_DEPTH {
+                break;
+            }
+            let undone = store
+                .todo_undo(&session, 0)
+                .unwrap_or_else(|e| panic!("undo to {target} from version {current}: {e}"));
+            assert_eq!(
+                &undone.details.phases, &history.states[target],
+                "undo to {target} from version {current}"
+            );
+            history.states.push(history.states[target].clone());
+            history.undo_to.push(history.undo_to[target]);
+            current = history.states.len() - 1;
+            undos += 1;
+        }
+        assert!(undos >= 50, "only {undos} undos");
+        let (before, v) = store.todo_list(&session).unwrap();
+        let refused = store.todo_undo(&session, 0).map(|_| ()).unwrap_err();
+        assert!(
+            refused.to_string().starts_with(&format!(
+                "nothing more to undo in session s: undo reaches back {UNDO_DEPTH} versions of the list"
+            )),
+            "{refused}"
+        );
+        assert_eq!(store.todo_list(&session).unwrap(), (before, v));
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn the_space_the_old_lists_took_is_given_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("v3.db");
+        v3_database(&db, 400);
+        let size = |db: &Path| {
+            let conn = Connection::open(db).unwrap();
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .unwrap();
+            std::fs::metadata(db).unwrap().len()
+        };
+        let before = size(&db);
+        drop(Store::open(&db).unwrap());
+        let after = size(&db);
+        let conn = Connection::open(&db).unwrap();
+        let free: i64 = conn
+            .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(free, 0);
+        assert!(after < before, "{before} -> {after}");
     }
 }

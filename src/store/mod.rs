@@ -3,11 +3,14 @@
 //!
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
+mod backup;
 pub(crate) mod events;
 pub(crate) mod goals;
 mod marks;
 mod migrations;
 mod open;
+mod patch;
+mod rows;
 mod session_tx;
 pub(crate) mod sessions;
 mod todos;
@@ -18,10 +21,12 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
+use crate::SessionId;
 use crate::error::Result;
 
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
+pub use rows::UNDO_DEPTH;
 pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
 pub use watch::{SessionSnapshot, SessionSummary};
@@ -61,6 +66,43 @@ impl Store {
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+
+    /// Starts the write transaction of a command on `session` (an
+    /// immediate one: the write lock is taken before the first read, so
+    /// what the command reads is what it overwrites).
+    pub(crate) fn write_tx(&mut self, _session: &SessionId) -> Result<Transaction<'_>> {
+        self.immediate()
+    }
+
+    /// Starts a read-only transaction: one consistent snapshot, without the
+    /// write lock. In WAL mode a reader never waits for a writer (nor a
+    /// writer for it): it sees the last commit before its first read.
+    pub(crate) fn read_tx(&self) -> Result<Transaction<'_>> {
+        Ok(self.conn.unchecked_transaction()?)
+    }
+
+    /// Runs `f` in one read transaction (see [`Store::read_tx`]).
+    pub(crate) fn in_read_tx<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.read_tx()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// The version of `session`'s todo list (0 if it was never written):
+    /// one indexed row, cheap enough to poll for changes.
+    pub fn todo_version(&self, session: &SessionId) -> Result<i64> {
+        self.in_read_tx(|tx| sessions::todo_version(tx, session))
+    }
+
+    /// Writes a consistent copy of the whole database to `path`, a single
+    /// file that [`Store::open`] opens like the original. Refused, with
+    /// nothing written, when `path` already exists. Other processes keep
+    /// reading and writing meanwhile; the copy holds every commit up to
+    /// the moment it started.
+    pub fn backup(&self, path: &Path) -> Result<()> {
+        backup::write(&self.conn, path)
     }
 
     /// Runs `PRAGMA integrity_check` and returns its verdict (`"ok"` when

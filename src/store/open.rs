@@ -441,7 +441,7 @@ mod tests {
         call(&db, r#"{"op":"init","items":["a","b"]}"#);
         call(&db, r#"{"op":"done","task":"a"}"#);
         assert!(wal_len(&db).is_some_and(|n| n > 0 && n <= CHECKPOINT_WAL_BYTES));
-        let mut store = Store::open(&db).unwrap();
+        let store = Store::open(&db).unwrap();
         let (list, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
         assert_eq!(version, 2);
         assert_eq!(list.counts().closed, 1);
@@ -470,7 +470,7 @@ mod tests {
             checkpointed |= len.is_none();
         }
         assert!(checkpointed, "the WAL was folded back at least once");
-        let mut store = Store::open(&db).unwrap();
+        let store = Store::open(&db).unwrap();
         let (_, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
         assert_eq!(version, 41);
         assert_eq!(store.integrity_check().unwrap(), "ok");

@@ -62,6 +62,17 @@ impl Store {
         })
     }
 
+    /// Starts a read-only transaction for steps that only read (the
+    /// goal-mode context without a memory file to deliver, the status
+    /// line): one snapshot of the last commit, no write lock, no waiting
+    /// behind a writer. A step that writes must not run on it.
+    pub fn begin_read(&self, session: &SessionId) -> Result<SessionTx<'_>> {
+        Ok(SessionTx {
+            tx: self.read_tx()?,
+            session: session.clone(),
+        })
+    }
+
     /// The memory file's message for `session`: delivered the first time
     /// it is asked for and never again, even across processes. One
     /// transaction; see [`SessionTx::memory`].
@@ -235,8 +246,6 @@ impl SessionTx<'_> {
                         .to_string(),
                     error: None,
                     version: None,
-                    undo_to: None,
-                    state: None,
                 },
             )?;
         }
@@ -294,11 +303,16 @@ impl SessionTx<'_> {
                     .to_string(),
                 error: None,
                 version: None,
-                undo_to: None,
-                state: None,
             },
         )?;
         Ok(Some(carried))
+    }
+
+    /// True when [`SessionTx::memory`] would deliver the memory file now
+    /// (one is configured and this session has not had it): only then does
+    /// a read of the context need the write lock.
+    pub fn memory_due(&self, injector: &Injector) -> Result<bool> {
+        Ok(injector.settings().memory.file.is_some() && self.mark(MEMORY_MARK)?.is_none())
     }
 
     /// The memory file's message: delivered the first time it is asked for
@@ -398,8 +412,6 @@ impl SessionTx<'_> {
                         payload: &json!({"op": "pause", "reason": "runaway guard", "idle_continuations": idle, "goal": goal.id}).to_string(),
                         error: None,
                         version: None,
-                        undo_to: None,
-                        state: None,
                     },
                 )?;
                 Continuation::Paused(injector.guard_paused(goal.id, idle))

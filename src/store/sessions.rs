@@ -1,5 +1,7 @@
 //! Session rows: creation on first write, listing, removal.
 
+use std::collections::HashMap;
+
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
@@ -33,29 +35,46 @@ pub(crate) struct TodoRow {
 
 /// Reads a session's list; a session never written reads as empty, version 0.
 pub(crate) fn load_todos(tx: &Transaction<'_>, session: &SessionId) -> Result<TodoRow> {
-    let row = tx
-        .prepare_cached("SELECT todos, todo_version FROM sessions WHERE id = ?1")?
-        .query_row([session.as_str()], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-        })
-        .optional()?;
-    match row {
-        None => Ok(TodoRow {
-            list: TodoList::default(),
-            version: 0,
-        }),
-        Some((json, version)) => Ok(TodoRow {
-            list: parse_list(&json, session)?,
-            version,
-        }),
-    }
+    let version = todo_version(tx, session)?;
+    let list = if version == 0 {
+        TodoList::default()
+    } else {
+        super::rows::load(tx, session)?.list
+    };
+    Ok(TodoRow { list, version })
 }
 
-pub(crate) fn parse_list(json: &str, session: &SessionId) -> Result<TodoList> {
-    serde_json::from_str(json).map_err(|e| Error::Corrupt {
-        what: format!("todo list of session {session}"),
-        why: e.to_string(),
-    })
+/// The version of a session's list (0 if the session was never written).
+pub(crate) fn todo_version(tx: &Transaction<'_>, session: &SessionId) -> Result<i64> {
+    Ok(tx
+        .prepare_cached("SELECT todo_version FROM sessions WHERE id = ?1")?
+        .query_row([session.as_str()], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// Records `version` as the session's list version (creating the session
+/// row if needed) and bumps `updated_ms`; `clear_error` also drops a
+/// pending todo-error reminder (a successful agent call). One statement.
+pub(crate) fn save_todo_version(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    version: i64,
+    clear_error: bool,
+    now_ms: i64,
+) -> Result<()> {
+    let sql = if clear_error {
+        "INSERT INTO sessions (id, created_ms, updated_ms, todo_version) VALUES (?1, ?2, ?2, ?3)
+         ON CONFLICT(id) DO UPDATE SET updated_ms = excluded.updated_ms,
+            todo_version = excluded.todo_version, todo_error = NULL"
+    } else {
+        "INSERT INTO sessions (id, created_ms, updated_ms, todo_version) VALUES (?1, ?2, ?2, ?3)
+         ON CONFLICT(id) DO UPDATE SET updated_ms = excluded.updated_ms,
+            todo_version = excluded.todo_version"
+    };
+    tx.prepare_cached(sql)?
+        .execute(params![session.as_str(), now_ms, version])?;
+    Ok(())
 }
 
 /// Creates the session row if missing; bumps `updated_ms` either way.
@@ -123,52 +142,63 @@ pub(crate) fn set_mark(
 
 impl Store {
     /// Every session, most recently updated first.
-    pub fn sessions(&mut self) -> Result<Vec<SessionInfo>> {
+    pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
         self.session_rows(None)
     }
 
     /// One session's row, if it was ever written.
-    pub fn session(&mut self, session: &SessionId) -> Result<Option<SessionInfo>> {
+    pub fn session(&self, session: &SessionId) -> Result<Option<SessionInfo>> {
         Ok(self.session_rows(Some(session))?.pop())
     }
 
-    fn session_rows(&mut self, only: Option<&SessionId>) -> Result<Vec<SessionInfo>> {
-        let tx = self.immediate()?;
-        let sessions = {
-            let mut stmt = tx.prepare(
-                "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version, s.todos,
+    fn session_rows(&self, only: Option<&SessionId>) -> Result<Vec<SessionInfo>> {
+        self.in_read_tx(|tx| {
+            let only = only.map(SessionId::as_str);
+            let mut counts: HashMap<String, Counts> = HashMap::new();
+            {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT session_id, status, count(*) FROM tasks
+                     WHERE ?1 IS NULL OR session_id = ?1 GROUP BY session_id, status",
+                )?;
+                let mut rows = stmt.query([only])?;
+                while let Some(r) = rows.next()? {
+                    let counts = counts.entry(r.get(0)?).or_default();
+                    let n = r.get::<_, i64>(2)?.max(0) as usize;
+                    counts.total += n;
+                    match r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? {
+                        "completed" => {
+                            counts.closed += n;
+                            counts.completed += n;
+                        }
+                        "abandoned" => counts.closed += n,
+                        "blocked" => counts.blocked += n,
+                        _ => {}
+                    }
+                    counts.open = counts.total - counts.closed;
+                }
+            }
+            let mut stmt = tx.prepare_cached(
+                "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version,
                         (SELECT count(*) FROM events e WHERE e.session_id = s.id)
                  FROM sessions s WHERE ?1 IS NULL OR s.id = ?1
                  ORDER BY s.updated_ms DESC, s.id",
             )?;
-            let rows = stmt.query_map([only.map(SessionId::as_str)], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, i64>(5)?,
-                ))
+            let rows = stmt.query_map([only], |r| {
+                Ok(SessionInfo {
+                    id: r.get(0)?,
+                    created_ms: r.get(1)?,
+                    updated_ms: r.get(2)?,
+                    todo_version: r.get(3)?,
+                    todos: Counts::default(),
+                    events: r.get(4)?,
+                })
             })?;
-            let mut sessions = Vec::new();
-            for row in rows {
-                let (id, created_ms, updated_ms, todo_version, todos, events) = row?;
-                let session = SessionId::parse(&id)?;
-                let todos = parse_list(&todos, &session)?.counts();
-                sessions.push(SessionInfo {
-                    id,
-                    created_ms,
-                    updated_ms,
-                    todo_version,
-                    todos,
-                    events,
-                });
+            let mut sessions = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+            for info in &mut sessions {
+                info.todos = counts.remove(&info.id).unwrap_or_default();
             }
-            sessions
-        };
-        tx.commit()?;
-        Ok(sessions)
+            Ok(sessions)
+        })
     }
 
     /// Deletes a session with its list and event log. Refused when the

@@ -1,26 +1,33 @@
-//! Todo commands against the store: one call, import, undo, the log. Each is
-//! one immediate transaction: read, apply, write the new state, append the
-//! event, commit.
+//! Todo commands against the store: one call, import, undo, the log.
+//!
+//! A mutation is one write transaction: read the list's rows, apply the
+//! call (pure), write only the rows that changed, bump the version, append
+//! the event (the call), and keep the inverse patch that `todo undo`
+//! replays (see [`super::patch`]). What it writes follows the change, not
+//! the list. `view` and the other reads take no write lock.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, Transaction};
 use serde_json::json;
 
 use super::Store;
 use super::events::{self, EventKind, NewEvent};
-use super::sessions::{self, parse_list};
+use super::patch::{self, KeyedList, Patch, Rebuild};
+use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
+use super::sessions;
 use crate::SessionId;
 use crate::error::{Error, Result};
-use crate::todo::{self, Actor, Call, SummaryKind, TodoDetails, TodoList, TodoResult};
+use crate::todo::{self, Actor, Call, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult};
 use crate::tool_result::ToolResult;
 
 impl Store {
     /// Runs one todo call for `session` as `actor`.
     ///
-    /// A successful mutation bumps the list's version and appends an event
-    /// holding the new state; a call that changes nothing (SPEC §2.2)
-    /// writes neither. A rejected call changes nothing, except that
-    /// a rejected *agent* call is logged and left pending as a todo-error
-    /// reminder. `view` writes nothing.
+    /// A successful mutation bumps the list's version, appends an event
+    /// holding the call and keeps the patch that undoes it; a call that
+    /// changes nothing (SPEC §2.2) writes none of these. A rejected call
+    /// changes nothing, except that a rejected *agent* call is logged and
+    /// left pending as a todo-error reminder. `view` writes nothing and
+    /// takes no write lock.
     pub fn todo(
         &mut self,
         session: &SessionId,
@@ -28,35 +35,46 @@ impl Store {
         actor: Actor,
         now_ms: i64,
     ) -> Result<TodoResult> {
-        let tx = self.immediate()?;
-        let row = sessions::load_todos(&tx, session)?;
-        let outcome = todo::run(row.list, call, actor);
-        let mut version = row.version;
+        if is_view(&call) {
+            let tx = self.read_tx()?;
+            let (keyed, version) = load(&tx, session)?;
+            let outcome = todo::run(keyed.list, call, actor);
+            if !needs_write(&outcome, actor) {
+                tx.commit()?;
+                return Ok(outcome.to_result(version));
+            }
+            // A `view` with a mistake in it, by an agent: logged below.
+        }
+        let tx = self.write_tx(session)?;
+        let (keyed, version) = load(&tx, session)?;
+        let outcome = todo::run(keyed.list.clone(), call, actor);
+        let mut version = version;
         if outcome.is_mutation() {
             version += 1;
             let op = outcome.op.as_ref().expect("a mutation has an op");
-            let payload = op.to_json().to_string();
-            commit_state(
+            let change = keyed.change_to(&outcome.list);
+            store_version(
                 &tx,
                 session,
-                &outcome.list,
-                version,
-                version - 1,
-                Change {
+                &change.forward,
+                Version {
+                    number: version,
+                    undo_to: Some(version - 1),
+                    restores: None,
+                    inverse: &change.inverse,
+                },
+                Logged {
                     actor,
                     op: op.kind().as_str(),
-                    payload: &payload,
+                    payload: &op.to_json().to_string(),
                     at_ms: now_ms,
                 },
             )?;
-            if actor == Actor::Agent {
-                set_todo_error(&tx, session, None)?;
-            }
         } else if outcome.is_no_op() && actor == Actor::Agent {
             // A no-op stores nothing (SPEC §2.2), but it is a well-formed
             // call: the reminder about an earlier rejected one is done.
             set_todo_error(&tx, session, None)?;
-        } else if !outcome.errors.is_empty() && actor == Actor::Agent {
+        } else if needs_write(&outcome, actor) {
             let error = outcome.errors.join("; ");
             events::append_rejected(
                 &tx,
@@ -74,9 +92,9 @@ impl Store {
     }
 
     /// The current list of `session` and its version (empty, 0 if the
-    /// session was never written).
-    pub fn todo_list(&mut self, session: &SessionId) -> Result<(TodoList, i64)> {
-        let row = self.in_tx(|tx| sessions::load_todos(tx, session))?;
+    /// session was never written). Takes no write lock.
+    pub fn todo_list(&self, session: &SessionId) -> Result<(TodoList, i64)> {
+        let row = self.in_read_tx(|tx| sessions::load_todos(tx, session))?;
         Ok((row.list, row.version))
     }
 
@@ -103,51 +121,74 @@ impl Store {
     }
 
     /// Restores the list as it was before the last change, as a new version.
-    /// Repeated undos walk further back; an undo is itself never undone by
-    /// the next one. Refused when there is nothing left to undo.
+    /// Repeated undos walk further back, to any of the last [`UNDO_DEPTH`]
+    /// versions (every undo is a version too); an
+    /// undo is itself never undone by the next one. Refused, with nothing
+    /// changed, when there is nothing left to undo or the version to
+    /// restore is older than the history kept.
     pub fn todo_undo(&mut self, session: &SessionId, now_ms: i64) -> Result<TodoResult> {
-        let tx = self.immediate()?;
-        let current = sessions::load_todos(&tx, session)?.version;
-        let target = match events::todo_version(&tx, session, current)? {
-            Some((_, Some(target))) if current > 0 => target,
-            _ => {
-                return Err(Error::Rejected(format!(
-                    "nothing to undo in session {session}: the todo list is at its first state"
-                )));
+        let tx = self.write_tx(session)?;
+        let (keyed, current) = load(&tx, session)?;
+        let first_state = || {
+            Error::Rejected(format!(
+                "nothing to undo in session {session}: the todo list is at its first state"
+            ))
+        };
+        let too_old = |target: Option<i64>| {
+            let which = target.map_or_else(
+                || "the version before this one".to_owned(),
+                |t| format!("version {t}, which it would restore,"),
+            );
+            Error::Rejected(format!(
+                "nothing more to undo in session {session}: undo reaches back {UNDO_DEPTH} versions of the list and {which} is older; nothing was changed"
+            ))
+        };
+        if current == 0 {
+            return Err(first_state());
+        }
+        let target = match rows::undo_to(&tx, session, current)? {
+            None | Some(Some(UNDO_TO_UNKNOWN)) => return Err(too_old(None)),
+            Some(None) => return Err(first_state()),
+            Some(Some(target)) => target,
+        };
+        let steps = rows::steps(&tx, session, target, current)?;
+        let restored = match patch::rebuild(keyed.clone(), current, target, &steps) {
+            Ok(restored) => restored,
+            Err(Rebuild::Missing(_)) => return Err(too_old(Some(target))),
+            Err(Rebuild::Corrupt(why)) => {
+                return Err(Error::Corrupt {
+                    what: format!("undo history of session {session}"),
+                    why,
+                });
             }
         };
-        let (list, undo_to) = if target == 0 {
-            (TodoList::default(), None)
+        // Where an undo of the restored version would go next.
+        let undo_to = if target == 0 {
+            None
         } else {
-            let (state, undo_to) =
-                events::todo_version(&tx, session, target)?.ok_or_else(|| Error::Corrupt {
-                    what: format!("event log of session {session}"),
-                    why: format!("version {target} has no recorded state"),
-                })?;
-            (parse_list(&state, session)?, undo_to)
+            rows::undo_to(&tx, session, target)?.unwrap_or(Some(UNDO_TO_UNKNOWN))
         };
+        let (forward, inverse) = keyed.change_to_keyed(&restored);
         let version = current + 1;
-        let payload = json!({"op": "undo", "restored_version": target}).to_string();
-        let state = serde_json::to_string(&list).expect("a list serializes");
-        sessions::touch(&tx, session, now_ms)?;
-        write_list(&tx, session, &state, version)?;
-        events::append(
+        store_version(
             &tx,
-            &NewEvent {
-                session,
-                at_ms: now_ms,
-                actor: Actor::User.as_str(),
-                kind: EventKind::Todo,
-                op: Some("undo"),
-                payload: &payload,
-                error: None,
-                version: Some(version),
+            session,
+            &forward,
+            Version {
+                number: version,
                 undo_to,
-                state: Some(&state),
+                restores: Some(target),
+                inverse: &inverse,
+            },
+            Logged {
+                actor: Actor::User,
+                op: "undo",
+                payload: &json!({"op": "undo", "restored_version": target}).to_string(),
+                at_ms: now_ms,
             },
         )?;
         tx.commit()?;
-        Ok(result(list, "undo", version))
+        Ok(result(restored.list, "undo", version))
     }
 
     /// Takes the pending todo-error text of `session` (set by a rejected
@@ -158,8 +199,8 @@ impl Store {
 
     /// The pending todo-error text of `session` (set by a rejected agent
     /// call, cleared by the next successful one), if any.
-    pub fn pending_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        self.in_tx(|tx| read_todo_error(tx, session))
+    pub fn pending_todo_error(&self, session: &SessionId) -> Result<Option<String>> {
+        self.in_read_tx(|tx| read_todo_error(tx, session))
     }
 }
 
@@ -174,18 +215,23 @@ pub(crate) fn import_in_tx(
     now_ms: i64,
 ) -> Result<TodoResult> {
     todo::normalize(&mut list);
-    let version = sessions::load_todos(tx, session)?.version + 1;
-    let payload = json!({"op": "import", "source": source}).to_string();
-    commit_state(
+    let (keyed, current) = load(tx, session)?;
+    let version = current + 1;
+    let change = keyed.change_to(&list);
+    store_version(
         tx,
         session,
-        &list,
-        version,
-        version - 1,
-        Change {
+        &change.forward,
+        Version {
+            number: version,
+            undo_to: Some(current),
+            restores: None,
+            inverse: &change.inverse,
+        },
+        Logged {
             actor: Actor::User,
             op: "import",
-            payload: &payload,
+            payload: &json!({"op": "import", "source": source}).to_string(),
             at_ms: now_ms,
         },
     )?;
@@ -200,47 +246,96 @@ pub(crate) fn take_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Resu
     Ok(error)
 }
 
-/// Who made a change and how it is recorded.
-struct Change<'a> {
+/// True when the call asks for `view`: it is answered from a read
+/// transaction. Anything that is not plainly a `view` takes the write lock
+/// first, so what it reads is what it overwrites.
+fn is_view(call: &Call<'_>) -> bool {
+    const VIEW: &str = "view";
+    match call {
+        Call::Op(op) => !op.mutates(),
+        Call::Value(value) => value.get("op").and_then(|v| v.as_str()) == Some(VIEW),
+        // Peeking costs a parse; only a short call can be a plain view.
+        Call::Json(text) => {
+            text.len() <= 256
+                && serde_json::from_str::<serde_json::Value>(text)
+                    .is_ok_and(|v| v.get("op").and_then(|v| v.as_str()) == Some(VIEW))
+        }
+    }
+}
+
+/// True when the outcome must be written: a mutation, an agent's rejected
+/// call (logged, and left as a reminder), or an agent's no-op (which
+/// clears that reminder).
+fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
+    outcome.is_mutation()
+        || (actor == Actor::Agent && (!outcome.errors.is_empty() || outcome.is_no_op()))
+}
+
+/// The session's list with its row keys, and its version.
+fn load(tx: &Transaction<'_>, session: &SessionId) -> Result<(KeyedList, i64)> {
+    let version = sessions::todo_version(tx, session)?;
+    let keyed = if version == 0 {
+        KeyedList::default()
+    } else {
+        rows::load(tx, session)?
+    };
+    Ok((keyed, version))
+}
+
+/// The version being written and how to undo it.
+struct Version<'a> {
+    number: i64,
+    undo_to: Option<i64>,
+    restores: Option<i64>,
+    inverse: &'a Patch,
+}
+
+/// Who made a change and how the event log records it.
+struct Logged<'a> {
     actor: Actor,
     op: &'a str,
     payload: &'a str,
     at_ms: i64,
 }
 
-/// Writes `list` as `version` and logs the change, inside `tx`.
-fn commit_state(
+/// Writes a new version: the changed rows, the session row, the event and
+/// the undo step, inside `tx`.
+fn store_version(
     tx: &Transaction<'_>,
     session: &SessionId,
-    list: &TodoList,
-    version: i64,
-    undo_to: i64,
-    change: Change<'_>,
+    forward: &Patch,
+    version: Version<'_>,
+    logged: Logged<'_>,
 ) -> Result<()> {
-    let state = serde_json::to_string(list).expect("a list serializes");
-    sessions::touch(tx, session, change.at_ms)?;
-    write_list(tx, session, &state, version)?;
+    sessions::save_todo_version(
+        tx,
+        session,
+        version.number,
+        logged.actor == Actor::Agent,
+        logged.at_ms,
+    )?;
+    rows::write(tx, session, forward)?;
     events::append(
         tx,
         &NewEvent {
             session,
-            at_ms: change.at_ms,
-            actor: change.actor.as_str(),
+            at_ms: logged.at_ms,
+            actor: logged.actor.as_str(),
             kind: EventKind::Todo,
-            op: Some(change.op),
-            payload: change.payload,
+            op: Some(logged.op),
+            payload: logged.payload,
             error: None,
-            version: Some(version),
-            undo_to: Some(undo_to),
-            state: Some(&state),
+            version: Some(version.number),
         },
+    )?;
+    rows::record_step(
+        tx,
+        session,
+        version.number,
+        version.undo_to,
+        version.restores,
+        version.inverse,
     )
-}
-
-fn write_list(tx: &Transaction<'_>, session: &SessionId, state: &str, version: i64) -> Result<()> {
-    tx.prepare_cached("UPDATE sessions SET todos = ?2, todo_version = ?3 WHERE id = ?1")?
-        .execute(params![session.as_str(), state, version])?;
-    Ok(())
 }
 
 fn read_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
@@ -253,7 +348,7 @@ fn read_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<S
 
 fn set_todo_error(tx: &Transaction<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
     tx.prepare_cached("UPDATE sessions SET todo_error = ?2 WHERE id = ?1")?
-        .execute(params![session.as_str(), error])?;
+        .execute(rusqlite::params![session.as_str(), error])?;
     Ok(())
 }
 

@@ -144,7 +144,7 @@ impl World {
 
     /// The one session the host ran in, with its goal and list.
     pub fn only_session(&self) -> (SessionId, Option<Goal>, TodoList) {
-        let mut store = self.store();
+        let store = self.store();
         let sessions = store.sessions().expect("sessions");
         let ids: Vec<_> = sessions.iter().map(|s| s.id.clone()).collect();
         assert_eq!(ids.len(), 1, "expected one session, found {ids:?}");

@@ -11,6 +11,7 @@ mod common;
 #[path = "../fuzz_checks/mod.rs"]
 mod fuzz_checks;
 
+mod backup;
 mod bad_input;
 mod cli_goal;
 mod cli_settings;
@@ -28,11 +29,13 @@ mod mcp_python;
 mod message_sequence;
 mod no_progress;
 mod prompts;
+mod readers;
 mod resources;
 mod todo_ops;
 mod todo_props;
 mod todo_store;
 mod tour;
+mod undo_history;
 mod user_files;
 #[cfg(feature = "watch")]
 mod watch;

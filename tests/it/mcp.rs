@@ -440,13 +440,13 @@ fn a_storage_failure_is_an_error_result_and_logged() {
     assert!(stderr.ends_with("[exit status: 0]"), "{stderr}");
 }
 
-/// Overwrites the stored list of `session` with text that is not a list.
+/// Overwrites a stored task of `session` with a status that does not exist.
 fn damage_todos(db: &Path, session: &str) {
     let conn = rusqlite::Connection::open(db).expect("open the database");
     conn.busy_timeout(Duration::from_secs(10)).unwrap();
     let changed = conn
         .execute(
-            "UPDATE sessions SET todos = 'not a list' WHERE id = ?1",
+            "UPDATE tasks SET status = 'not a status' WHERE session_id = ?1",
             [session],
         )
         .expect("damage the list");
