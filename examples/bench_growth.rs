@@ -102,7 +102,11 @@ fn main() {
         let session = build(&path, tasks);
         let before = checkpointed_size(&path);
         // Pending tasks of the builder's list: the middle one and after.
-        let first_pending = if tasks >= 100 { (tasks.div_ceil(100) * 2 / 5) * 100 } else { 0 };
+        let first_pending = if tasks >= 100 {
+            (tasks.div_ceil(100) * 2 / 5) * 100
+        } else {
+            0
+        };
         let (a, b) = (task_name(first_pending + 1), task_name(first_pending + 2));
         let mut next_done = first_pending + 3;
         for i in 0..mutations {
@@ -110,7 +114,9 @@ fn main() {
             let op = if i % 50 == 49 && tasks + i / 50 < 10_000 {
                 Op::Append(
                     "Phase 1: milestone".into(),
-                    vec![format!("Added task {i:05}: one more case found while testing")],
+                    vec![format!(
+                        "Added task {i:05}: one more case found while testing"
+                    )],
                 )
             } else if i % 10 == 9 && next_done < tasks {
                 next_done += 1;

@@ -23,9 +23,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 5 {
-        eprintln!(
-            "usage: bench_mcp GOALKEEPER DB SESSION TASK_A TASK_B [--runs N] [--warmup N]"
-        );
+        eprintln!("usage: bench_mcp GOALKEEPER DB SESSION TASK_A TASK_B [--runs N] [--warmup N]");
         return ExitCode::from(2);
     }
     let flag = |name: &str, default: usize| {
@@ -68,9 +66,9 @@ fn main() -> ExitCode {
     for (name, fixed) in cases {
         let mut times = Vec::with_capacity(runs);
         for i in 0..warmup + runs {
-            let arguments = fixed.clone().unwrap_or_else(|| {
-                json!({"op": "start", "task": if i % 2 == 0 { &args[3] } else { &args[4] }})
-            });
+            let arguments = fixed.clone().unwrap_or_else(
+                || json!({"op": "start", "task": if i % 2 == 0 { &args[3] } else { &args[4] }}),
+            );
             let started = Instant::now();
             let reply = request(
                 "tools/call",
@@ -79,6 +77,8 @@ fn main() -> ExitCode {
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             if reply["result"]["isError"] != json!(false) {
                 eprintln!("bench_mcp: {name}: unexpected reply {reply}");
+                drop(request);
+                let _ = child.wait();
                 return ExitCode::FAILURE;
             }
             if i >= warmup {
