@@ -166,7 +166,7 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     hook.kill().unwrap();
     hook.wait().unwrap();
 
-    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let store = goalkeeper::Store::open(&env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
     assert_eq!(store.pointer("claude-code:/work/project").unwrap(), None);
     assert_eq!(
