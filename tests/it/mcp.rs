@@ -545,7 +545,7 @@ fn two_servers_on_one_session_keep_every_task() {
     });
     let view = first.call("todo", json!({"op": "view"}));
     assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 2 * CALLS);
-    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let store = goalkeeper::Store::open(&env.db()).unwrap();
     let (list, _) = store
         .todo_list(&goalkeeper::SessionId::parse("shared").unwrap())
         .unwrap();
