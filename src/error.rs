@@ -70,6 +70,12 @@ pub enum Error {
     #[error("database error: {0}{hint}", hint = sqlite_hint(.0))]
     Sqlite(#[from] rusqlite::Error),
 
+    /// PostgreSQL failed or could not be reached (fleet mode). The message
+    /// names the server by its URL with the password hidden, and never
+    /// quotes the password.
+    #[error("{0}")]
+    Postgres(String),
+
     /// The file system failed.
     #[error("{what}: {source}")]
     Io {
@@ -90,6 +96,7 @@ impl Error {
             | Error::NewerSchema { .. }
             | Error::Corrupt { .. }
             | Error::Sqlite(_)
+            | Error::Postgres(_)
             | Error::Io { .. } => ErrorKind::Storage,
         }
     }

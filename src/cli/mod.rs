@@ -42,6 +42,7 @@ use goalkeeper::integrations::host_session::{self, Host};
 use goalkeeper::prompt::Injector;
 use goalkeeper::sanitize;
 use goalkeeper::settings::Settings;
+use goalkeeper::store::Location;
 use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};
 
@@ -58,8 +59,9 @@ pub const EXIT_STORAGE: u8 = 3;
 #[derive(Debug, Parser)]
 #[command(name = "goalkeeper", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// The database file [default: the platform data dir]
-    #[arg(long, global = true, env = "GOALKEEPER_DB", value_name = "PATH")]
+    /// The database: a SQLite file, or a postgres://user@host/db URL
+    /// [default: a file in the platform data dir]
+    #[arg(long, global = true, env = "GOALKEEPER_DB", value_name = "PATH|URL")]
     db: Option<PathBuf>,
 
     /// The session (one agent conversation)
@@ -160,11 +162,26 @@ impl Context {
     /// Opens the store: `--db`, else `$GOALKEEPER_DB`, else the platform
     /// data directory.
     fn store(&self) -> Result<Store, Error> {
+        Store::open_location(&self.location()?)
+    }
+
+    /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the
+    /// password when the URL has none), else a SQLite file.
+    fn location(&self) -> Result<Location, Error> {
         let path = match &self.db {
             Some(path) => path.clone(),
             None => default_db_path()?,
         };
-        Store::open(&path)
+        match path.to_str() {
+            Some(text) => match Location::parse(text)? {
+                #[cfg(feature = "postgres")]
+                Location::Postgres(url) => Ok(Location::Postgres(Box::new(
+                    url.with_password_fallback(std::env::var("PGPASSWORD").ok().as_deref()),
+                ))),
+                other => Ok(other),
+            },
+            None => Ok(Location::Sqlite(path)),
+        }
     }
 
     /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the

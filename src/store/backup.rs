@@ -17,6 +17,21 @@ use crate::error::{Error, Result};
 /// into place: `path` appears complete or not at all, and an existing file
 /// there is never replaced.
 pub(crate) fn write(conn: &Connection, path: &Path) -> Result<()> {
+    write_with(path, |partial| {
+        let target = partial.to_str().ok_or_else(|| {
+            Error::Usage(format!(
+                "{} is not valid UTF-8; give a path SQLite can open",
+                partial.display()
+            ))
+        })?;
+        conn.execute("VACUUM INTO ?1", [target])?;
+        Ok(())
+    })
+}
+
+/// Creates `path`'s partial file (empty, exclusive, mode 0600), lets
+/// `fill` write the copy into it, syncs it and links it into place.
+pub(crate) fn write_with(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let io = |what: String| move |source| Error::Io { what, source };
     if path.symlink_metadata().is_ok() {
         return Err(Error::Rejected(format!(
@@ -37,8 +52,8 @@ pub(crate) fn write(conn: &Connection, path: &Path) -> Result<()> {
     let mut partial = name.to_owned();
     partial.push(format!(".partial-{}", std::process::id()));
     let partial = dir.join(partial);
-    // Created here, empty and exclusive (VACUUM INTO accepts an empty
-    // file), so the copy has the database's mode 0600 from the start.
+    // Created here, empty and exclusive (VACUUM INTO and Store::open
+    // accept an empty file), so the copy has the database's mode 0600 from the start.
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -47,13 +62,7 @@ pub(crate) fn write(conn: &Connection, path: &Path) -> Result<()> {
         .open(&partial)
         .map_err(io(format!("cannot create {}", partial.display())))?;
     let result = (|| {
-        let target = partial.to_str().ok_or_else(|| {
-            Error::Usage(format!(
-                "{} is not valid UTF-8; give a path SQLite can open",
-                partial.display()
-            ))
-        })?;
-        conn.execute("VACUUM INTO ?1", [target])?;
+        fill(&partial)?;
         std::fs::File::open(&partial)
             .and_then(|f| f.sync_all())
             .map_err(io(format!("cannot sync {}", partial.display())))?;

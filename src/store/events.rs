@@ -1,8 +1,8 @@
 //! The append-only event log: every mutation and every failed agent call.
 
-use rusqlite::{Transaction, params};
 use serde::Serialize;
 
+use super::sql::{Tx, params};
 use crate::error::Result;
 use crate::{SessionId, Store};
 
@@ -81,7 +81,7 @@ pub(crate) struct NewEvent<'a> {
 /// touched, the raw call is kept, cut to 4 KiB so a rejected 1 MiB payload
 /// does not bloat the log, and nothing else changes.
 pub(crate) fn append_rejected(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     kind: EventKind,
     op: Option<&str>,
@@ -115,52 +115,49 @@ pub(crate) fn append_rejected(
     )
 }
 
-pub(crate) fn append(tx: &Transaction<'_>, event: &NewEvent<'_>) -> Result<()> {
-    tx.prepare_cached(
+pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
+    tx.execute(
         "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?
-    .execute(params![
-        event.session.as_str(),
-        event.at_ms,
-        event.actor,
-        event.kind.as_str(),
-        event.op,
-        event.payload,
-        event.error.is_none(),
-        event.error,
-        event.version,
-    ])?;
+        params![
+            event.session.as_str(),
+            event.at_ms,
+            event.actor,
+            event.kind.as_str(),
+            event.op,
+            event.payload,
+            event.error.is_none(),
+            event.error,
+            event.version,
+        ],
+    )?;
     Ok(())
 }
 
 /// The last `limit` events of a session, oldest first.
-pub(crate) fn recent(
-    tx: &Transaction<'_>,
-    session: &SessionId,
-    limit: usize,
-) -> Result<Vec<Event>> {
-    let mut stmt = tx.prepare_cached(
+pub(crate) fn recent(tx: &Tx<'_>, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
+    let mut events = tx.query_all(
         "SELECT id, at_ms, actor, kind, op, payload, ok, error, version FROM events
          WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2",
+        params![session.as_str(), limit as i64],
+        |r| {
+            let kind: String = r.get(3)?;
+            let payload: String = r.get(5)?;
+            Ok(Event {
+                id: r.get(0)?,
+                at_ms: r.get(1)?,
+                actor: r.get(2)?,
+                kind: EventKind::parse(&kind),
+                op: r.get(4)?,
+                // A rejected call may not be JSON at all; keep its text.
+                payload: serde_json::from_str(&payload)
+                    .unwrap_or(serde_json::Value::String(payload)),
+                ok: r.get(6)?,
+                error: r.get(7)?,
+                version: r.get(8)?,
+            })
+        },
     )?;
-    let rows = stmt.query_map(params![session.as_str(), limit as i64], |r| {
-        let kind: String = r.get(3)?;
-        let payload: String = r.get(5)?;
-        Ok(Event {
-            id: r.get(0)?,
-            at_ms: r.get(1)?,
-            actor: r.get(2)?,
-            kind: EventKind::parse(&kind),
-            op: r.get(4)?,
-            // A rejected call may not be JSON at all; keep its text.
-            payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::String(payload)),
-            ok: r.get(6)?,
-            error: r.get(7)?,
-            version: r.get(8)?,
-        })
-    })?;
-    let mut events = rows.collect::<rusqlite::Result<Vec<_>>>()?;
     events.reverse();
     Ok(events)
 }

@@ -2,11 +2,11 @@
 //! one immediate transaction, so two processes reporting usage at once
 //! both count.
 
-use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::Store;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;
+use super::sql::{Dialect, Row, Tx, params};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::{Error, Result};
@@ -27,6 +27,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<GoalResult> {
         let tx = self.immediate()?;
+        tx.lock_session(session)?;
         let result = goal_in_tx(&tx, session, call, actor, now_ms)?;
         tx.commit()?;
         Ok(result)
@@ -42,15 +43,35 @@ impl Store {
 /// [`goal::run`] decides, and its outcome is written (the goal, the event;
 /// a rejected agent call is logged). The caller commits.
 pub(crate) fn goal_in_tx(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     call: GoalCall<'_>,
     actor: Actor,
     now_ms: i64,
 ) -> Result<GoalResult> {
     let current = load_goal(tx, session)?;
-    let next_id = next_goal_id(tx)?;
-    let outcome = goal::run(current.as_ref(), call, actor, now_ms, next_id);
+    let outcome = match tx.dialect() {
+        Dialect::Sqlite => goal::run(current.as_ref(), call, actor, now_ms, next_goal_id(tx)?),
+        // Writers of other sessions run at the same time, so the id comes
+        // from a sequence, drawn only when the call does start a goal (an
+        // id drawn by a call then refused is skipped, never reused). The
+        // step is pure: run it with a stand-in id, and again with a drawn
+        // one when the stand-in shows up in the new goal.
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => {
+            const STAND_IN: i64 = -1;
+            let first = goal::run(current.as_ref(), call, actor, now_ms, STAND_IN);
+            let starts_a_goal = first
+                .change()
+                .and_then(|c| c.goal.as_ref())
+                .is_some_and(|g| g.id == STAND_IN);
+            if starts_a_goal {
+                goal::run(current.as_ref(), call, actor, now_ms, next_goal_id(tx)?)
+            } else {
+                first
+            }
+        }
+    };
     if let Some(change) = outcome.change() {
         sessions::touch(tx, session, now_ms)?;
         if let Some(old) = &change.replaced {
@@ -88,17 +109,14 @@ pub(crate) fn goal_in_tx(
     Ok(outcome.to_result())
 }
 
-const COLUMNS: &str = "id, objective, status, token_budget, tokens_used, time_used_ms, \
-    active_since_ms, revision, budget_notice, created_ms, updated_ms";
+/// The session's latest goal.
+const LOAD_GOAL: &str = "SELECT id, objective, status, token_budget, tokens_used, time_used_ms,
+    active_since_ms, revision, budget_notice, created_ms, updated_ms
+    FROM goals WHERE session_id = ?1 ORDER BY id DESC LIMIT 1";
 
 /// The session's latest goal, if any.
-pub(crate) fn load_goal(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<Goal>> {
-    let row = tx
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM goals WHERE session_id = ?1 ORDER BY id DESC LIMIT 1"
-        ))?
-        .query_row([session.as_str()], read_goal)
-        .optional()?;
+pub(crate) fn load_goal(tx: &Tx<'_>, session: &SessionId) -> Result<Option<Goal>> {
+    let row = tx.query_opt(LOAD_GOAL, params![session.as_str()], read_goal)?;
     row.map(|r| {
         r.map_err(|why| Error::Corrupt {
             what: format!("goal of session {session}"),
@@ -110,10 +128,11 @@ pub(crate) fn load_goal(tx: &Transaction<'_>, session: &SessionId) -> Result<Opt
 
 type GoalRow = std::result::Result<Goal, String>;
 
-fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
+fn read_goal(row: &Row<'_>) -> Result<GoalRow> {
     let status: String = row.get(2)?;
     let notice: String = row.get(8)?;
     let budget: Option<i64> = row.get(3)?;
+    let active_since_ms: Option<i64> = row.get(6)?;
     let used: i64 = row.get(4)?;
     let Some(status) = GoalStatus::parse(&status) else {
         return Ok(Err(format!("unknown status {status:?}")));
@@ -128,7 +147,7 @@ fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
         token_budget: budget.map(|b| b.max(0) as u64),
         tokens_used: used.max(0) as u64,
         time_used_ms: row.get(5)?,
-        active_since_ms: row.get(6)?,
+        active_since_ms,
         revision: row.get(7)?,
         budget_notice,
         created_at_ms: row.get(9)?,
@@ -138,17 +157,24 @@ fn read_goal(row: &Row<'_>) -> rusqlite::Result<GoalRow> {
 
 /// The id the next new goal gets: goal ids are never reused, across
 /// sessions (the table is `AUTOINCREMENT`). Stable inside the transaction.
-pub(crate) fn next_goal_id(tx: &Transaction<'_>) -> Result<i64> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'goals'), 0) + 1",
-        )?
-        .query_row([], |r| r.get(0))?)
+///
+/// On PostgreSQL, where writers of other sessions run at the same time, the
+/// id is drawn from a sequence instead: only for an op that starts a goal,
+/// and an id drawn by a call that is then refused is skipped, never reused.
+pub(crate) fn next_goal_id(tx: &Tx<'_>) -> Result<i64> {
+    let sql = match tx.dialect() {
+        Dialect::Sqlite => {
+            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'goals'), 0) + 1"
+        }
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => "SELECT nextval('goal_ids')",
+    };
+    tx.query_one(sql, &[], |r| r.get(0))
 }
 
 /// Writes `goal`, inserting it when its id is new.
-pub(crate) fn save_goal(tx: &Transaction<'_>, session: &SessionId, goal: &Goal) -> Result<()> {
-    tx.prepare_cached(
+pub(crate) fn save_goal(tx: &Tx<'_>, session: &SessionId, goal: &Goal) -> Result<()> {
+    tx.execute(
         "INSERT INTO goals (id, session_id, objective, status, token_budget, tokens_used,
             time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -157,20 +183,20 @@ pub(crate) fn save_goal(tx: &Transaction<'_>, session: &SessionId, goal: &Goal) 
             time_used_ms = excluded.time_used_ms, active_since_ms = excluded.active_since_ms,
             revision = excluded.revision, budget_notice = excluded.budget_notice,
             updated_ms = excluded.updated_ms",
-    )?
-    .execute(params![
-        goal.id,
-        session.as_str(),
-        goal.objective,
-        goal.status.as_str(),
-        goal.token_budget.map(|b| b as i64),
-        goal.tokens_used as i64,
-        goal.time_used_ms,
-        goal.active_since_ms,
-        goal.revision,
-        goal.budget_notice.as_str(),
-        goal.created_at_ms,
-        goal.updated_at_ms,
-    ])?;
+        params![
+            goal.id,
+            session.as_str(),
+            goal.objective.as_str(),
+            goal.status.as_str(),
+            goal.token_budget.map(|b| b as i64),
+            goal.tokens_used as i64,
+            goal.time_used_ms,
+            goal.active_since_ms,
+            goal.revision,
+            goal.budget_notice.as_str(),
+            goal.created_at_ms,
+            goal.updated_at_ms,
+        ],
+    )?;
     Ok(())
 }

@@ -2,8 +2,7 @@
 //! how far a transcript was read) and global pointers (the Claude Code
 //! session last seen in a project). Each access is one transaction.
 
-use rusqlite::{OptionalExtension, params};
-
+use super::sql::params;
 use super::{Store, sessions};
 use crate::SessionId;
 use crate::error::Result;
@@ -22,28 +21,31 @@ impl Store {
         value: &str,
         now_ms: i64,
     ) -> Result<()> {
-        self.in_tx(|tx| sessions::set_mark(tx, session, key, value, now_ms))
+        self.in_session_tx(session, |tx| {
+            sessions::set_mark(tx, session, key, value, now_ms)
+        })
     }
 
     /// A global pointer (integration state), such as the Claude Code
     /// session last seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {
         self.in_read_tx(|tx| {
-            Ok(tx
-                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-                .query_row([key], |r| r.get(0))
-                .optional()?)
+            tx.query_opt(
+                "SELECT value FROM pointers WHERE key = ?1",
+                params![key],
+                |r| r.get(0),
+            )
         })
     }
 
     /// Sets a global pointer (integration state).
     pub fn set_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<()> {
         self.in_tx(|tx| {
-            tx.prepare_cached(
+            tx.execute(
                 "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
-            )?
-            .execute(params![key, value, now_ms])?;
+                params![key, value, now_ms],
+            )?;
             Ok(())
         })
     }
@@ -52,13 +54,12 @@ impl Store {
     /// transaction (of two processes taking it at once, one gets it).
     pub fn take_pointer(&mut self, key: &str) -> Result<Option<String>> {
         self.in_tx(|tx| {
-            let value: Option<String> = tx
-                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-                .query_row([key], |r| r.get(0))
-                .optional()?;
-            tx.prepare_cached("DELETE FROM pointers WHERE key = ?1")?
-                .execute([key])?;
-            Ok(value)
+            // One statement, so two takers on PostgreSQL cannot both get it.
+            tx.query_opt(
+                "DELETE FROM pointers WHERE key = ?1 RETURNING value",
+                params![key],
+                |r| r.get(0),
+            )
         })
     }
 
@@ -66,15 +67,17 @@ impl Store {
     /// transaction.
     pub fn swap_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<Option<String>> {
         self.in_tx(|tx| {
-            let old: Option<String> = tx
-                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-                .query_row([key], |r| r.get(0))
-                .optional()?;
-            tx.prepare_cached(
+            tx.lock_pointer(key)?;
+            let old: Option<String> = tx.query_opt(
+                "SELECT value FROM pointers WHERE key = ?1",
+                params![key],
+                |r| r.get(0),
+            )?;
+            tx.execute(
                 "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
-            )?
-            .execute(params![key, value, now_ms])?;
+                params![key, value, now_ms],
+            )?;
             Ok(old)
         })
     }

@@ -8,6 +8,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::APPLICATION_ID;
 use super::patch::KeyedList;
+use super::sql::Tx;
 use super::rows;
 use crate::SessionId;
 use crate::error::{Error, Result};
@@ -191,7 +192,7 @@ fn v4_tasks_as_rows(tx: &Transaction<'_>) -> Result<()> {
     for (id, todos, version) in sessions {
         let session = SessionId::parse(&id)?;
         let current = KeyedList::positional(parse_list(&todos, &session, version)?);
-        rows::write(tx, &session, &current.rebuild())?;
+        rows::write(&Tx::SqliteIn(tx), &session, &current.rebuild())?;
         migrate_history(tx, &session, current, version)?;
     }
     Ok(tx.execute_batch(
@@ -231,7 +232,7 @@ fn migrate_history(
     let mut undo_to: Option<Option<i64>> = None;
     let step = |keyed: KeyedList, v: i64, undo_to: Option<i64>, before: TodoList| {
         let change = keyed.change_to(&before);
-        rows::record_step(tx, session, v, undo_to, None, &change.forward)?;
+        rows::record_step(&Tx::SqliteIn(tx), session, v, undo_to, None, &change.forward)?;
         Ok::<_, Error>(change.keyed(before))
     };
     while let Some(row) = events.next()? {

@@ -1,31 +1,42 @@
-//! The SQLite store (SPEC §7): one file, WAL, a busy timeout, versioned
-//! migrations, and one `BEGIN IMMEDIATE` transaction per command.
+//! The store (SPEC §7): one SQLite file, WAL, a busy timeout, versioned
+//! migrations, and one `BEGIN IMMEDIATE` transaction per command; or, in
+//! fleet mode (SPEC §11), a PostgreSQL database with the same semantics
+//! (`pg`). The statements are written once for both ([`sql`]).
 //!
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
 mod backup;
+mod copy;
 pub(crate) mod events;
 pub(crate) mod goals;
+mod location;
 mod marks;
 mod migrations;
 mod open;
 mod patch;
+#[cfg(feature = "postgres")]
+mod pg;
 mod rows;
 mod session_tx;
 pub(crate) mod sessions;
+pub(crate) mod sql;
 mod todos;
 mod watch;
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::SessionId;
 use crate::error::Result;
 
+pub use copy::CopyReport;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
+pub use location::{Location, is_postgres_url};
+#[cfg(feature = "postgres")]
+pub use pg::PgUrl;
 pub use rows::UNDO_DEPTH;
 pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
@@ -34,9 +45,23 @@ pub use watch::{SessionSnapshot, SessionSummary};
 /// `PRAGMA application_id` of a goalkeeper database ("gkpr").
 pub const APPLICATION_ID: i64 = 0x676b_7072;
 
-/// The goalkeeper database. One connection; every public method is one
-/// immediate transaction.
+/// The goalkeeper database: a SQLite file (the default) or a PostgreSQL
+/// database (fleet mode). One connection; every public method is one
+/// transaction, which on a write holds the session's lock from its first
+/// read to its commit.
 pub struct Store {
+    backend: Backend,
+}
+
+/// The two backends; see [`sql`] for why an enum.
+enum Backend {
+    Sqlite(SqliteFile),
+    #[cfg(feature = "postgres")]
+    Postgres(Box<pg::PgConn>),
+}
+
+/// A SQLite database, in a file or in memory.
+struct SqliteFile {
     conn: Connection,
     path: Option<PathBuf>,
     /// Set once setup has found (or made) a goalkeeper database: only then
@@ -47,43 +72,112 @@ pub struct Store {
 }
 
 impl Store {
-    /// The file behind the store, if any.
+    /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a
+    /// PostgreSQL database (`Store::connect`).
+    pub fn open_location(location: &Location) -> Result<Store> {
+        match location {
+            Location::Sqlite(path) => Store::open(path),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Store::connect(url),
+        }
+    }
+
+    /// Connects to a PostgreSQL database (fleet mode), creating goalkeeper's
+    /// tables in an empty one. Refuses, untouched, a database that holds
+    /// another application's tables or a newer goalkeeper's schema. Fails
+    /// after the URL's connect timeout when the server does not answer.
+    #[cfg(feature = "postgres")]
+    pub fn connect(url: &PgUrl) -> Result<Store> {
+        Ok(Store {
+            backend: Backend::Postgres(Box::new(pg::PgConn::open(url)?)),
+        })
+    }
+
+    /// The SQLite file behind the store, if any.
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        match &self.backend {
+            Backend::Sqlite(file) => file.path.as_deref(),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => None,
+        }
     }
 
-    /// Starts the one immediate transaction of a command.
-    pub(crate) fn immediate(&mut self) -> Result<Transaction<'_>> {
-        Ok(self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    /// Where the store is, for messages: the path, the URL with its
+    /// password hidden, or `:memory:`.
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite(file) => file
+                .path
+                .as_ref()
+                .map_or(":memory:".to_owned(), |p| p.display().to_string()),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(conn) => conn.url().to_string(),
+        }
     }
 
-    /// Runs `f` in one immediate transaction and commits when it succeeds
-    /// (an error drops the transaction, which rolls it back).
-    pub(crate) fn in_tx<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    /// Starts the one transaction of a command: `BEGIN IMMEDIATE` on
+    /// SQLite (the whole database, until commit); `BEGIN` on PostgreSQL,
+    /// where a writer then takes its session's lock
+    /// ([`sql::Tx::lock_session`]) before it reads.
+    pub(crate) fn immediate(&mut self) -> Result<sql::Tx<'_>> {
+        match &mut self.backend {
+            Backend::Sqlite(file) => Ok(sql::Tx::Sqlite(
+                file.conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)?,
+            )),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(conn) => Ok(sql::Tx::Postgres(conn.begin()?)),
+        }
+    }
+
+    /// Runs `f` in one transaction and commits when it succeeds (an error
+    /// drops the transaction, which rolls it back).
+    pub(crate) fn in_tx<T>(&mut self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
         let tx = self.immediate()?;
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)
     }
 
-    /// Starts the write transaction of a command on `session` (an
-    /// immediate one: the write lock is taken before the first read, so
-    /// what the command reads is what it overwrites).
-    pub(crate) fn write_tx(&mut self, _session: &SessionId) -> Result<Transaction<'_>> {
-        self.immediate()
+    /// Runs `f` in one write transaction of `session` (see
+    /// [`Store::write_tx`]).
+    pub(crate) fn in_session_tx<T>(
+        &mut self,
+        session: &SessionId,
+        f: impl FnOnce(&sql::Tx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let tx = self.write_tx(session)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Starts the write transaction of a command on `session`: the write
+    /// lock is taken before the first read, so what the command reads is
+    /// what it overwrites. SQLite's `BEGIN IMMEDIATE` locks the whole
+    /// database; PostgreSQL locks the session ([`sql::Tx::lock_session`]),
+    /// so writers of other sessions do not wait.
+    pub(crate) fn write_tx(&mut self, session: &SessionId) -> Result<sql::Tx<'_>> {
+        let tx = self.immediate()?;
+        tx.lock_session(session)?;
+        Ok(tx)
     }
 
     /// Starts a read-only transaction: one consistent snapshot, without the
     /// write lock. In WAL mode a reader never waits for a writer (nor a
-    /// writer for it): it sees the last commit before its first read.
-    pub(crate) fn read_tx(&self) -> Result<Transaction<'_>> {
-        Ok(self.conn.unchecked_transaction()?)
+    /// writer for it): it sees the last commit before its first read. On
+    /// PostgreSQL, a `REPEATABLE READ READ ONLY` transaction: one snapshot,
+    /// no lock.
+    pub(crate) fn read_tx(&self) -> Result<sql::Tx<'_>> {
+        match &self.backend {
+            Backend::Sqlite(file) => Ok(sql::Tx::Sqlite(file.conn.unchecked_transaction()?)),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(conn) => Ok(sql::Tx::Postgres(conn.begin_read()?)),
+        }
     }
 
     /// Runs `f` in one read transaction (see [`Store::read_tx`]).
-    pub(crate) fn in_read_tx<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub(crate) fn in_read_tx<T>(&self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
         let tx = self.read_tx()?;
         let value = f(&tx)?;
         tx.commit()?;
@@ -97,19 +191,33 @@ impl Store {
     }
 
     /// Writes a consistent copy of the whole database to `path`, a single
-    /// file that [`Store::open`] opens like the original. Refused, with
-    /// nothing written, when `path` already exists. Other processes keep
-    /// reading and writing meanwhile; the copy holds every commit up to
-    /// the moment it started.
+    /// SQLite file that [`Store::open`] opens like the original (from
+    /// PostgreSQL too: the copy is then a SQLite database holding every
+    /// session). Refused, with nothing written, when `path` already
+    /// exists. Other processes keep reading and writing meanwhile; the
+    /// copy holds every commit up to the moment it started.
     pub fn backup(&self, path: &Path) -> Result<()> {
-        backup::write(&self.conn, path)
+        match &self.backend {
+            Backend::Sqlite(file) => backup::write(&file.conn, path),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => copy::backup_to_sqlite(self, path),
+        }
     }
 
-    /// Runs `PRAGMA integrity_check` and returns its verdict (`"ok"` when
-    /// the file is sound).
+    /// Checks the database and returns the verdict (`"ok"` when sound):
+    /// SQLite's `PRAGMA integrity_check`; on PostgreSQL, whose server
+    /// guards its own pages, a round trip to the server.
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+        match &self.backend {
+            Backend::Sqlite(file) => {
+                Ok(file
+                    .conn
+                    .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => {
+                self.in_read_tx(|tx| tx.query_one("SELECT 'ok'::text", &[], |r| r.get(0)))
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use super::{APPLICATION_ID, Store, migrations};
+use super::{APPLICATION_ID, Backend, SqliteFile, Store, migrations};
 use crate::error::{Error, Result};
 
 /// How long a command waits for another process's transaction. Commands
@@ -34,28 +34,34 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        let store = Store {
+        let file = SqliteFile {
             conn,
             path: Some(path.to_owned()),
             ours: Cell::new(false),
             found_wal: Cell::new(false),
         };
-        store.setup()?;
-        Ok(store)
+        file.setup()?;
+        Ok(Store {
+            backend: Backend::Sqlite(file),
+        })
     }
 
     /// A private in-memory database, for tests and one-off runs.
     pub fn open_in_memory() -> Result<Store> {
-        let store = Store {
+        let file = SqliteFile {
             conn: Connection::open_in_memory()?,
             path: None,
             ours: Cell::new(false),
             found_wal: Cell::new(false),
         };
-        store.setup()?;
-        Ok(store)
+        file.setup()?;
+        Ok(Store {
+            backend: Backend::Sqlite(file),
+        })
     }
+}
 
+impl SqliteFile {
     fn setup(&self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         if let Some(path) = &self.path {
@@ -146,7 +152,7 @@ impl Store {
 /// 1,000-task list, a hundred or so of a short one.
 const CHECKPOINT_WAL_BYTES: u64 = 1024 * 1024;
 
-impl Drop for Store {
+impl Drop for SqliteFile {
     /// SQLite's last connection to close checkpoints the whole WAL into the
     /// database with three or four fsyncs, then deletes it. A CLI process
     /// is one command, so that cost several times the command's own work

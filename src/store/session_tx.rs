@@ -11,10 +11,10 @@
 //! continuation (decided by [`goal::continuation::decide`], rendered by
 //! [`Injector`]).
 
-use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::json;
 
 use super::events::{self, EventKind, NewEvent};
+use super::sql::{Tx, params};
 use super::{Store, goals, sessions, todos};
 use crate::SessionId;
 use crate::actor::Actor;
@@ -47,17 +47,20 @@ pub type Memory = (Option<HiddenMessage>, Option<String>);
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
 pub struct SessionTx<'s> {
-    tx: Transaction<'s>,
+    tx: Tx<'s>,
     session: SessionId,
 }
 
 impl Store {
     /// Starts one immediate transaction for the steps of one event on
     /// `session`. It waits (up to the busy timeout) while another process
-    /// holds the database's write lock.
+    /// holds the database's write lock (SQLite) or the session's lock
+    /// (PostgreSQL).
     pub fn begin(&mut self, session: &SessionId) -> Result<SessionTx<'_>> {
+        let tx = self.immediate()?;
+        tx.lock_session(session)?;
         Ok(SessionTx {
-            tx: self.immediate()?,
+            tx,
             session: session.clone(),
         })
     }
@@ -171,31 +174,31 @@ impl SessionTx<'_> {
     /// A global pointer (integration state), such as the host session last
     /// seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {
-        Ok(self
-            .tx
-            .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-            .query_row([key], |r| r.get(0))
-            .optional()?)
+        self.tx.query_opt(
+            "SELECT value FROM pointers WHERE key = ?1",
+            params![key],
+            |r| r.get(0),
+        )
     }
 
     /// Sets a global pointer (integration state).
     pub fn set_pointer(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
-            )?
-            .execute(params![key, value, now_ms])?;
+        self.tx.execute(
+            "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+            params![key, value, now_ms],
+        )?;
         Ok(())
     }
 
     /// Removes a global pointer and returns the value it had.
     pub fn take_pointer(&self, key: &str) -> Result<Option<String>> {
-        let value = self.pointer(key)?;
-        self.tx
-            .prepare_cached("DELETE FROM pointers WHERE key = ?1")?
-            .execute([key])?;
-        Ok(value)
+        // One statement, so two takers on PostgreSQL cannot both get it.
+        self.tx.query_opt(
+            "DELETE FROM pointers WHERE key = ?1 RETURNING value",
+            params![key],
+            |r| r.get(0),
+        )
     }
 
     /// Counts token usage a host reported for this session (read from its

@@ -2,10 +2,10 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
 use super::Store;
+use super::sql::{Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{Counts, TodoList};
@@ -34,7 +34,7 @@ pub(crate) struct TodoRow {
 }
 
 /// Reads a session's list; a session never written reads as empty, version 0.
-pub(crate) fn load_todos(tx: &Transaction<'_>, session: &SessionId) -> Result<TodoRow> {
+pub(crate) fn load_todos(tx: &Tx<'_>, session: &SessionId) -> Result<TodoRow> {
     let version = todo_version(tx, session)?;
     let list = if version == 0 {
         TodoList::default()
@@ -45,11 +45,13 @@ pub(crate) fn load_todos(tx: &Transaction<'_>, session: &SessionId) -> Result<To
 }
 
 /// The version of a session's list (0 if the session was never written).
-pub(crate) fn todo_version(tx: &Transaction<'_>, session: &SessionId) -> Result<i64> {
+pub(crate) fn todo_version(tx: &Tx<'_>, session: &SessionId) -> Result<i64> {
     Ok(tx
-        .prepare_cached("SELECT todo_version FROM sessions WHERE id = ?1")?
-        .query_row([session.as_str()], |r| r.get(0))
-        .optional()?
+        .query_opt(
+            "SELECT todo_version FROM sessions WHERE id = ?1",
+            params![session.as_str()],
+            |r| r.get(0),
+        )?
         .unwrap_or(0))
 }
 
@@ -57,7 +59,7 @@ pub(crate) fn todo_version(tx: &Transaction<'_>, session: &SessionId) -> Result<
 /// row if needed) and bumps `updated_ms`; `clear_error` also drops a
 /// pending todo-error reminder (a successful agent call). One statement.
 pub(crate) fn save_todo_version(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     version: i64,
     clear_error: bool,
@@ -72,71 +74,68 @@ pub(crate) fn save_todo_version(
          ON CONFLICT(id) DO UPDATE SET updated_ms = excluded.updated_ms,
             todo_version = excluded.todo_version"
     };
-    tx.prepare_cached(sql)?
-        .execute(params![session.as_str(), now_ms, version])?;
+    tx.execute(sql, params![session.as_str(), now_ms, version])?;
     Ok(())
 }
 
 /// Creates the session row if missing; bumps `updated_ms` either way.
-pub(crate) fn touch(tx: &Transaction<'_>, session: &SessionId, now_ms: i64) -> Result<()> {
-    tx.prepare_cached(
+pub(crate) fn touch(tx: &Tx<'_>, session: &SessionId, now_ms: i64) -> Result<()> {
+    tx.execute(
         "INSERT INTO sessions (id, created_ms, updated_ms) VALUES (?1, ?2, ?2)
          ON CONFLICT(id) DO UPDATE SET updated_ms = excluded.updated_ms",
-    )?
-    .execute(params![session.as_str(), now_ms])?;
+        params![session.as_str(), now_ms],
+    )?;
     Ok(())
 }
 
 /// The runaway guard's state: idle continuations in a row and the progress
 /// mark seen at the last continuation.
-pub(crate) fn idle_state(
-    tx: &Transaction<'_>,
-    session: &SessionId,
-) -> Result<(u64, Option<String>)> {
+pub(crate) fn idle_state(tx: &Tx<'_>, session: &SessionId) -> Result<(u64, Option<String>)> {
     Ok(tx
-        .prepare_cached("SELECT idle_continuations, progress_mark FROM sessions WHERE id = ?1")?
-        .query_row([session.as_str()], |r| {
-            Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get(1)?))
-        })
-        .optional()?
+        .query_opt(
+            "SELECT idle_continuations, progress_mark FROM sessions WHERE id = ?1",
+            params![session.as_str()],
+            |r| Ok((r.get::<i64>(0)?.max(0) as u64, r.get(1)?)),
+        )?
         .unwrap_or((0, None)))
 }
 
 pub(crate) fn set_idle_state(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     idle: u64,
     mark: Option<&str>,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.execute(
         "UPDATE sessions SET idle_continuations = ?2, progress_mark = ?3 WHERE id = ?1",
-    )?
-    .execute(params![session.as_str(), idle as i64, mark])?;
+        params![session.as_str(), idle as i64, mark],
+    )?;
     Ok(())
 }
 
 /// A remembered per-session fact, if set.
-pub(crate) fn mark(tx: &Transaction<'_>, session: &SessionId, key: &str) -> Result<Option<String>> {
-    Ok(tx
-        .prepare_cached("SELECT value FROM session_marks WHERE session_id = ?1 AND key = ?2")?
-        .query_row(params![session.as_str(), key], |r| r.get(0))
-        .optional()?)
+pub(crate) fn mark(tx: &Tx<'_>, session: &SessionId, key: &str) -> Result<Option<String>> {
+    tx.query_opt(
+        "SELECT value FROM session_marks WHERE session_id = ?1 AND key = ?2",
+        params![session.as_str(), key],
+        |r| r.get(0),
+    )
 }
 
 /// Remembers a per-session fact (creating the session row if needed).
 pub(crate) fn set_mark(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     key: &str,
     value: &str,
     now_ms: i64,
 ) -> Result<()> {
     touch(tx, session, now_ms)?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO session_marks (session_id, key, value) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id, key) DO UPDATE SET value = excluded.value",
-    )?
-    .execute(params![session.as_str(), key, value])?;
+        params![session.as_str(), key, value],
+    )?;
     Ok(())
 }
 
@@ -155,45 +154,46 @@ impl Store {
         self.in_read_tx(|tx| {
             let only = only.map(SessionId::as_str);
             let mut counts: HashMap<String, Counts> = HashMap::new();
-            {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT session_id, status, count(*) FROM tasks
-                     WHERE ?1 IS NULL OR session_id = ?1 GROUP BY session_id, status",
-                )?;
-                let mut rows = stmt.query([only])?;
-                while let Some(r) = rows.next()? {
-                    let counts = counts.entry(r.get(0)?).or_default();
-                    let n = r.get::<_, i64>(2)?.max(0) as usize;
-                    counts.total += n;
-                    match r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? {
-                        "completed" => {
-                            counts.closed += n;
-                            counts.completed += n;
-                        }
-                        "abandoned" => counts.closed += n,
-                        "blocked" => counts.blocked += n,
-                        _ => {}
+            // `CAST(?1 AS TEXT)`: PostgreSQL cannot infer the type of a
+            // parameter that is only compared with NULL.
+            let groups = tx.query_all(
+                "SELECT session_id, status, count(*) FROM tasks
+                 WHERE CAST(?1 AS TEXT) IS NULL OR session_id = ?1 GROUP BY session_id, status",
+                params![only],
+                |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
+            )?;
+            for (id, status, n) in groups {
+                let counts = counts.entry(id).or_default();
+                let n = n.max(0) as usize;
+                counts.total += n;
+                match status.as_str() {
+                    "completed" => {
+                        counts.closed += n;
+                        counts.completed += n;
                     }
-                    counts.open = counts.total - counts.closed;
+                    "abandoned" => counts.closed += n,
+                    "blocked" => counts.blocked += n,
+                    _ => {}
                 }
+                counts.open = counts.total - counts.closed;
             }
-            let mut stmt = tx.prepare_cached(
+            let mut sessions = tx.query_all(
                 "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version,
                         (SELECT count(*) FROM events e WHERE e.session_id = s.id)
-                 FROM sessions s WHERE ?1 IS NULL OR s.id = ?1
+                 FROM sessions s WHERE CAST(?1 AS TEXT) IS NULL OR s.id = ?1
                  ORDER BY s.updated_ms DESC, s.id",
+                params![only],
+                |r| {
+                    Ok(SessionInfo {
+                        id: r.get(0)?,
+                        created_ms: r.get(1)?,
+                        updated_ms: r.get(2)?,
+                        todo_version: r.get(3)?,
+                        todos: Counts::default(),
+                        events: r.get(4)?,
+                    })
+                },
             )?;
-            let rows = stmt.query_map([only], |r| {
-                Ok(SessionInfo {
-                    id: r.get(0)?,
-                    created_ms: r.get(1)?,
-                    updated_ms: r.get(2)?,
-                    todo_version: r.get(3)?,
-                    todos: Counts::default(),
-                    events: r.get(4)?,
-                })
-            })?;
-            let mut sessions = rows.collect::<rusqlite::Result<Vec<_>>>()?;
             for info in &mut sessions {
                 info.todos = counts.remove(&info.id).unwrap_or_default();
             }
@@ -205,7 +205,11 @@ impl Store {
     /// session does not exist.
     pub fn remove_session(&mut self, session: &SessionId) -> Result<()> {
         let tx = self.immediate()?;
-        let removed = tx.execute("DELETE FROM sessions WHERE id = ?1", [session.as_str()])?;
+        tx.lock_session(session)?;
+        let removed = tx.execute(
+            "DELETE FROM sessions WHERE id = ?1",
+            params![session.as_str()],
+        )?;
         if removed == 0 {
             return Err(Error::Rejected(format!(
                 "session {session} not found; `session list` shows the sessions"

@@ -6,7 +6,6 @@
 //! replays (see [`super::patch`]). What it writes follows the change, not
 //! the list. `view` and the other reads take no write lock.
 
-use rusqlite::{OptionalExtension, Transaction};
 use serde_json::json;
 
 use super::Store;
@@ -14,6 +13,7 @@ use super::events::{self, EventKind, NewEvent};
 use super::patch::{self, KeyedList, Patch, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
+use super::sql::{Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{self, Actor, Call, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult};
@@ -114,7 +114,7 @@ impl Store {
                 problems.join("; ")
             )));
         }
-        let tx = self.immediate()?;
+        let tx = self.write_tx(session)?;
         let result = import_in_tx(&tx, session, list, source, now_ms)?;
         tx.commit()?;
         Ok(result)
@@ -194,7 +194,7 @@ impl Store {
     /// Takes the pending todo-error text of `session` (set by a rejected
     /// agent call), clearing it so the reminder is delivered once.
     pub fn take_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        self.in_tx(|tx| take_todo_error(tx, session))
+        self.in_session_tx(session, |tx| take_todo_error(tx, session))
     }
 
     /// The pending todo-error text of `session` (set by a rejected agent
@@ -208,7 +208,7 @@ impl Store {
 /// Replaces `session`'s list with the checked `list` inside `tx`, as the
 /// user's import from `source`; the caller commits.
 pub(crate) fn import_in_tx(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     mut list: TodoList,
     source: &str,
@@ -238,7 +238,7 @@ pub(crate) fn import_in_tx(
     Ok(result(list, "import", version))
 }
 
-pub(crate) fn take_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
+pub(crate) fn take_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
     let error = read_todo_error(tx, session)?;
     if error.is_some() {
         set_todo_error(tx, session, None)?;
@@ -272,7 +272,7 @@ fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
 }
 
 /// The session's list with its row keys, and its version.
-fn load(tx: &Transaction<'_>, session: &SessionId) -> Result<(KeyedList, i64)> {
+fn load(tx: &Tx<'_>, session: &SessionId) -> Result<(KeyedList, i64)> {
     let version = sessions::todo_version(tx, session)?;
     let keyed = if version == 0 {
         KeyedList::default()
@@ -301,7 +301,7 @@ struct Logged<'a> {
 /// Writes a new version: the changed rows, the session row, the event and
 /// the undo step, inside `tx`.
 fn store_version(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     forward: &Patch,
     version: Version<'_>,
@@ -338,17 +338,21 @@ fn store_version(
     )
 }
 
-fn read_todo_error(tx: &Transaction<'_>, session: &SessionId) -> Result<Option<String>> {
+fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
     Ok(tx
-        .prepare_cached("SELECT todo_error FROM sessions WHERE id = ?1")?
-        .query_row([session.as_str()], |r| r.get::<_, Option<String>>(0))
-        .optional()?
+        .query_opt(
+            "SELECT todo_error FROM sessions WHERE id = ?1",
+            params![session.as_str()],
+            |r| r.get::<Option<String>>(0),
+        )?
         .flatten())
 }
 
-fn set_todo_error(tx: &Transaction<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
-    tx.prepare_cached("UPDATE sessions SET todo_error = ?2 WHERE id = ?1")?
-        .execute(rusqlite::params![session.as_str(), error])?;
+fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
+    tx.execute(
+        "UPDATE sessions SET todo_error = ?2 WHERE id = ?1",
+        params![session.as_str(), error],
+    )?;
     Ok(())
 }
 

@@ -5,13 +5,13 @@
 //! snapshot of the last commit, so a watcher never takes the write lock and
 //! never waits behind a writer (SPEC §7), however often it polls.
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 
-use super::Store;
 use super::events::{self, Event};
 use super::goals::load_goal;
 use super::sessions;
+use super::sql::{Tx, params};
+use super::{Backend, Store};
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::Goal;
@@ -63,10 +63,26 @@ impl Store {
     /// the WAL index in shared memory, not the file. Poll it to know when
     /// to read again; it may also change without a visible difference
     /// (a checkpoint), never the other way round.
+    ///
+    /// On PostgreSQL (fleet mode) it is the newest event id plus the
+    /// session rows' latest update time, which every write moves; a
+    /// watcher may also `LISTEN goalkeeper` (see `store::pg`).
     pub fn data_version(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+        match &self.backend {
+            Backend::Sqlite(file) => Ok(file
+                .conn
+                .query_row("PRAGMA data_version", [], |r| r.get(0))?),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => self.in_read_tx(|tx| {
+                tx.query_one(
+                    "SELECT COALESCE((SELECT max(id) FROM events), 0)
+                          + COALESCE((SELECT max(updated_ms) FROM sessions), 0)
+                          + (SELECT count(*) FROM sessions)",
+                    &[],
+                    |r| r.get(0),
+                )
+            }),
+        }
     }
 
     /// One session's list, goal, last `events` events (newest first) and
@@ -78,11 +94,12 @@ impl Store {
         events: usize,
         since_ms: i64,
     ) -> Result<SessionSnapshot> {
-        self.in_read(|tx| {
-            let updated_ms = tx
-                .prepare_cached("SELECT updated_ms FROM sessions WHERE id = ?1")?
-                .query_row([session.as_str()], |r| r.get(0))
-                .optional()?;
+        self.in_read_tx(|tx| {
+            let updated_ms = tx.query_opt(
+                "SELECT updated_ms FROM sessions WHERE id = ?1",
+                params![session.as_str()],
+                |r| r.get::<i64>(0),
+            )?;
             let row = sessions::load_todos(tx, session)?;
             let goal = load_goal(tx, session)?;
             let mut log = events::recent(tx, session, events)?;
@@ -106,14 +123,12 @@ impl Store {
     /// Every session with its counts, task in progress and current goal,
     /// most recently updated first, from one read snapshot.
     pub fn session_summaries(&mut self) -> Result<Vec<SessionSummary>> {
-        self.in_read(|tx| {
-            let rows = {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT id, updated_ms FROM sessions ORDER BY updated_ms DESC, id",
-                )?;
-                stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
-                    .collect::<rusqlite::Result<Vec<_>>>()?
-            };
+        self.in_read_tx(|tx| {
+            let rows = tx.query_all(
+                "SELECT id, updated_ms FROM sessions ORDER BY updated_ms DESC, id",
+                &[],
+                |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
+            )?;
             let mut summaries = Vec::with_capacity(rows.len());
             for (id, updated_ms) in rows {
                 let session = SessionId::parse(&id)?;
@@ -133,46 +148,35 @@ impl Store {
     /// A global pointer (such as the Claude Code session last seen in a
     /// directory), read without the write lock.
     pub fn peek_pointer(&mut self, key: &str) -> Result<Option<String>> {
-        self.in_read(|tx| {
-            Ok(tx
-                .prepare_cached("SELECT value FROM pointers WHERE key = ?1")?
-                .query_row([key], |r| r.get(0))
-                .optional()?)
+        self.in_read_tx(|tx| {
+            tx.query_opt(
+                "SELECT value FROM pointers WHERE key = ?1",
+                params![key],
+                |r| r.get(0),
+            )
         })
-    }
-
-    /// Runs `f` in one deferred (read) transaction.
-    fn in_read<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Deferred)?;
-        let value = f(&tx)?;
-        // Nothing was written; ending the read is all a commit does here.
-        tx.commit()?;
-        Ok(value)
     }
 }
 
 /// The usage events of goal `goal_id` at or after `since_ms`, oldest first.
 fn usage_since(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &SessionId,
     goal_id: i64,
     since_ms: i64,
 ) -> Result<Vec<(i64, u64)>> {
-    let mut stmt = tx.prepare_cached(
+    let rows = tx.query_all(
         "SELECT at_ms, payload FROM events
          WHERE session_id = ?1 AND kind = 'goal' AND op = 'usage' AND ok = 1
          ORDER BY id DESC LIMIT ?2",
+        params![session.as_str(), USAGE_SCAN_LIMIT],
+        |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
     )?;
-    let mut rows = stmt.query(params![session.as_str(), USAGE_SCAN_LIMIT])?;
     let mut usage = Vec::new();
-    while let Some(row) = rows.next()? {
-        let at_ms: i64 = row.get(0)?;
+    for (at_ms, payload) in rows {
         if at_ms < since_ms {
             break;
         }
-        let payload: String = row.get(1)?;
         let Ok(value) = serde_json::from_str::<serde_json::Value>(&payload) else {
             continue;
         };
@@ -326,12 +330,12 @@ mod tests {
             )
             .unwrap();
         let mut watcher = Store::open(&db).unwrap();
-        watcher
-            .conn
-            .busy_timeout(std::time::Duration::ZERO)
-            .unwrap();
+        let Backend::Sqlite(file) = &watcher.backend else {
+            unreachable!("a file store")
+        };
+        file.conn.busy_timeout(std::time::Duration::ZERO).unwrap();
         let lock = writer.immediate().unwrap();
-        lock.execute("UPDATE sessions SET updated_ms = 99", [])
+        lock.execute("UPDATE sessions SET updated_ms = 99", &[])
             .unwrap();
         // With a zero busy timeout, any wait for the lock would be an error.
         let snap = watcher.session_snapshot(&s, 10, 0).unwrap();

@@ -28,6 +28,8 @@ mod mcp_protocol;
 mod mcp_python;
 mod message_sequence;
 mod no_progress;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod prompts;
 mod readers;
 mod resources;

@@ -10,6 +10,9 @@
 
 pub mod strategies;
 
+#[cfg(feature = "postgres")]
+pub mod pg;
+
 use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
 use goalkeeper::{SessionId, Store};
 use std::path::{Path, PathBuf};

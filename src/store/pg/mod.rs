@@ -1,0 +1,330 @@
+//! The PostgreSQL backend (fleet mode, SPEC §11): the connection, its
+//! transactions, and the schema.
+//!
+//! **Locking.** Every write transaction starts, before it reads anything,
+//! with a transaction-scoped lock on its session (`pg_advisory_xact_lock`
+//! on the session id's hash, in goalkeeper's own lock space). It serves
+//! as `SELECT … FOR UPDATE` on the session row would, and also covers a
+//! session's first write, when there is no row to lock yet, without
+//! creating a row for a call that is then refused. Transactions run at
+//! READ COMMITTED, so every statement after the lock sees what the previous
+//! holder committed: two writers of one session, on any machines, run one
+//! after the other and never lose an update; writers of different sessions
+//! do not wait for each other. Reads take no lock and never wait.
+//!
+//! **Notifications.** A write transaction also queues
+//! `NOTIFY goalkeeper, '<session id>'` (in the same statement as the lock),
+//! which PostgreSQL delivers only if the transaction commits: a watcher
+//! can `LISTEN goalkeeper` instead of polling.
+//!
+//! **Connection.** One connection per [`PgConn`]; when the server has
+//! dropped it (a restart, an idle timeout), the next transaction
+//! reconnects before it begins. A transaction that loses its connection
+//! half-way fails, and nothing of it was committed; a lost `COMMIT` reply
+//! fails too (the write is never reported as done).
+
+mod connect;
+mod schema;
+mod url;
+
+use std::cell::{Cell, RefCell, RefMut};
+use std::collections::HashMap;
+use std::error::Error as StdError;
+
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use postgres::{Client, Statement};
+
+use super::sql::{Value, to_postgres_placeholders};
+use crate::SessionId;
+use crate::error::{Error, Result};
+
+pub use url::PgUrl;
+
+/// The first key of goalkeeper's advisory locks ("gk"), so they never
+/// collide with another application's locks in a shared database.
+const LOCK_SPACE: i32 = 0x676b;
+
+/// The first key of the locks on global pointers ("gp").
+const POINTER_LOCK_SPACE: i32 = 0x6770;
+
+/// A connection to goalkeeper's PostgreSQL database, with its prepared
+/// statements. Reads begin on `&self` (as SQLite's do), so the client sits
+/// in a `RefCell`: one transaction at a time, as one SQLite connection.
+pub(crate) struct PgConn {
+    url: PgUrl,
+    client: RefCell<Option<Client>>,
+    statements: RefCell<HashMap<String, Statement>>,
+}
+
+impl PgConn {
+    /// Connects, checks that the database is goalkeeper's (or empty) and
+    /// brings its schema up to date.
+    pub(crate) fn open(url: &PgUrl) -> Result<PgConn> {
+        let mut client = connect::connect(url)?;
+        schema::setup(&mut client, url)?;
+        Ok(PgConn {
+            url: url.clone(),
+            client: RefCell::new(Some(client)),
+            statements: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// The URL, password hidden.
+    pub(crate) fn url(&self) -> &PgUrl {
+        &self.url
+    }
+
+    /// Begins a write transaction (READ COMMITTED; the writer then takes
+    /// its session's lock, see the module doc).
+    pub(crate) fn begin(&self) -> Result<PgTx<'_>> {
+        self.begin_with("BEGIN")
+    }
+
+    /// Begins a read transaction: one snapshot for all its statements
+    /// (REPEATABLE READ), no lock, never waiting for a writer.
+    pub(crate) fn begin_read(&self) -> Result<PgTx<'_>> {
+        self.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    }
+
+    /// Sends `begin`, reconnecting first when the connection was lost since
+    /// the last transaction: when `BEGIN` itself fails for want of a
+    /// connection, nothing is in flight, so nothing can be lost or applied
+    /// twice by starting over on a new one.
+    fn begin_with(&self, begin: &str) -> Result<PgTx<'_>> {
+        let mut slot = self.client.try_borrow_mut().map_err(|_| {
+            Error::Postgres("a PostgreSQL transaction is already open on this connection".into())
+        })?;
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            self.reconnect(&mut slot)?;
+        }
+        let begun = slot.as_mut().expect("connected above").batch_execute(begin);
+        if let Err(e) = begun {
+            if !is_connection_loss(&e) {
+                return Err(query_error(&self.url, &e));
+            }
+            self.reconnect(&mut slot)?;
+            if let Err(e) = slot.as_mut().expect("connected above").batch_execute(begin) {
+                return Err(query_error(&self.url, &e));
+            }
+        }
+        let client = RefMut::map(slot, |c| c.as_mut().expect("connected above"));
+        Ok(PgTx {
+            client: RefCell::new(client),
+            open: Cell::new(true),
+            url: &self.url,
+            statements: &self.statements,
+        })
+    }
+
+    fn reconnect(&self, slot: &mut Option<Client>) -> Result<()> {
+        *slot = None;
+        self.statements.borrow_mut().clear();
+        let mut client = connect::connect(&self.url)?;
+        schema::setup(&mut client, &self.url)?;
+        *slot = Some(client);
+        Ok(())
+    }
+}
+
+/// One PostgreSQL transaction (`BEGIN` sent). Dropped without
+/// [`PgTx::commit`], it rolls back.
+pub(crate) struct PgTx<'c> {
+    client: RefCell<RefMut<'c, Client>>,
+    open: Cell<bool>,
+    url: &'c PgUrl,
+    statements: &'c RefCell<HashMap<String, Statement>>,
+}
+
+impl PgTx<'_> {
+    fn statement(&self, client: &mut Client, sql: &str) -> Result<Statement> {
+        if let Some(stmt) = self.statements.borrow().get(sql) {
+            return Ok(stmt.clone());
+        }
+        let stmt = client
+            .prepare(&to_postgres_placeholders(sql))
+            .map_err(|e| query_error(self.url, &e))?;
+        self.statements
+            .borrow_mut()
+            .insert(sql.to_owned(), stmt.clone());
+        Ok(stmt)
+    }
+
+    pub(crate) fn execute(&self, sql: &str, params: &[Value<'_>]) -> Result<usize> {
+        let mut client = self.client.borrow_mut();
+        let stmt = self.statement(&mut client, sql)?;
+        let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        client
+            .execute(&stmt, &params)
+            .map(|n| n as usize)
+            .map_err(|e| query_error(self.url, &e))
+    }
+
+    pub(crate) fn query(&self, sql: &str, params: &[Value<'_>]) -> Result<Vec<postgres::Row>> {
+        let mut client = self.client.borrow_mut();
+        let stmt = self.statement(&mut client, sql)?;
+        let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        client
+            .query(&stmt, &params)
+            .map_err(|e| query_error(self.url, &e))
+    }
+
+    pub(crate) fn lock_session(&self, session: &SessionId) -> Result<()> {
+        self.execute(
+            "SELECT pg_advisory_xact_lock(?1, hashtext(?2)), pg_notify('goalkeeper', ?2)",
+            &[
+                Value::Int(i64::from(LOCK_SPACE)),
+                Value::Text(session.as_str()),
+            ],
+        )
+        .map(drop)
+    }
+
+    /// Serializes the read-modify-write of one global pointer (in a lock
+    /// space of its own, apart from the sessions').
+    pub(crate) fn lock_pointer(&self, key: &str) -> Result<()> {
+        self.execute(
+            "SELECT pg_advisory_xact_lock(?1, hashtext(?2))",
+            &[Value::Int(i64::from(POINTER_LOCK_SPACE)), Value::Text(key)],
+        )
+        .map(drop)
+    }
+
+    pub(crate) fn commit(self) -> Result<()> {
+        self.open.set(false);
+        self.client
+            .borrow_mut()
+            .batch_execute("COMMIT")
+            .map_err(|e| {
+                Error::Postgres(format!(
+                    "PostgreSQL at {} did not confirm the commit ({}); the change is not reported as done: check `todo log`, then run the command again",
+                    self.url,
+                    self.url.scrub(&describe(&e))
+                ))
+            })
+    }
+}
+
+impl Drop for PgTx<'_> {
+    fn drop(&mut self) {
+        if self.open.get() {
+            // On a lost connection this fails, and the server rolls back.
+            let _ = self.client.get_mut().batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// True when `e` means the connection is gone, not that a statement failed.
+fn is_connection_loss(e: &postgres::Error) -> bool {
+    e.is_closed()
+        || e.as_db_error().is_some_and(|db| {
+            // The server ended the session (shutdown, terminated backend).
+            db.code().code().starts_with("57P") || db.code().code().starts_with("08")
+        })
+        || (e.as_db_error().is_none() && e.source().is_some_and(|s| s.is::<std::io::Error>()))
+}
+
+/// A failed statement as a library error, password scrubbed.
+pub(crate) fn query_error(url: &PgUrl, e: &postgres::Error) -> Error {
+    let text = url.scrub(&describe(e));
+    if is_connection_loss(e) {
+        return Error::Postgres(format!(
+            "lost the connection to PostgreSQL at {url} ({text}); nothing of this command was committed, run it again once the server is back"
+        ));
+    }
+    if let Some(db) = e.as_db_error()
+        && db.code() == &postgres::error::SqlState::LOCK_NOT_AVAILABLE
+    {
+        return Error::Postgres(format!(
+            "another process held this session's lock in PostgreSQL at {url} too long ({text}); retry"
+        ));
+    }
+    Error::Postgres(format!("PostgreSQL at {url}: {text}"))
+}
+
+/// The error with its server message, detail and hint, or its cause.
+pub(crate) fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => {
+            let mut text = db.message().to_owned();
+            if let Some(detail) = db.detail() {
+                text.push_str(&format!(" ({detail})"));
+            }
+            text
+        }
+        None => {
+            // The client's own errors name their kind; the cause (the OS
+            // error, the TLS failure) is in the source chain.
+            let mut text = e.to_string();
+            let mut source = e.source();
+            while let Some(cause) = source {
+                let cause_text = cause.to_string();
+                if !text.contains(&cause_text) {
+                    text.push_str(&format!(": {cause_text}"));
+                }
+                source = cause.source();
+            }
+            text
+        }
+    }
+}
+
+impl ToSql for Value<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> std::result::Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        match *self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Int(v) => match *ty {
+                Type::INT8 => v.to_sql(ty, out),
+                Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
+                Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
+                Type::BOOL => (v != 0).to_sql(ty, out),
+                _ => v.to_string().as_str().to_sql(ty, out),
+            },
+            Value::Text(v) => v.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+fn column_error(row: &postgres::Row, i: usize, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt {
+        what: format!("column {}", row.columns().get(i).map_or("?", |c| c.name())),
+        why: e.to_string(),
+    }
+}
+
+pub(crate) fn column_opt_int(row: &postgres::Row, i: usize) -> Result<Option<i64>> {
+    let ty = row.columns().get(i).map(|c| c.type_().clone());
+    let value = match ty {
+        Some(Type::INT4) => row.try_get::<_, Option<i32>>(i).map(|v| v.map(i64::from)),
+        Some(Type::INT2) => row.try_get::<_, Option<i16>>(i).map(|v| v.map(i64::from)),
+        Some(Type::BOOL) => row.try_get::<_, Option<bool>>(i).map(|v| v.map(i64::from)),
+        _ => row.try_get::<_, Option<i64>>(i),
+    };
+    value.map_err(|e| column_error(row, i, e))
+}
+
+pub(crate) fn column_int(row: &postgres::Row, i: usize) -> Result<i64> {
+    column_opt_int(row, i)?.ok_or_else(|| column_error(row, i, "NULL where a number belongs"))
+}
+
+pub(crate) fn column_bool(row: &postgres::Row, i: usize) -> Result<bool> {
+    column_int(row, i).map(|v| v != 0)
+}
+
+pub(crate) fn column_opt_text(row: &postgres::Row, i: usize) -> Result<Option<String>> {
+    row.try_get::<_, Option<String>>(i)
+        .map_err(|e| column_error(row, i, e))
+}
+
+pub(crate) fn column_text(row: &postgres::Row, i: usize) -> Result<String> {
+    column_opt_text(row, i)?.ok_or_else(|| column_error(row, i, "NULL where text belongs"))
+}

@@ -1,0 +1,372 @@
+//! The seam between the store and its two backends, at the level of one
+//! transaction: [`Tx`] runs a statement on SQLite or on PostgreSQL, and
+//! [`Row`] reads a result column from either.
+//!
+//! **An enum, not a trait.** There are exactly two backends and the set is
+//! closed: both are compiled into this crate, nothing outside implements a
+//! backend. An enum keeps [`crate::Store`] one concrete type (no generic
+//! parameter spreading through the MCP server, the hooks and the CLI, no
+//! `dyn` object with an object-safe subset of the API), makes the few
+//! places where the dialects differ a visible `match`, and lets the store's
+//! logic (read, apply the pure transition, write, log, commit) exist once
+//! for both: only the DDL, the per-session lock and a handful of
+//! dialect-specific statements differ.
+//!
+//! Statements are written once, in the SQL both dialects accept, with
+//! `?1`, `?2`, … placeholders (rewritten to `$1`, `$2`, … for PostgreSQL).
+//! Integer columns are `BIGINT` on PostgreSQL, so an `i64` binds to either.
+
+use crate::SessionId;
+use crate::error::{Error, Result};
+
+/// A parameter of a statement.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Value<'a> {
+    Null,
+    Int(i64),
+    Text(&'a str),
+}
+
+impl From<i64> for Value<'_> {
+    fn from(v: i64) -> Self {
+        Value::Int(v)
+    }
+}
+
+impl From<bool> for Value<'_> {
+    fn from(v: bool) -> Self {
+        Value::Int(i64::from(v))
+    }
+}
+
+impl<'a> From<&'a str> for Value<'a> {
+    fn from(v: &'a str) -> Self {
+        Value::Text(v)
+    }
+}
+
+impl<'a> From<&'a String> for Value<'a> {
+    fn from(v: &'a String) -> Self {
+        Value::Text(v)
+    }
+}
+
+impl<'a, T: Into<Value<'a>>> From<Option<T>> for Value<'a> {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+/// `params![a, b]`: a slice of statement parameters.
+macro_rules! params {
+    ($($value:expr),* $(,)?) => {
+        &[$($crate::store::sql::Value::from($value)),*][..]
+    };
+}
+pub(crate) use params;
+
+impl rusqlite::ToSql for Value<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(ToSqlOutput::Borrowed(match *self {
+            Value::Null => ValueRef::Null,
+            Value::Int(v) => ValueRef::Integer(v),
+            Value::Text(v) => ValueRef::Text(v.as_bytes()),
+        }))
+    }
+}
+
+/// Which SQL a backend speaks, for the few statements that differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    #[cfg(feature = "postgres")]
+    Postgres,
+}
+
+/// One transaction of a command. Dropping it without [`Tx::commit`] rolls
+/// it back.
+pub(crate) enum Tx<'c> {
+    Sqlite(rusqlite::Transaction<'c>),
+    /// Statements inside a SQLite transaction that the caller began and
+    /// ends (a migration step); [`Tx::commit`] leaves it to the caller.
+    SqliteIn(&'c rusqlite::Connection),
+    #[cfg(feature = "postgres")]
+    Postgres(super::pg::PgTx<'c>),
+}
+
+impl Tx<'_> {
+    /// Which SQL this transaction speaks.
+    pub(crate) fn dialect(&self) -> Dialect {
+        match self {
+            Tx::Sqlite(_) | Tx::SqliteIn(_) => Dialect::Sqlite,
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Runs a statement; returns the number of rows it changed.
+    pub(crate) fn execute(&self, sql: &str, params: &[Value<'_>]) -> Result<usize> {
+        match self {
+            Tx::Sqlite(tx) => sqlite_execute(tx, sql, params),
+            Tx::SqliteIn(conn) => sqlite_execute(conn, sql, params),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => tx.execute(sql, params),
+        }
+    }
+
+    /// Runs a query and maps its first row, if any.
+    pub(crate) fn query_opt<T>(
+        &self,
+        sql: &str,
+        params: &[Value<'_>],
+        f: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        match self {
+            Tx::Sqlite(tx) => sqlite_query_opt(tx, sql, params, f),
+            Tx::SqliteIn(conn) => sqlite_query_opt(conn, sql, params, f),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => match tx.query(sql, params)?.first() {
+                Some(row) => f(&Row::Postgres(row)).map(Some),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// Runs a query that returns exactly one row and maps it.
+    pub(crate) fn query_one<T>(
+        &self,
+        sql: &str,
+        params: &[Value<'_>],
+        f: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.query_opt(sql, params, f)?
+            .ok_or_else(|| Error::Corrupt {
+                what: "query result".into(),
+                why: format!("no row from {sql}"),
+            })
+    }
+
+    /// Runs a query and maps every row.
+    pub(crate) fn query_all<T>(
+        &self,
+        sql: &str,
+        params: &[Value<'_>],
+        mut f: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        match self {
+            Tx::Sqlite(tx) => sqlite_query_all(tx, sql, params, f),
+            Tx::SqliteIn(conn) => sqlite_query_all(conn, sql, params, f),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => tx
+                .query(sql, params)?
+                .iter()
+                .map(|row| f(&Row::Postgres(row)))
+                .collect(),
+        }
+    }
+
+    /// Takes the session's write lock for the rest of the transaction, so
+    /// two writers of one session run one after the other. SQLite's
+    /// `BEGIN IMMEDIATE` already holds the whole database; PostgreSQL locks
+    /// per session (see [`super::pg`]).
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub(crate) fn lock_session(&self, session: &SessionId) -> Result<()> {
+        match self {
+            Tx::Sqlite(_) | Tx::SqliteIn(_) => Ok(()),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => tx.lock_session(session),
+        }
+    }
+
+    /// Takes the lock of global pointer `key` for the rest of the
+    /// transaction (a read-then-write of a pointer). SQLite: the
+    /// transaction already holds the database.
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub(crate) fn lock_pointer(&self, key: &str) -> Result<()> {
+        match self {
+            Tx::Sqlite(_) | Tx::SqliteIn(_) => Ok(()),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => tx.lock_pointer(key),
+        }
+    }
+
+    /// Commits.
+    pub(crate) fn commit(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(tx) => Ok(tx.commit()?),
+            Tx::SqliteIn(_) => Ok(()),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => tx.commit(),
+        }
+    }
+}
+
+fn sqlite_execute(conn: &rusqlite::Connection, sql: &str, params: &[Value<'_>]) -> Result<usize> {
+    Ok(conn
+        .prepare_cached(sql)?
+        .execute(rusqlite::params_from_iter(params))?)
+}
+
+fn sqlite_query_opt<T>(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[Value<'_>],
+    f: impl FnOnce(&Row<'_>) -> Result<T>,
+) -> Result<Option<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+    match rows.next()? {
+        Some(row) => f(&Row::Sqlite(row)).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn sqlite_query_all<T>(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[Value<'_>],
+    mut f: impl FnMut(&Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(f(&Row::Sqlite(row))?);
+    }
+    Ok(out)
+}
+
+/// One result row of either backend.
+pub(crate) enum Row<'r> {
+    Sqlite(&'r rusqlite::Row<'r>),
+    #[cfg(feature = "postgres")]
+    Postgres(&'r postgres::Row),
+}
+
+impl Row<'_> {
+    /// Column `i` as `T`.
+    pub(crate) fn get<T: Column>(&self, i: usize) -> Result<T> {
+        match self {
+            Row::Sqlite(row) => T::from_sqlite(row, i),
+            #[cfg(feature = "postgres")]
+            Row::Postgres(row) => T::from_postgres(row, i),
+        }
+    }
+}
+
+/// A Rust type a result column converts to on both backends.
+pub(crate) trait Column: Sized {
+    fn from_sqlite(row: &rusqlite::Row<'_>, i: usize) -> Result<Self>;
+    #[cfg(feature = "postgres")]
+    fn from_postgres(row: &postgres::Row, i: usize) -> Result<Self>;
+}
+
+macro_rules! column {
+    ($t:ty, $pg:path) => {
+        impl Column for $t {
+            fn from_sqlite(row: &rusqlite::Row<'_>, i: usize) -> Result<Self> {
+                Ok(row.get(i)?)
+            }
+            #[cfg(feature = "postgres")]
+            fn from_postgres(row: &postgres::Row, i: usize) -> Result<Self> {
+                $pg(row, i)
+            }
+        }
+    };
+}
+
+column!(i64, super::pg::column_int);
+column!(Option<i64>, super::pg::column_opt_int);
+column!(String, super::pg::column_text);
+column!(Option<String>, super::pg::column_opt_text);
+column!(bool, super::pg::column_bool);
+
+/// A column's value of any type, owned: what a copy between two databases
+/// carries from a row of one to a statement of the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Owned {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl Owned {
+    /// The value as a statement parameter.
+    pub(crate) fn as_value(&self) -> Value<'_> {
+        match self {
+            Owned::Null => Value::Null,
+            Owned::Int(v) => Value::Int(*v),
+            Owned::Text(v) => Value::Text(v),
+        }
+    }
+}
+
+impl Column for Owned {
+    fn from_sqlite(row: &rusqlite::Row<'_>, i: usize) -> Result<Self> {
+        use rusqlite::types::ValueRef;
+        Ok(match row.get_ref(i)? {
+            ValueRef::Null => Owned::Null,
+            ValueRef::Integer(v) => Owned::Int(v),
+            ValueRef::Text(t) => Owned::Text(String::from_utf8_lossy(t).into_owned()),
+            other => {
+                return Err(Error::Corrupt {
+                    what: format!("column {i}"),
+                    why: format!("unexpected {:?} value", other.data_type()),
+                });
+            }
+        })
+    }
+
+    #[cfg(feature = "postgres")]
+    fn from_postgres(row: &postgres::Row, i: usize) -> Result<Self> {
+        let is_text = row
+            .columns()
+            .get(i)
+            .is_some_and(|c| *c.type_() == postgres::types::Type::TEXT);
+        Ok(if is_text {
+            super::pg::column_opt_text(row, i)?.map_or(Owned::Null, Owned::Text)
+        } else {
+            super::pg::column_opt_int(row, i)?.map_or(Owned::Null, Owned::Int)
+        })
+    }
+}
+
+/// Rewrites `?N` placeholders to PostgreSQL's `$N`, leaving string literals
+/// and quoted identifiers alone.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) fn to_postgres_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                out.push(c);
+            }
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if c == '?' && chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_rewritten_outside_quotes_only() {
+        assert_eq!(
+            to_postgres_placeholders("SELECT '?1', \"?2\", x FROM t WHERE a = ?1 AND b = ?12"),
+            "SELECT '?1', \"?2\", x FROM t WHERE a = $1 AND b = $12"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Connecting: bad URLs, a wrong password, an unreachable port, another
+//! application's database, a newer schema. Each is a clear error with exit
+//! code 3 (2 for a URL that does not parse), the password never shown, and
+//! nothing written.
+
+use std::time::{Duration, Instant};
+
+use crate::common::pg::{self, PASSWORD};
+use crate::common::{TestEnv, render};
+
+/// Runs the CLI with `GOALKEEPER_DB=url`.
+fn run_on(env: &TestEnv, url: &str, args: &[&str]) -> (String, std::process::Output) {
+    let output = env
+        .cmd(args)
+        .env("GOALKEEPER_DB", url)
+        .output()
+        .expect("run");
+    (render(args, &output), output)
+}
+
+fn assert_no_password(text: &str) {
+    assert!(!text.contains(PASSWORD), "the password leaked:\n{text}");
+}
+
+#[test]
+fn a_todo_session_works_on_postgres() {
+    let db = pg::database();
+    let env = TestEnv::new();
+    let url = db.url();
+    let (text, out) = run_on(
+        &env,
+        &url,
+        &["todo", "apply", r#"{"op":"init","items":["a","b"]}"#],
+    );
+    assert!(out.status.success(), "{text}");
+    let (text, out) = run_on(&env, &url, &["todo", "done", "a"]);
+    assert!(out.status.success(), "{text}");
+    let (text, out) = run_on(&env, &url, &["--json", "todo", "view"]);
+    assert!(out.status.success(), "{text}");
+    let view: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(view["details"]["version"], 2, "{text}");
+    let mut admin = db.admin();
+    let row = admin
+        .query_one(
+            "SELECT todo_version FROM sessions WHERE id = 'default'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(row.get::<_, i64>(0), 2);
+    let events: i64 = admin
+        .query_one("SELECT count(*) FROM events", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(events, 2);
+}
+
+#[test]
+fn a_wrong_password_is_a_clear_error_without_the_password() {
+    let db = pg::database();
+    let env = TestEnv::new();
+    let url = db.url().replace(PASSWORD, "not-the-password-9x");
+    let (text, out) = run_on(&env, &url, &["todo", "view"]);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("password authentication failed"), "{text}");
+    assert!(
+        text.contains("check the user name and the password"),
+        "{text}"
+    );
+    assert!(!text.contains("not-the-password-9x"), "{text}");
+    assert!(text.contains("gk_user:***@"), "{text}");
+}
+
+#[test]
+fn an_unreachable_port_fails_at_once_and_a_silent_one_after_the_timeout() {
+    let env = TestEnv::new();
+    // Nothing listens: refused at once.
+    let url = format!(
+        "postgres://gk_user:{PASSWORD}@127.0.0.1:{}/x",
+        pg::free_port()
+    );
+    let started = Instant::now();
+    let (text, out) = run_on(&env, &url, &["todo", "view"]);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("is the server running"), "{text}");
+    assert_no_password(&text);
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    // Something accepts and never answers: the connect timeout bounds it.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "postgres://gk_user:{PASSWORD}@127.0.0.1:{}/x?connect_timeout=1",
+        silent.local_addr().unwrap().port()
+    );
+    let started = Instant::now();
+    let (text, out) = run_on(&env, &url, &["todo", "view"]);
+    let waited = started.elapsed();
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("no answer within 1 s"), "{text}");
+    assert_no_password(&text);
+    assert!(waited < Duration::from_secs(8), "waited {waited:?}");
+}
+
+#[test]
+fn a_hook_stays_silent_and_exits_0_when_the_server_is_unreachable() {
+    let env = TestEnv::new();
+    let url = format!(
+        "postgres://gk_user:{PASSWORD}@127.0.0.1:{}/x",
+        pg::free_port()
+    );
+    let output = env
+        .cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_DB", &url)
+        .write_stdin(
+            r#"{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"hi","cwd":"."}"#,
+        )
+        .output()
+        .unwrap();
+    let text = render(&["hook", "claude-code"], &output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(output.stdout.is_empty(), "{text}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("cannot connect to PostgreSQL"),
+        "{text}"
+    );
+    assert_no_password(&text);
+}
+
+#[test]
+fn a_url_that_does_not_parse_is_a_usage_error() {
+    let env = TestEnv::new();
+    let url = format!("postgres://gk_user:{PASSWORD}@127.0.0.1/x?sslmode=sometimes");
+    let (text, out) = run_on(&env, &url, &["todo", "view"]);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("sslmode=sometimes is not one of"), "{text}");
+    assert_no_password(&text);
+}
+
+#[test]
+fn sslmode_require_against_a_server_without_tls_is_refused() {
+    let db = pg::database();
+    let env = TestEnv::new();
+    let url = format!("{}?sslmode=require", db.url());
+    let (text, out) = run_on(&env, &url, &["todo", "view"]);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("cannot connect to PostgreSQL"), "{text}");
+    assert!(text.to_lowercase().contains("tls"), "{text}");
+    assert_no_password(&text);
+}
+
+#[test]
+fn another_applications_database_is_refused_untouched() {
+    let db = pg::database();
+    let mut admin = db.admin();
+    admin
+        .batch_execute("CREATE TABLE invoices (id int); INSERT INTO invoices VALUES (7); ALTER TABLE invoices OWNER TO gk_user")
+        .unwrap();
+    let env = TestEnv::new();
+    let (text, out) = run_on(
+        &env,
+        &db.url(),
+        &["todo", "apply", r#"{"op":"init","items":["a"]}"#],
+    );
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains(
+            "is not goalkeeper's: its schema public holds tables of another application (invoices)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("it was left untouched"), "{text}");
+    assert_no_password(&text);
+    let tables: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(tables, 1, "nothing was created");
+}
+
+#[test]
+fn a_newer_schema_is_refused_untouched() {
+    let db = pg::database();
+    let env = TestEnv::new();
+    let (text, out) = run_on(
+        &env,
+        &db.url(),
+        &["todo", "apply", r#"{"op":"init","items":["a"]}"#],
+    );
+    assert!(out.status.success(), "{text}");
+    let mut admin = db.admin();
+    admin
+        .batch_execute("UPDATE goalkeeper_schema SET version = 99")
+        .unwrap();
+    let (text, out) = run_on(&env, &db.url(), &["todo", "done", "a"]);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("has goalkeeper schema version 99, but this goalkeeper only knows up to"),
+        "{text}"
+    );
+    assert!(text.contains("the database was left untouched"), "{text}");
+    let version: i64 = admin
+        .query_one("SELECT todo_version FROM sessions", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 1);
+}
