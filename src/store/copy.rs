@@ -45,6 +45,7 @@ pub struct CopyReport {
 /// Whether goal ids are kept or drawn anew in the target.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ids {
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Keep,
     Renumber,
 }

@@ -2,7 +2,6 @@
 //! one immediate transaction, so two processes reporting usage at once
 //! both count.
 
-
 use super::Store;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;

@@ -8,8 +8,8 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::APPLICATION_ID;
 use super::patch::KeyedList;
-use super::sql::Tx;
 use super::rows;
+use super::sql::Tx;
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::TodoList;
@@ -232,7 +232,14 @@ fn migrate_history(
     let mut undo_to: Option<Option<i64>> = None;
     let step = |keyed: KeyedList, v: i64, undo_to: Option<i64>, before: TodoList| {
         let change = keyed.change_to(&before);
-        rows::record_step(&Tx::SqliteIn(tx), session, v, undo_to, None, &change.forward)?;
+        rows::record_step(
+            &Tx::SqliteIn(tx),
+            session,
+            v,
+            undo_to,
+            None,
+            &change.forward,
+        )?;
         Ok::<_, Error>(change.keyed(before))
     };
     while let Some(row) = events.next()? {

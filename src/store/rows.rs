@@ -3,7 +3,6 @@
 //! `?N` placeholders and no SQLite-only syntax, so a second backend can run
 //! the same texts; the diff and the replay are in [`super::patch`].
 
-
 use super::patch::{KeyedList, Patch, UndoStep};
 use super::sql::{Tx, params};
 use crate::SessionId;
@@ -49,8 +48,7 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
     )?;
     let mut tasks = Vec::with_capacity(rows.len());
     for (phase_pos, pos, content, status, blocker, dropped_by) in rows {
-        let status =
-            parse_status(&status).ok_or_else(|| corrupt(format!("status {status:?}")))?;
+        let status = parse_status(&status).ok_or_else(|| corrupt(format!("status {status:?}")))?;
         let dropped_by = match dropped_by.as_deref() {
             None => None,
             Some("user") => Some(DroppedBy::User),

@@ -152,17 +152,19 @@ impl Tx<'_> {
         &self,
         sql: &str,
         params: &[Value<'_>],
-        mut f: impl FnMut(&Row<'_>) -> Result<T>,
+        f: impl FnMut(&Row<'_>) -> Result<T>,
     ) -> Result<Vec<T>> {
         match self {
             Tx::Sqlite(tx) => sqlite_query_all(tx, sql, params, f),
             Tx::SqliteIn(conn) => sqlite_query_all(conn, sql, params, f),
             #[cfg(feature = "postgres")]
-            Tx::Postgres(tx) => tx
-                .query(sql, params)?
-                .iter()
-                .map(|row| f(&Row::Postgres(row)))
-                .collect(),
+            Tx::Postgres(tx) => {
+                let mut f = f;
+                tx.query(sql, params)?
+                    .iter()
+                    .map(|row| f(&Row::Postgres(row)))
+                    .collect()
+            }
         }
     }
 
