@@ -33,6 +33,7 @@ mod postgres;
 mod prompts;
 mod readers;
 mod resources;
+mod store_files;
 mod todo_ops;
 mod todo_props;
 mod todo_store;

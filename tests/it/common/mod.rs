@@ -286,7 +286,11 @@ pub fn in_progress_count(list: &TodoList) -> usize {
 /// A store holding the two-phase plan most tests start from:
 /// `Foundation: [/] Build core, [ ] Add edge cases | Verification: [ ] Run tests, [ ] Write docs`.
 pub fn planned() -> Store {
-    let mut store = store();
+    plan(store())
+}
+
+/// [`planned`] on a given store.
+pub fn plan(mut store: Store) -> Store {
     agent(
         &mut store,
         r#"{"op":"init","list":[
@@ -314,7 +318,11 @@ pub const MIXED: &str =
 /// one, a blocked one with a note, the active one, a pending one and a
 /// user-dropped one; `Other` holds one pending task. See [`MIXED`].
 pub fn mixed() -> Store {
-    let mut store = store();
+    mix(store())
+}
+
+/// [`mixed`] on a given store.
+pub fn mix(mut store: Store) -> Store {
     agent(
         &mut store,
         r#"{"op":"init","list":[

@@ -298,3 +298,36 @@ pub fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
     f()
 }
+
+/// The database that holds the store acceptance tests' schemas, and a
+/// superuser client on it (kept open: one schema per test is cheap, one
+/// database or one login per test is not).
+fn store_tests() -> &'static (Database, std::sync::Mutex<postgres::Client>) {
+    static STORE_TESTS: OnceLock<(Database, std::sync::Mutex<postgres::Client>)> = OnceLock::new();
+    STORE_TESTS.get_or_init(|| {
+        let db = database();
+        let admin = db.admin();
+        (db, std::sync::Mutex::new(admin))
+    })
+}
+
+/// The URL of a new, empty schema of its own (owned by [`USER`]) on the
+/// shared cluster: what one store acceptance test runs against.
+pub fn fresh_schema_url() -> String {
+    static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+    let (db, admin) = store_tests();
+    let schema = format!("s{}", SCHEMAS.fetch_add(1, Ordering::Relaxed));
+    admin
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .batch_execute(&format!("CREATE SCHEMA {schema} AUTHORIZATION {USER}"))
+        .unwrap();
+    format!("{}?options=-csearch_path%3D{schema}", db.url())
+}
+
+/// A store on a new, empty schema of its own (see [`fresh_schema_url`]).
+pub fn store() -> goalkeeper::Store {
+    let url = fresh_schema_url();
+    let location = goalkeeper::store::Location::parse(&url).unwrap();
+    goalkeeper::Store::open_location(&location).expect("a PostgreSQL store opens")
+}

@@ -2,4 +2,5 @@
 //! itself (see `common/pg.rs`): connection handling, the schema
 //! discipline, the CLI on PostgreSQL.
 
+mod acceptance;
 mod connection;

@@ -3,7 +3,7 @@
 
 use goalkeeper::todo::DroppedBy;
 
-use crate::common::*;
+use super::common::*;
 
 // ---- agent rm abandons ---------------------------------------------------
 

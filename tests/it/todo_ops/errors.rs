@@ -3,7 +3,7 @@
 
 use goalkeeper::todo::Actor::{Agent, User};
 
-use crate::common::*;
+use super::common::*;
 
 const FIELDS: &str = "op, list, task, phase, items, reason, page";
 const OPS: &str = "init, start, done, drop, rm, block, unblock, append, view";

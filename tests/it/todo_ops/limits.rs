@@ -6,7 +6,7 @@ use goalkeeper::todo::{
     MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS,
 };
 
-use crate::common::*;
+use super::common::*;
 
 /// A JSON string literal holding `text`.
 fn lit(text: &str) -> String {

@@ -2,6 +2,8 @@
 //! public API the way an agent or a person would: one JSON call at a time
 //! against a store. One file per part of the spec.
 
+pub(crate) use super::common;
+
 mod agent_limits;
 mod bounded;
 mod errors;

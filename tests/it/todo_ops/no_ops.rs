@@ -6,7 +6,7 @@
 use goalkeeper::Store;
 use goalkeeper::todo::Actor::{self, Agent, User};
 
-use crate::common::*;
+use super::common::*;
 
 /// Runs `json`, expects a no-op, and checks nothing was written.
 fn no_op(s: &mut Store, json: &str, actor: Actor) {

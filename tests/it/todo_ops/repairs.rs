@@ -6,7 +6,7 @@
 
 use goalkeeper::todo::Actor::{Agent, User};
 
-use crate::common::*;
+use super::common::*;
 
 /// Runs `json` as the agent, expects success, and returns the result's
 /// `Repaired:` line.

@@ -4,7 +4,7 @@
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{self, Call, Status, TodoList};
 
-use crate::common::*;
+use super::common::*;
 
 // ---- atomicity -----------------------------------------------------------
 

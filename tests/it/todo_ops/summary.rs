@@ -3,7 +3,7 @@
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{SummaryKind, TodoList, summary};
 
-use crate::common::*;
+use super::common::*;
 
 /// The example of SPEC §2.4, with the `Setup` phase listed last.
 fn example() -> goalkeeper::Store {

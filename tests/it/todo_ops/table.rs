@@ -4,7 +4,7 @@
 
 use goalkeeper::todo::Actor::{self, Agent, User};
 
-use crate::common::*;
+use super::common::*;
 
 const BOTH: [Actor; 2] = [Agent, User];
 

@@ -5,8 +5,8 @@ use goalkeeper::todo::Actor::User;
 use goalkeeper::todo::{Phase, Status, Task, TodoList};
 use serde_json::json;
 
+use super::common::*;
 use super::log;
-use crate::common::*;
 
 #[test]
 fn import_replaces_the_list_normalized_and_is_logged() {

@@ -5,8 +5,8 @@ use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::TodoList;
 use serde_json::json;
 
+use super::common::*;
 use super::log;
-use crate::common::*;
 
 // ---- versions ------------------------------------------------------------
 

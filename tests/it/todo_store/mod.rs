@@ -1,12 +1,15 @@
 //! Acceptance tests for the todo store (SPEC §7): versions, the event log
 //! with failed agent calls, the pending todo error, undo, import, session
-//! isolation and removal, and how database files are created and refused.
+//! isolation and removal, goals, and integration marks and pointers. They
+//! run on both backends (`postgres::acceptance` compiles them again on
+//! PostgreSQL); `store_files` holds the SQLite file tests.
 
-use crate::common;
+pub(crate) use super::common;
 
-mod files;
+mod goals;
 mod import;
 mod log;
+mod marks;
 mod sessions;
 mod undo;
 

@@ -5,8 +5,8 @@ use goalkeeper::SessionId;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Call, TodoList};
 
+use super::common::*;
 use super::{log, sid};
-use crate::common::*;
 
 #[test]
 fn sessions_are_isolated() {

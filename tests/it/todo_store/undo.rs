@@ -4,8 +4,8 @@ use goalkeeper::ErrorKind;
 use goalkeeper::todo::Actor::{Agent, User};
 use serde_json::json;
 
+use super::common::*;
 use super::log;
-use crate::common::*;
 
 #[test]
 fn undo_walks_back_through_the_versions() {

@@ -1,0 +1,171 @@
+//! Goals in the store: lifecycle ops and usage as events, ids unique across
+//! sessions, refusals that change nothing, everything in one transaction.
+
+use goalkeeper::ErrorKind;
+use goalkeeper::goal::{GoalOp, GoalStatus, Usage};
+use goalkeeper::store::GoalCall;
+use goalkeeper::todo::Actor::{Agent, User};
+use serde_json::json;
+
+use super::common::*;
+use super::{log, sid};
+
+fn set(objective: &str, budget: Option<u64>) -> GoalOp {
+    GoalOp::Set {
+        objective: objective.parse().unwrap(),
+        budget,
+    }
+}
+
+fn usage(tokens: u64) -> GoalOp {
+    GoalOp::Usage(Usage {
+        input: tokens,
+        output: 0,
+        cache_write: 0,
+        cache_read: 0,
+    })
+}
+
+#[test]
+fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
+    let mut s = store();
+    let me = session();
+    let set_result = s
+        .goal(
+            &me,
+            GoalCall::Op(&set("Ship the parser", Some(100))),
+            User,
+            NOW,
+        )
+        .unwrap();
+    assert!(!set_result.is_error, "{}", set_result.text());
+    let id = s.current_goal(&me).unwrap().unwrap().id;
+    for i in 0..3 {
+        s.goal(&me, GoalCall::Op(&usage(40)), Agent, NOW + 1 + i)
+            .unwrap();
+    }
+    let goal = s.current_goal(&me).unwrap().unwrap();
+    assert_eq!((goal.id, goal.tokens_used), (id, 120));
+    assert_eq!(goal.status, GoalStatus::BudgetLimited);
+    let done = s
+        .goal(&me, GoalCall::Json(r#"{"op":"complete"}"#), Agent, NOW + 9)
+        .unwrap();
+    assert!(!done.is_error, "{}", done.text());
+    assert_eq!(
+        s.current_goal(&me).unwrap().unwrap().status,
+        GoalStatus::Complete
+    );
+    let ops: Vec<_> = log(&mut s)
+        .into_iter()
+        .map(|e| (e.op.unwrap_or_default(), e.payload["goal"].as_i64(), e.ok))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("set".into(), Some(id), true),
+            ("usage".into(), Some(id), true),
+            ("usage".into(), Some(id), true),
+            ("usage".into(), Some(id), true),
+            ("complete".into(), Some(id), true),
+        ]
+    );
+}
+
+#[test]
+fn goal_ids_are_unique_across_sessions_and_never_reused() {
+    let mut s = store();
+    let (a, b) = (sid("a"), sid("b"));
+    s.goal(&a, GoalCall::Op(&set("first of a", None)), User, NOW)
+        .unwrap();
+    s.goal(&b, GoalCall::Op(&set("first of b", None)), User, NOW + 1)
+        .unwrap();
+    s.goal(&a, GoalCall::Op(&set("second of a", None)), User, NOW + 2)
+        .unwrap();
+    let ids: Vec<i64> = [&a, &b]
+        .into_iter()
+        .map(|x| s.current_goal(x).unwrap().unwrap().id)
+        .collect();
+    let first_of_a = s.event_log(&a, 10).unwrap()[0].payload["goal"]
+        .as_i64()
+        .unwrap();
+    assert!(
+        first_of_a < ids[1] && ids[1] < ids[0],
+        "ids in order of creation: {first_of_a}, {ids:?}"
+    );
+    assert_eq!(
+        s.current_goal(&a).unwrap().unwrap().objective,
+        "second of a"
+    );
+}
+
+#[test]
+fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
+    let mut s = store();
+    let me = session();
+    s.goal(&me, GoalCall::Op(&set("Keep this", Some(50))), User, NOW)
+        .unwrap();
+    let before = s.current_goal(&me).unwrap();
+    // The agent may not start a goal while one is live, nor set a budget.
+    let refused = s
+        .goal(
+            &me,
+            GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
+            Agent,
+            NOW + 1,
+        )
+        .unwrap();
+    assert!(refused.is_error);
+    let budget = s
+        .goal(
+            &me,
+            GoalCall::Json(r#"{"op":"get","budget":10}"#),
+            Agent,
+            NOW + 2,
+        )
+        .unwrap();
+    assert!(budget.is_error);
+    assert!(
+        budget.text().contains("only the user can set a budget"),
+        "{}",
+        budget.text()
+    );
+    assert_eq!(s.current_goal(&me).unwrap(), before);
+    let logged: Vec<_> = log(&mut s).into_iter().skip(1).collect();
+    assert_eq!(logged.len(), 2);
+    assert!(logged.iter().all(|e| !e.ok && e.error.is_some()));
+    assert_eq!(
+        logged[1].payload,
+        json!({"op": "get", "budget": 10}),
+        "the raw call is kept"
+    );
+    // A user's refusal is an error result, and not logged.
+    let paused_twice = s.goal(&me, GoalCall::Op(&GoalOp::Resume), User, NOW + 3);
+    match paused_twice {
+        Ok(r) => assert!(r.is_error, "{}", r.text()),
+        Err(e) => assert_eq!(e.kind(), ErrorKind::Rejected),
+    }
+    assert_eq!(log(&mut s).len(), 3);
+}
+
+#[test]
+fn goal_steps_in_one_transaction_are_all_or_nothing() {
+    let mut s = store();
+    let me = session();
+    {
+        let tx = s.begin(&me).unwrap();
+        tx.goal_call(GoalCall::Op(&set("Never committed", None)), User, NOW)
+            .unwrap();
+        tx.set_mark("m", "v", NOW).unwrap();
+        // Dropped: rolled back.
+    }
+    assert_eq!(s.current_goal(&me).unwrap(), None);
+    assert_eq!(s.session_mark(&me, "m").unwrap(), None);
+    assert!(log(&mut s).is_empty());
+    let tx = s.begin(&me).unwrap();
+    tx.goal_call(GoalCall::Op(&set("Committed", None)), User, NOW)
+        .unwrap();
+    tx.set_mark("m", "v", NOW).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(s.current_goal(&me).unwrap().unwrap().objective, "Committed");
+    assert_eq!(s.session_mark(&me, "m").unwrap().as_deref(), Some("v"));
+}
