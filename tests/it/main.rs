@@ -5,6 +5,10 @@
 //!
 //! A new test file goes in this folder and gets a `mod` line below.
 
+// `postgres::acceptance` compiles the store's acceptance test files a second
+// time, on PostgreSQL: one source for both backends, on purpose.
+#![allow(clippy::duplicate_mod)]
+
 #[macro_use]
 #[allow(dead_code)]
 mod common;
