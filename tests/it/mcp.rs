@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One running `goalkeeper mcp` and the JSON-RPC client side of it.
-struct Server {
+pub(crate) struct Server {
     child: Option<Child>,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -25,7 +25,7 @@ struct Server {
 
 impl Server {
     /// `goalkeeper --db <test db> --session <session> mcp`, initialized.
-    fn start(env: &TestEnv, session: &str) -> Server {
+    pub(crate) fn start(env: &TestEnv, session: &str) -> Server {
         let mut server = Server::spawn(env, &["--session", session, "mcp"], &[]);
         server.initialize();
         server
@@ -33,12 +33,12 @@ impl Server {
 
     /// The server with these arguments and extra environment, not yet
     /// initialized.
-    fn spawn(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Server {
+    pub(crate) fn spawn(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Server {
         let settings = env.dir().join("settings.toml");
         if !settings.exists() {
             std::fs::write(&settings, "").expect("write settings");
         }
-        let mut command = env.std_cmd(&["--db", &env.db().display().to_string()]);
+        let mut command = env.std_cmd(&["--db", &env.location()]);
         command
             .args(args)
             .env("GOALKEEPER_CONFIG", &settings)
@@ -66,7 +66,7 @@ impl Server {
         }
     }
 
-    fn initialize(&mut self) -> Value {
+    pub(crate) fn initialize(&mut self) -> Value {
         let result = self.request(
             "initialize",
             json!({
@@ -79,18 +79,18 @@ impl Server {
         result["result"].clone()
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         self.send_line(&message.to_string());
     }
 
-    fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to the server");
         stdin.flush().expect("flush");
     }
 
     /// Sends a request and returns the whole response (`result` or `error`).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -98,7 +98,7 @@ impl Server {
     }
 
     /// The next message with this id; every line on stdout must be JSON-RPC.
-    fn response(&mut self, id: i64) -> Value {
+    pub(crate) fn response(&mut self, id: i64) -> Value {
         loop {
             let Ok(line) = self.lines.recv_timeout(TIMEOUT) else {
                 panic!("no response to request {id}; stderr: {}", self.stop());
@@ -118,7 +118,7 @@ impl Server {
 
     /// `tools/call`, returning the tool result, which must not be a
     /// JSON-RPC error.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(
             response.get("error").is_none(),
@@ -127,8 +127,34 @@ impl Server {
         response["result"].clone()
     }
 
+    /// SIGKILLs the server and reaps it.
+    pub(crate) fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().expect("SIGKILL the server");
+            child.wait().expect("reap the server");
+        }
+    }
+
+    /// Sends a `tools/call` without waiting; returns its request id.
+    pub(crate) fn send_call(&mut self, tool: &str, arguments: Value) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+        id
+    }
+
+    /// Every message that arrives within `wait`, as it comes.
+    pub(crate) fn drain(&mut self, wait: Duration) -> Vec<Value> {
+        let mut out = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(wait) {
+            out.push(serde_json::from_str(&line).expect("JSON-RPC on stdout"));
+        }
+        out
+    }
+
     /// Closes stdin, waits for the exit and returns stderr with the status.
-    fn stop(&mut self) -> String {
+    pub(crate) fn stop(&mut self) -> String {
         drop(self.stdin.take());
         let child = self.child.take().expect("the server is running");
         let output = child.wait_with_output().expect("wait for the server");
@@ -152,14 +178,14 @@ impl Drop for Server {
     }
 }
 
-fn text(result: &Value) -> &str {
+pub(crate) fn text(result: &Value) -> &str {
     let content = result["content"].as_array().expect("content");
     assert_eq!(content.len(), 1, "one text block: {result}");
     assert_eq!(content[0]["type"], "text");
     content[0]["text"].as_str().expect("text")
 }
 
-fn is_error(result: &Value) -> bool {
+pub(crate) fn is_error(result: &Value) -> bool {
     result["isError"].as_bool().expect("isError is always set")
 }
 

@@ -25,6 +25,8 @@ pub const NOW_MS: i64 = 1_764_441_600_000;
 pub struct TestEnv {
     dir: tempfile::TempDir,
     pub now_ms: i64,
+    /// A `postgres://` URL instead of the SQLite file (fleet mode tests).
+    url: Option<String>,
 }
 
 impl TestEnv {
@@ -36,7 +38,25 @@ impl TestEnv {
         TestEnv {
             dir,
             now_ms: NOW_MS,
+            url: None,
         }
+    }
+
+    /// The same, with the database at `url` (PostgreSQL) instead of a
+    /// SQLite file in the temporary directory.
+    pub fn on(url: &str) -> TestEnv {
+        TestEnv {
+            url: Some(url.to_owned()),
+            ..TestEnv::new()
+        }
+    }
+
+    /// What every command is given as `GOALKEEPER_DB`: the URL, or the
+    /// SQLite file's path.
+    pub fn location(&self) -> String {
+        self.url
+            .clone()
+            .unwrap_or_else(|| self.db().display().to_string())
     }
 
     /// The working directory of every command.
@@ -63,7 +83,7 @@ impl TestEnv {
         cmd.args(args)
             .current_dir(self.dir.path())
             .env_clear()
-            .env("GOALKEEPER_DB", self.db())
+            .env("GOALKEEPER_DB", self.location())
             .env("GOALKEEPER_NOW", self.now_ms.to_string())
             .env("GOALKEEPER_CONFIG", self.dir.path().join("config.toml"));
         cmd
