@@ -1,9 +1,12 @@
-//! `goalkeeper backup PATH`: a consistent single-file copy of the database.
+//! `goalkeeper backup PATH`: a consistent single-file copy of the database
+//! (from PostgreSQL too: the copy is a SQLite file). `goalkeeper migrate
+//! --to URL`: every session copied into another database, typically a
+//! SQLite file into PostgreSQL for fleet mode.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use goalkeeper::Error;
+use goalkeeper::{Error, Store};
 
 use super::{Context, Outcome};
 
@@ -17,5 +20,38 @@ pub fn run(ctx: &Context, args: BackupArgs) -> Result<Outcome, Error> {
     let store = ctx.store()?;
     store.backup(&args.path)?;
     out!("Wrote a copy of the database to {}", args.path.display());
+    Ok(Outcome::Success)
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// The database to copy into: a postgres://user@host/db URL (or a new
+    /// SQLite file). Refused if it already holds any of the sessions
+    #[arg(long, value_name = "URL|PATH")]
+    pub to: PathBuf,
+}
+
+pub fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error> {
+    let from = ctx.location()?;
+    let to = super::location_of(args.to)?;
+    if from.display() == to.display() {
+        return Err(Error::Usage(format!(
+            "--to names the database being copied ({}); give another one",
+            to.display()
+        )));
+    }
+    let source = Store::open_location(&from)?;
+    let mut target = Store::open_location(&to)?;
+    let copied = source.copy_into(&mut target)?;
+    out!(
+        "Copied {} sessions ({} goals, {} events, {} marks, {} pointers) from {} to {}",
+        copied.sessions,
+        copied.goals,
+        copied.events,
+        copied.marks,
+        copied.pointers,
+        from.display(),
+        to.display()
+    );
     Ok(Outcome::Success)
 }

@@ -136,6 +136,8 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Write a consistent single-file copy of the database to a new file
     Backup(backup::BackupArgs),
+    /// Copy every session of the database (--db) into another, e.g. PostgreSQL
+    Migrate(backup::MigrateArgs),
 }
 
 /// What a command hands back to `main`: how to exit.
@@ -172,16 +174,7 @@ impl Context {
             Some(path) => path.clone(),
             None => default_db_path()?,
         };
-        match path.to_str() {
-            Some(text) => match Location::parse(text)? {
-                #[cfg(feature = "postgres")]
-                Location::Postgres(url) => Ok(Location::Postgres(Box::new(
-                    url.with_password_fallback(std::env::var("PGPASSWORD").ok().as_deref()),
-                ))),
-                other => Ok(other),
-            },
-            None => Ok(Location::Sqlite(path)),
-        }
+        location_of(path)
     }
 
     /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the
@@ -231,6 +224,21 @@ impl ActiveTools {
             .map(|t| t.trim().to_owned())
             .filter(|t| !t.is_empty())
             .collect()
+    }
+}
+
+/// A `--db`-style value as a location: a `postgres://` URL (with
+/// `$PGPASSWORD` as the password when the URL has none), else a SQLite file.
+fn location_of(path: PathBuf) -> Result<Location, Error> {
+    match path.to_str() {
+        Some(text) => match Location::parse(text)? {
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Ok(Location::Postgres(Box::new(
+                url.with_password_fallback(std::env::var("PGPASSWORD").ok().as_deref()),
+            ))),
+            other => Ok(other),
+        },
+        None => Ok(Location::Sqlite(path)),
     }
 }
 
@@ -436,6 +444,7 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
             watch::run(&ctx, args, given)
         }
         Command::Backup(args) => backup::run(&ctx, args),
+        Command::Migrate(args) => backup::migrate(&ctx, args),
     }
 }
 

@@ -222,7 +222,10 @@ pub(crate) fn backup_to_sqlite(source: &Store, path: &Path) -> Result<()> {
     super::backup::write_with(path, |partial| {
         let mut target = Store::open(partial)?;
         copy(source, &mut target, Ids::Keep)?;
-        Ok(())
+        // The copy was committed to the WAL beside the partial file: fold
+        // it in and leave WAL mode (as a `VACUUM INTO` copy is), so the file
+        // alone holds everything before it is linked into place.
+        target.fold_wal_into_file()
     })
 }
 

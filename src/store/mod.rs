@@ -204,6 +204,20 @@ impl Store {
         }
     }
 
+    /// SQLite: folds the WAL into the file and leaves WAL mode, so the file
+    /// alone is the whole database (a backup's last step). The next
+    /// [`Store::open`] turns WAL mode on again.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn fold_wal_into_file(&self) -> Result<()> {
+        if let Backend::Sqlite(file) = &self.backend {
+            file.conn
+                .query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                    r.get::<_, String>(0)
+                })?;
+        }
+        Ok(())
+    }
+
     /// Checks the database and returns the verdict (`"ok"` when sound):
     /// SQLite's `PRAGMA integrity_check`; on PostgreSQL, whose server
     /// guards its own pages, a round trip to the server.

@@ -8,3 +8,4 @@ mod concurrency;
 mod connection;
 mod crash;
 mod faults;
+mod migrate;
