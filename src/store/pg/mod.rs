@@ -126,6 +126,18 @@ impl PgConn {
     }
 }
 
+impl Drop for PgConn {
+    /// The synchronous client closes its connection by blocking on its own
+    /// runtime, which panics on a thread that drives an async runtime (the
+    /// MCP server drops its store inside one). Closing on a thread of its
+    /// own works wherever the store is dropped.
+    fn drop(&mut self) {
+        if let Some(client) = self.client.get_mut().take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
+}
+
 /// One PostgreSQL transaction (`BEGIN` sent). Dropped without
 /// [`PgTx::commit`], it rolls back.
 pub(crate) struct PgTx<'c> {

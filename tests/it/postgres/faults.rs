@@ -171,4 +171,5 @@ fn the_mcp_server_reconnects_and_never_acknowledges_a_write_it_could_not_commit(
     assert_eq!(versions, [1, 2]);
     let stderr = server.stop();
     assert!(!stderr.contains(PASSWORD), "{stderr}");
+    assert!(stderr.ends_with("[exit status: 0]"), "{stderr}");
 }

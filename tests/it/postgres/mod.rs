@@ -8,4 +8,5 @@ mod concurrency;
 mod connection;
 mod crash;
 mod faults;
+mod fleet;
 mod migrate;

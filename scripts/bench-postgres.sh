@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Fleet mode (PostgreSQL) against SQLite, whole process, in one interleaved
+# run (examples/bench_proc.rs): a mutation, a view and a Claude Code hook
+# event on a 10-task and a 1,000-task session, each on a SQLite file and on
+# PostgreSQL 15 over loopback (a temporary cluster this script starts and
+# stops; as the `postgres` user when run as root). The same lists on both:
+# the PostgreSQL database is filled by `goalkeeper migrate --to URL` from
+# the SQLite files.
+#
+#   scripts/bench-postgres.sh [--runs N] [--warmup N] [--debug] [--no-build]
+set -euo pipefail
+
+RUNS=100
+WARMUP=10
+PROFILE=release
+BUILD=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        --warmup) WARMUP="$2"; shift 2 ;;
+        --debug) PROFILE=debug; shift ;;
+        --no-build) BUILD=0; shift ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench-postgres: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+PG_BIN="${GOALKEEPER_PG_BIN:-/usr/lib/postgresql/15/bin}"
+[[ -x "$PG_BIN/initdb" ]] || { echo "bench-postgres: needs PostgreSQL 15 (apt-get install postgresql-15) or GOALKEEPER_PG_BIN" >&2; exit 2; }
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+flag=(); [[ $PROFILE == release ]] && flag=(--release)
+if [[ $BUILD -eq 1 ]]; then
+    cargo build "${flag[@]}" --quiet --bin goalkeeper --example bench_db --example bench_proc
+fi
+GK="$ROOT/target/$PROFILE/goalkeeper"
+EX="$ROOT/target/$PROFILE/examples"
+DIR="$(mktemp -d "${TMPDIR:-/tmp}/goalkeeper-pgbench.XXXXXX")"
+chmod 755 "$DIR"
+as_pg=()
+if [[ $(id -u) -eq 0 ]]; then as_pg=(runuser -u postgres --); chown postgres "$DIR"; fi
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cleanup() {
+    "${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$DIR"
+}
+trap cleanup EXIT
+echo bench > "$DIR/pw"
+"${as_pg[@]}" "$PG_BIN/initdb" -D "$DIR/data" -U bench --pwfile="$DIR/pw" --auth=scram-sha-256 --no-sync >/dev/null
+"${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR" start >/dev/null
+URL="postgres://bench:bench@127.0.0.1:$PORT/postgres"
+
+cd "$DIR"
+: > config.toml
+export GOALKEEPER_CONFIG="$DIR/config.toml"
+export GOALKEEPER_NOW=1764441600000
+unset GOALKEEPER_DB GOALKEEPER_SESSION
+echo "== machine: $(uptime)"
+echo "== binary: $GK ($PROFILE)"
+for n in 10 1000; do
+    "$EX/bench_db" "s$n.db" --tasks "$n" --session "s$n" 2>/dev/null
+    "$GK" --db "s$n.db" migrate --to "$URL" >/dev/null
+    printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$n" "$DIR" > "hook-$n.json"
+done
+
+python3 - "$GK" "$DIR" "$URL" > cases.json <<'PY'
+import json, sys
+gk, d, url = sys.argv[1], sys.argv[2], sys.argv[3]
+def task(i): return f"Task {i:05d}: update the parser and its tests for case {i}"
+def pending(n): return (((n + 99) // 100) * 2 // 5) * 100 if n >= 100 else 0
+cases = [{"name": "/bin/true", "argv": ["/bin/true"]}]
+for n in (10, 1000):
+    a, b = task(pending(n) + 1), task(pending(n) + 2)
+    for name, db in (("sqlite", f"{d}/s{n}.db"), ("pg", url)):
+        base = [gk, "--db", db, "--session", f"s{n}"]
+        start = lambda t: [*base, "todo", "apply", json.dumps({"op": "start", "task": t})]
+        cases.append({"name": f"apply {n} {name}", "argv": start(a), "alt": start(b)})
+        cases.append({"name": f"view {n} {name}", "argv": [*base, "todo", "view"]})
+        cases.append({"name": f"hook {n} {name}", "argv": [gk, "--db", db, "hook", "claude-code"],
+                      "stdin": f"{d}/hook-{n}.json"})
+print(json.dumps(cases, indent=1))
+PY
+echo
+echo "== whole process, $RUNS interleaved runs per case after $WARMUP warm-up runs (ms)"
+"$EX/bench_proc" cases.json --runs "$RUNS" --warmup "$WARMUP" | tee results.txt
+echo
+echo "== PostgreSQL / SQLite (medians of the same run)"
+python3 - results.txt <<'PY'
+import re, sys
+med = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*(\S.*?\S)\s+([\d.]+)\s", line)
+    if m:
+        try: med[m.group(1)] = float(m.group(2))
+        except ValueError: pass
+for n in (10, 1000):
+    for what in ("apply", "view", "hook"):
+        s, p = med.get(f"{what} {n} sqlite"), med.get(f"{what} {n} pg")
+        if s and p:
+            print(f"{what:5} {n:>5} tasks: sqlite {s:7.2f} ms  pg {p:7.2f} ms  pg/sqlite {p / s:5.2f}x")
+PY
