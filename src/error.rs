@@ -66,6 +66,18 @@ pub enum Error {
         why: String,
     },
 
+    /// The database file (or its WAL) was deleted or replaced while this
+    /// process had it open; nothing was written.
+    #[error(
+        "{path} was {how} while this process had the database open, so nothing was written (it would have gone into a file nobody else sees); restart this process (for an MCP server, restart or reconnect the agent) to open the database again"
+    )]
+    DatabaseGone {
+        /// The file.
+        path: PathBuf,
+        /// `deleted` or `replaced by another file`.
+        how: String,
+    },
+
     /// SQLite failed.
     #[error("database error: {0}{hint}", hint = sqlite_hint(.0))]
     Sqlite(#[from] rusqlite::Error),
@@ -95,6 +107,7 @@ impl Error {
             Error::NotOurDatabase { .. }
             | Error::NewerSchema { .. }
             | Error::Corrupt { .. }
+            | Error::DatabaseGone { .. }
             | Error::Sqlite(_)
             | Error::Postgres(_)
             | Error::Io { .. } => ErrorKind::Storage,
@@ -116,6 +129,9 @@ fn sqlite_hint(error: &rusqlite::Error) -> &'static str {
         }
         Some(ErrorCode::DatabaseCorrupt) => {
             " (the database is damaged; restore a backup or use --db to choose another)"
+        }
+        Some(ErrorCode::FileLockingProtocolFailed) => {
+            " (another process kept the database's shared-memory index locked for the whole wait: a process stuck or stopped while reading the database; end that process, then retry)"
         }
         Some(ErrorCode::CannotOpen) => {
             " (the file cannot be opened; check the path and its permissions)"

@@ -92,7 +92,26 @@ fn read_input() -> Result<String, String> {
 }
 
 pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
-    let reply = match read_input() {
+    let worker = ctx.clone();
+    let reply =
+        super::within_hook_wait(move || hook_reply(&worker, command)).unwrap_or_else(|| {
+            claude_code::HookReply {
+                stdout: None,
+                notes: vec![super::hook_gave_up()],
+            }
+        });
+    for note in &reply.notes {
+        note!("{note}");
+    }
+    if let Some(stdout) = reply.stdout {
+        out!("{stdout}");
+    }
+    Ok(Outcome::Success)
+}
+
+/// One hook event's reply, printed by [`hook`].
+fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
+    match read_input() {
         Err(note) => claude_code::HookReply {
             stdout: None,
             notes: vec![note],
@@ -116,18 +135,24 @@ pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
                 notes: vec![format!("{e}; the hook did nothing")],
             },
         },
-    };
-    for note in &reply.notes {
-        note!("{note}");
     }
-    if let Some(stdout) = reply.stdout {
-        out!("{stdout}");
+}
+
+pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
+    let worker = ctx.clone();
+    let line = super::within_hook_wait(move || status_line(&worker))
+        .unwrap_or_else(|| Err(super::hook_gave_up()));
+    match line {
+        Ok(Some(line)) => out!("{line}"),
+        Ok(None) => {}
+        Err(note) => note!("{note}"),
     }
     Ok(Outcome::Success)
 }
 
-pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
-    let line = read_input().and_then(|input| {
+/// The status line, or why there is none.
+fn status_line(ctx: &Context) -> Result<Option<String>, String> {
+    read_input().and_then(|input| {
         let event: Value = if input.trim().is_empty() {
             Value::Null
         } else {
@@ -142,13 +167,7 @@ pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
         let goal = store.current_goal(&session).map_err(|e| e.to_string())?;
         let (list, _) = store.todo_list(&session).map_err(|e| e.to_string())?;
         Ok(statusline::status_line(goal.as_ref(), &list, ctx.now_ms))
-    });
-    match line {
-        Ok(Some(line)) => out!("{line}"),
-        Ok(None) => {}
-        Err(note) => note!("{note}"),
-    }
-    Ok(Outcome::Success)
+    })
 }
 
 pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {

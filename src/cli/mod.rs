@@ -149,6 +149,7 @@ pub enum Outcome {
 }
 
 /// Everything a command needs besides its own arguments.
+#[derive(Clone)]
 pub struct Context {
     db: Option<PathBuf>,
     session: SessionId,
@@ -466,6 +467,44 @@ fn current_dir() -> Result<PathBuf, Error> {
         what: "cannot read the current directory".into(),
         source,
     })
+}
+
+/// The longest a hook or the status line works (reading its input, waiting
+/// for the database, answering) before it gives up, silently on stdout and
+/// with exit 0: well inside the 15 s the installers give a hook, whatever
+/// holds the database (SQLite alone may wait 10 s on a stuck reader).
+pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// Runs `work` on its own thread and returns its result, or `None` when it
+/// did not finish within [`HOOK_WAIT`]. The thread is then abandoned: the
+/// process exits with it, and a transaction it had open is rolled back as
+/// after any crash.
+pub fn within_hook_wait<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("hook".into())
+        .spawn(move || {
+            let _ = send.send(work());
+        })
+        .ok()?;
+    receive.recv_timeout(hook_wait()).ok()
+}
+
+/// [`HOOK_WAIT`], or `$GOALKEEPER_HOOK_WAIT_MS` when set to a number (for
+/// tests and for hosts with a shorter hook timeout).
+fn hook_wait() -> std::time::Duration {
+    std::env::var("GOALKEEPER_HOOK_WAIT_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse().ok())
+        .map_or(HOOK_WAIT, std::time::Duration::from_millis)
+}
+
+/// What a hook says when it gave up waiting.
+pub fn hook_gave_up() -> String {
+    format!(
+        "gave up after {} ms (the database or the input did not answer in time); the hook did nothing, or its change was not confirmed",
+        hook_wait().as_millis()
+    )
 }
 
 /// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.

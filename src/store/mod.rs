@@ -9,6 +9,7 @@ mod backup;
 mod copy;
 pub(crate) mod events;
 pub(crate) mod goals;
+mod identity;
 mod location;
 mod marks;
 mod migrations;
@@ -26,7 +27,7 @@ mod watch;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::SessionId;
 use crate::error::Result;
@@ -69,6 +70,9 @@ struct SqliteFile {
     ours: Cell<bool>,
     /// A non-empty WAL was beside the file when it was opened.
     found_wal: Cell<bool>,
+    /// Which file (and WAL) this connection has open, checked before each
+    /// write (SPEC §7: a replaced or deleted file is noticed).
+    file: Option<identity::FileWatch>,
 }
 
 impl Store {
@@ -121,10 +125,21 @@ impl Store {
     /// ([`sql::Tx::lock_session`]) before it reads.
     pub(crate) fn immediate(&mut self) -> Result<sql::Tx<'_>> {
         match &mut self.backend {
-            Backend::Sqlite(file) => Ok(sql::Tx::Sqlite(
-                file.conn
-                    .transaction_with_behavior(TransactionBehavior::Immediate)?,
-            )),
+            Backend::Sqlite(file) => {
+                // `&mut self` keeps other statements off the connection
+                // while the transaction lives, as `Connection::transaction`
+                // would. A long-running process must not write into a file
+                // nobody else sees: the file under the connection is
+                // checked once the lock is held, before the first write.
+                let conn: &Connection = &file.conn;
+                let tx = open::retry_busy(|| {
+                    Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+                })?;
+                if let Some(watch) = &file.file {
+                    watch.check()?;
+                }
+                Ok(sql::Tx::Sqlite(tx))
+            }
             #[cfg(feature = "postgres")]
             Backend::Postgres(conn) => Ok(sql::Tx::Postgres(conn.begin()?)),
         }
@@ -170,7 +185,14 @@ impl Store {
     /// no lock.
     pub(crate) fn read_tx(&self) -> Result<sql::Tx<'_>> {
         match &self.backend {
-            Backend::Sqlite(file) => Ok(sql::Tx::Sqlite(file.conn.unchecked_transaction()?)),
+            Backend::Sqlite(file) => {
+                // What a file deleted or replaced under the connection
+                // holds is no longer what its path holds: refused too.
+                if let Some(watch) = &file.file {
+                    watch.check()?;
+                }
+                Ok(sql::Tx::Sqlite(file.conn.unchecked_transaction()?))
+            }
             #[cfg(feature = "postgres")]
             Backend::Postgres(conn) => Ok(sql::Tx::Postgres(conn.begin_read()?)),
         }

@@ -34,13 +34,15 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        let file = SqliteFile {
+        let mut file = SqliteFile {
             conn,
             path: Some(path.to_owned()),
             ours: Cell::new(false),
             found_wal: Cell::new(false),
+            file: None,
         };
         file.setup()?;
+        file.file = Some(super::identity::FileWatch::new(path)?);
         Ok(Store {
             backend: Backend::Sqlite(file),
         })
@@ -53,6 +55,7 @@ impl Store {
             path: None,
             ours: Cell::new(false),
             found_wal: Cell::new(false),
+            file: None,
         };
         file.setup()?;
         Ok(Store {
@@ -365,8 +368,12 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize
 }
 
 /// Retries `f` while SQLite reports the database busy or locked, for the
-/// few setup statements that bypass the busy handler.
-fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+/// few setup statements that bypass the busy handler, and while it reports
+/// a "locking protocol" failure: SQLite gives up after about 10 s when
+/// another process keeps the WAL index locked (stuck, or stopped, while
+/// reading it), which is a lock like any other, so it gets the whole
+/// [`BUSY_TIMEOUT`] before the error, whose hint then says what happened.
+pub(super) fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     let mut pause = Duration::from_millis(1);
     loop {
@@ -374,7 +381,11 @@ fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result
             Err(e)
                 if matches!(
                     e.sqlite_error_code(),
-                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                    Some(
+                        ErrorCode::DatabaseBusy
+                            | ErrorCode::DatabaseLocked
+                            | ErrorCode::FileLockingProtocolFailed
+                    )
                 ) && std::time::Instant::now() < deadline =>
             {
                 std::thread::sleep(pause);
