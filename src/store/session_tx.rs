@@ -44,6 +44,17 @@ pub enum Continuation {
 /// cannot be (no file, or an unusable one).
 pub type Memory = (Option<HiddenMessage>, Option<String>);
 
+/// The longest pointer key (a host prefix and a working directory) and
+/// value kept: a path longer than Linux's 4,096-byte PATH_MAX, with room
+/// for the prefix, is not a directory anyone works in.
+pub const MAX_POINTER_KEY_BYTES: usize = 4_200;
+
+/// How many directory pointers are kept (the most recently set).
+pub const MAX_POINTERS: i64 = 1_000;
+
+/// A pointer not set for 90 days is dropped.
+pub const POINTER_TTL_MS: i64 = 90 * 24 * 60 * 60 * 1000;
+
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
 pub struct SessionTx<'s> {
@@ -182,11 +193,26 @@ impl SessionTx<'_> {
     }
 
     /// Sets a global pointer (integration state).
+    ///
+    /// Pointers are bounded (issue #13: a 15 MB `cwd` was stored): a key
+    /// over [`MAX_POINTER_KEY_BYTES`] is refused, and setting one drops the
+    /// pointers not set for [`POINTER_TTL_MS`] and all but the
+    /// [`MAX_POINTERS`] most recent.
     pub fn set_pointer(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
+        if key.len() > MAX_POINTER_KEY_BYTES || value.len() > MAX_POINTER_KEY_BYTES {
+            return Err(crate::Error::Rejected(format!(
+                "the working directory is longer than {MAX_POINTER_KEY_BYTES} bytes; the session was not recorded for it"
+            )));
+        }
         self.tx.execute(
             "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
             params![key, value, now_ms],
+        )?;
+        self.tx.execute(
+            "DELETE FROM pointers WHERE updated_ms < ?1 OR key NOT IN
+               (SELECT key FROM pointers ORDER BY updated_ms DESC, key LIMIT ?2)",
+            params![now_ms.saturating_sub(POINTER_TTL_MS), MAX_POINTERS],
         )?;
         Ok(())
     }

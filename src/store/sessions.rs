@@ -215,6 +215,11 @@ impl Store {
                 "session {session} not found; `session list` shows the sessions"
             )));
         }
+        // The project directories that pointed to it now point nowhere.
+        tx.execute(
+            "DELETE FROM pointers WHERE value = ?1",
+            params![session.as_str()],
+        )?;
         tx.commit()?;
         Ok(())
     }

@@ -317,3 +317,67 @@ fn a_hook_gives_up_well_inside_the_hosts_timeout() {
     }
     assert_eq!(tasks_on_disk(&env), ["First"]);
 }
+
+fn pointer(env: &TestEnv, cwd: &str) -> Option<String> {
+    goalkeeper::Store::open(&env.db())
+        .unwrap()
+        .pointer(&format!("claude-code:{cwd}"))
+        .unwrap()
+}
+
+fn prompt_hook(env: &TestEnv, session: &str, cwd: &str, now_ms: i64) -> std::process::Output {
+    let event = json!({"hook_event_name": "UserPromptSubmit", "session_id": session,
+        "cwd": cwd, "prompt": "go"});
+    env.cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_NOW", now_ms.to_string())
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn directory_pointers_are_bounded_and_cleaned() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "s1", "todo", "init", "--item", "a"]);
+    let out = prompt_hook(&env, "s1", "/proj/a", env.now_ms);
+    assert!(out.status.success());
+    assert_eq!(pointer(&env, "/proj/a").as_deref(), Some("s1"));
+
+    // `session rm` takes the directory's pointer with it.
+    env.ok(&["session", "rm", "s1"]);
+    assert_eq!(pointer(&env, "/proj/a"), None);
+
+    // A 15 MB working directory is not stored.
+    let huge = format!("/{}", "d".repeat(15 * 1024 * 1024));
+    let out = prompt_hook(&env, "s2", &huge, env.now_ms);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "cannot record the session: the working directory is longer than 4200 bytes; the session was not recorded for it"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(pointer(&env, &huge), None);
+    let bytes: u64 = ["", "-wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(side(&env, s)).ok())
+        .map(|m| m.len())
+        .sum();
+    assert!(bytes < 1024 * 1024, "the database holds {bytes} bytes");
+
+    // A pointer not set for 90 days goes when another is set.
+    let day = 24 * 60 * 60 * 1000;
+    assert!(
+        prompt_hook(&env, "s3", "/proj/old", env.now_ms)
+            .status
+            .success()
+    );
+    assert!(
+        prompt_hook(&env, "s4", "/proj/new", env.now_ms + 91 * day)
+            .status
+            .success()
+    );
+    assert_eq!(pointer(&env, "/proj/old"), None);
+    assert_eq!(pointer(&env, "/proj/new").as_deref(), Some("s4"));
+}
