@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
@@ -373,10 +373,24 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize
 /// another process keeps the WAL index locked (stuck, or stopped, while
 /// reading it), which is a lock like any other, so it gets the whole
 /// [`BUSY_TIMEOUT`] before the error, whose hint then says what happened.
-pub(super) fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+///
+/// The wait never goes past [`BUSY_TIMEOUT`]: an attempt is not started
+/// when the one before it took longer than the time left (a "locking
+/// protocol" attempt lasts its 10 s whatever the deadline, so starting one
+/// at 29 s would wait 39 s, and one holder of the lock released at 35 s
+/// would turn an error into a success depending on the machine's load).
+pub(super) fn retry_busy<T>(f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    retry_busy_for(BUSY_TIMEOUT, f)
+}
+
+fn retry_busy_for<T>(
+    limit: Duration,
+    mut f: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let deadline = Instant::now() + limit;
     let mut pause = Duration::from_millis(1);
     loop {
+        let attempt = Instant::now();
         match f() {
             Err(e)
                 if matches!(
@@ -386,7 +400,7 @@ pub(super) fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusql
                             | ErrorCode::DatabaseLocked
                             | ErrorCode::FileLockingProtocolFailed
                     )
-                ) && std::time::Instant::now() < deadline =>
+                ) && Instant::now() + attempt.elapsed() + pause <= deadline =>
             {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
@@ -416,6 +430,28 @@ mod tests {
             .todo(&session, Call::Json(json), Actor::Agent, 0)
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
+    }
+
+    #[test]
+    fn a_lock_retried_until_the_deadline_does_not_start_an_attempt_that_would_end_past_it() {
+        // Each attempt fails the way SQLite's ~10 s "locking protocol" wait
+        // does, scaled down to 100 ms; the limit leaves room for three.
+        let mut attempts = 0;
+        let result: rusqlite::Result<()> = retry_busy_for(Duration::from_millis(350), || {
+            attempts += 1;
+            std::thread::sleep(Duration::from_millis(100));
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_PROTOCOL),
+                None,
+            ))
+        });
+        assert_eq!(
+            result.unwrap_err().sqlite_error_code(),
+            Some(ErrorCode::FileLockingProtocolFailed)
+        );
+        // A fourth would start at ~300 ms and end at ~400 ms, past the limit
+        // (fewer when the machine is slow, never more).
+        assert!((1..=3).contains(&attempts), "{attempts} attempts");
     }
 
     #[test]
