@@ -72,7 +72,7 @@ struct SqliteFile {
     found_wal: Cell<bool>,
     /// Which file (and WAL) this connection has open, checked before each
     /// write (SPEC §7: a replaced or deleted file is noticed).
-    file: Option<identity::FileWatch>,
+    file: Option<Box<identity::FileWatch>>,
 }
 
 impl Store {

@@ -42,7 +42,7 @@ impl Store {
             file: None,
         };
         file.setup()?;
-        file.file = Some(super::identity::FileWatch::new(path)?);
+        file.file = Some(Box::new(super::identity::FileWatch::new(path)?));
         Ok(Store {
             backend: Backend::Sqlite(file),
         })
