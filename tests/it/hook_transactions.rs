@@ -193,3 +193,223 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
         Some(SESSION)
     );
 }
+
+/// Appends `count` Codex usage records `first..first + count` to a rollout
+/// file, each counting 120 tokens (100 input of which 30 cache reads not
+/// counted and 10 cache writes, 50 output).
+fn append_rollout(rollout: &std::path::Path, first: usize, count: usize) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(rollout)
+        .unwrap();
+    let mut text = String::new();
+    for i in first..first + count {
+        let line = json!({"type": "token_usage_record", "payload": {"response_id": format!("resp_{i}"),
+            "usage": {"input_tokens": 100, "cached_input_tokens": 30, "cache_write_input_tokens": 10,
+                      "output_tokens": 50, "reasoning_output_tokens": 5}}});
+        text.push_str(&format!("{line}\n"));
+    }
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+const CODEX_RECORD_TOKENS: u64 = 120;
+const CLAUDE_MESSAGE_TOKENS: u64 = 500;
+
+/// Runs one hook process to its end: exit 0 and nothing on stderr.
+fn run_hook(env: &TestEnv, host: &str, event: &Value) {
+    let mut hook = env
+        .std_cmd(&["--set", "goal.continuation.max_idle=100000", "hook", host])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the hook");
+    send(&mut hook, &event.to_string());
+    let output = hook.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{event}");
+    assert!(
+        output.stderr.is_empty(),
+        "{event}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Hook events of every kind and of two hosts on one session, racing CLI
+/// writers, `goal usage` and an MCP server, while the transcripts grow:
+/// every process succeeds, each response is counted exactly once, every
+/// append is there once with versions 1, 2, 3… without a gap, and both
+/// hosts' directory pointers name the session.
+#[test]
+fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
+    const ROUNDS: usize = 10;
+    let env = TestEnv::new();
+    env.ok(&[
+        "--session",
+        SESSION,
+        "goal",
+        "set",
+        "Ship",
+        "--budget",
+        "100000000",
+    ]);
+    let transcript = env.dir().join("claude.jsonl");
+    let rollout = env.dir().join("rollout.jsonl");
+    append_messages(&transcript, 200, 0, 10);
+    append_rollout(&rollout, 0, 10);
+    let claude = |name: &str, extra: Value| {
+        let mut event = json!({"session_id": SESSION, "hook_event_name": name,
+            "cwd": "/work/claude", "transcript_path": transcript.display().to_string()});
+        event
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        event
+    };
+    let claude_events = [
+        claude("UserPromptSubmit", json!({"prompt": "go on"})),
+        claude("Stop", json!({"stop_hook_active": false})),
+        claude("SubagentStop", json!({"stop_hook_active": false})),
+        claude("PreCompact", json!({"trigger": "auto"})),
+        claude("SessionStart", json!({"source": "compact"})),
+    ];
+    let codex = |name: &str| {
+        json!({"session_id": SESSION, "hook_event_name": name, "cwd": "/work/codex",
+            "transcript_path": rollout.display().to_string(), "prompt": "go on",
+            "stop_hook_active": false})
+    };
+    let codex_events = [codex("UserPromptSubmit"), codex("Stop")];
+    let env = &env;
+    std::thread::scope(|scope| {
+        // Two Claude Code processes' worth of hook events, and Codex's.
+        for worker in 0..2 {
+            let events = &claude_events;
+            scope.spawn(move || {
+                for round in 0..ROUNDS {
+                    run_hook(env, "claude-code", &events[(worker + round) % events.len()]);
+                }
+            });
+        }
+        let events = &codex_events;
+        scope.spawn(move || {
+            for round in 0..ROUNDS {
+                run_hook(env, "codex", &events[round % events.len()]);
+            }
+        });
+        // CLI appends and usage reports.
+        scope.spawn(move || {
+            for round in 0..ROUNDS {
+                let json = format!(r#"{{"op":"append","phase":"Work","items":["cli {round}"]}}"#);
+                env.ok(&["--session", SESSION, "todo", "apply", &json]);
+                env.ok(&[
+                    "--session",
+                    SESSION,
+                    "goal",
+                    "usage",
+                    "--input",
+                    "4",
+                    "--output",
+                    "3",
+                ]);
+            }
+        });
+        // An MCP server's appends.
+        scope.spawn(move || {
+            let mut server = env
+                .std_cmd(&["--session", SESSION, "mcp"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut stdin = server.stdin.take().unwrap();
+            let mut lines =
+                std::io::BufRead::lines(std::io::BufReader::new(server.stdout.take().unwrap()));
+            let mut ask = |stdin: &mut std::process::ChildStdin, line: Value| {
+                writeln!(stdin, "{line}").unwrap();
+                stdin.flush().unwrap();
+                let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+                assert_eq!(answer["id"], line["id"], "{answer}");
+                answer
+            };
+            ask(
+                &mut stdin,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "race", "version": "0"}}}),
+            );
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .unwrap();
+            for round in 0..ROUNDS {
+                let answer = ask(
+                    &mut stdin,
+                    json!({"jsonrpc": "2.0", "id": round + 1, "method": "tools/call",
+                    "params": {"name": "todo", "arguments":
+                        {"op": "append", "phase": "Work", "items": [format!("mcp {round}")]}}}),
+                );
+                assert_eq!(answer["result"]["isError"], false, "{answer}");
+            }
+            drop(stdin);
+            assert!(server.wait().unwrap().success());
+        });
+        // The host keeps writing its transcripts meanwhile.
+        scope.spawn(|| {
+            for round in 1..=ROUNDS {
+                std::thread::sleep(Duration::from_millis(20));
+                append_messages(&transcript, 20, round * 10, 10);
+                append_rollout(&rollout, round * 10, 10);
+            }
+        });
+    });
+    // The last events count what is left.
+    run_hook(env, "claude-code", &claude_events[1]);
+    run_hook(env, "codex", &codex_events[1]);
+
+    let responses = (ROUNDS as u64 + 1) * 10;
+    assert_eq!(
+        tokens_used(env),
+        responses * CLAUDE_MESSAGE_TOKENS + responses * CODEX_RECORD_TOKENS + ROUNDS as u64 * 7
+    );
+    let view: Value = serde_json::from_str(&env.ok(&[
+        "--session",
+        SESSION,
+        "--json",
+        "todo",
+        "apply",
+        r#"{"op":"view"}"#,
+    ]))
+    .unwrap();
+    let mut tasks: Vec<String> = view["details"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["tasks"].as_array().unwrap().clone())
+        .map(|t| t["content"].as_str().unwrap().to_owned())
+        .collect();
+    tasks.sort();
+    let mut expected: Vec<String> = (0..ROUNDS)
+        .flat_map(|r| [format!("cli {r}"), format!("mcp {r}")])
+        .collect();
+    expected.sort();
+    assert_eq!(tasks, expected);
+    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let session = goalkeeper::SessionId::parse(SESSION).unwrap();
+    let versions: Vec<i64> = store
+        .event_log(&session, 100_000)
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.version)
+        .collect();
+    assert_eq!(versions, (1..=2 * ROUNDS as i64).collect::<Vec<_>>());
+    assert_eq!(view["details"]["version"], 2 * ROUNDS as i64);
+    for dir in ["claude-code:/work/claude", "codex:/work/codex"] {
+        assert_eq!(
+            store.pointer(dir).unwrap().as_deref(),
+            Some(SESSION),
+            "{dir}"
+        );
+    }
+}

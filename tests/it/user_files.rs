@@ -366,3 +366,160 @@ fn a_database_behind_a_dangling_link_is_created_private() {
     assert_eq!(via_link, direct);
     assert!(via_link.contains("\"a\""), "{via_link}");
 }
+
+/// Every backup of `file` in its directory, by content.
+fn backups_of(file: &Path) -> Vec<String> {
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let dir = file.parent().unwrap();
+    names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with(&format!("{name}.bak-{STAMP}")))
+        .map(|n| std::fs::read_to_string(dir.join(n)).unwrap())
+        .collect()
+}
+
+/// The commands of `event`'s hooks in a Gemini CLI or Codex hooks file
+/// (the same shape as Claude Code's), sorted.
+fn sorted_hook_commands(file: &Path, event: &str) -> Vec<String> {
+    let settings: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut commands = hook_commands(&settings, event);
+    commands.sort();
+    commands
+}
+
+/// Every installer and `workspace link` at once, each host's twice with
+/// different commands, on one project (and one Codex home) holding the
+/// user's own files: all of them succeed, every change is there (both
+/// commands' hooks for each host, Codex's trust entries for all of them),
+/// the user's values are kept exactly, and each original file is in a
+/// backup.
+#[test]
+fn every_installer_and_workspace_link_at_once_keep_every_change() {
+    const ROUNDS: usize = 8;
+    let env = TestEnv::new();
+    let project = env.dir().join("project");
+    let codex_home = env.dir().join("codex-home");
+    let p = project.display().to_string();
+    let c = codex_home.display().to_string();
+    let claude_original = "{\"mine\": 12345678901234567890123}";
+    let gemini_original = "{\"theme\": \"mine\", \"n\": 1.50}";
+    let codex_original = "model = \"mine\" # my comment\nratio = 1.50\n";
+    let runs: Vec<Vec<&str>> = ["gk-a", "gk-b"]
+        .iter()
+        .flat_map(|cmd| {
+            [
+                vec!["install", "claude-code", "--project", &p, "--command", cmd],
+                vec!["install", "gemini-cli", "--project", &p, "--command", cmd],
+                vec!["install", "codex", "--codex-home", &c, "--command", cmd],
+            ]
+        })
+        .chain([
+            vec!["install", "pi", "--project", &p, "--command", "gk-a"],
+            vec!["workspace", "link", &p],
+        ])
+        .collect();
+    for round in 0..ROUNDS {
+        let _ = std::fs::remove_dir_all(&project);
+        let _ = std::fs::remove_dir_all(&codex_home);
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(project.join(".gemini")).unwrap();
+        std::fs::create_dir_all(&codex_home).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), claude_original).unwrap();
+        std::fs::write(project.join(".gemini/settings.json"), gemini_original).unwrap();
+        std::fs::write(codex_home.join("config.toml"), codex_original).unwrap();
+        std::fs::write(project.join("AGENTS.md"), "the source").unwrap();
+        std::fs::write(project.join("CLAUDE.md"), "my own claude notes").unwrap();
+
+        let children: Vec<_> = runs
+            .iter()
+            .map(|args| {
+                env.std_cmd(args)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for (args, child) in runs.iter().zip(children) {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                common::render(args, &out)
+            );
+        }
+
+        // Claude Code: both hooks, the user's value exactly, the original
+        // in a backup.
+        let claude = project.join(".claude/settings.json");
+        assert_eq!(
+            sorted_hook_commands(&claude, "Stop"),
+            ["gk-a hook claude-code", "gk-b hook claude-code"],
+            "round {round}"
+        );
+        assert!(
+            std::fs::read_to_string(&claude)
+                .unwrap()
+                .contains("12345678901234567890123")
+        );
+        assert!(
+            backups_of(&claude).contains(&claude_original.to_owned()),
+            "round {round}"
+        );
+        // Gemini CLI: the same.
+        let gemini = project.join(".gemini/settings.json");
+        assert_eq!(
+            sorted_hook_commands(&gemini, "AfterAgent"),
+            ["gk-a hook gemini-cli", "gk-b hook gemini-cli"],
+            "round {round}"
+        );
+        let gemini_text = std::fs::read_to_string(&gemini).unwrap();
+        assert!(gemini_text.contains("\"n\": 1.50"), "{gemini_text}");
+        assert!(gemini_text.contains("\"goalkeeper\""), "{gemini_text}");
+        assert!(
+            backups_of(&gemini).contains(&gemini_original.to_owned()),
+            "round {round}"
+        );
+        // Codex: both commands' hooks, each trusted, the user's lines kept
+        // byte for byte.
+        let hooks = codex_home.join("hooks.json");
+        assert_eq!(
+            sorted_hook_commands(&hooks, "Stop"),
+            ["gk-a hook codex", "gk-b hook codex"],
+            "round {round}"
+        );
+        let config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap();
+        assert!(
+            config.starts_with(codex_original),
+            "round {round}: {config}"
+        );
+        let trusted: Vec<&str> = config
+            .lines()
+            .filter(|l| l.starts_with("[hooks.state."))
+            .collect();
+        assert_eq!(trusted.len(), 10, "round {round}: {config}");
+        for index in 0..2 {
+            assert!(
+                trusted
+                    .iter()
+                    .any(|l| l.contains(&format!("hooks.json:stop:{index}:0"))),
+                "round {round}: {config}"
+            );
+        }
+        assert!(config.contains("[mcp_servers.goalkeeper]"), "{config}");
+        assert!(
+            backups_of(&codex_home.join("config.toml")).contains(&codex_original.to_owned()),
+            "round {round}"
+        );
+        // pi's extension, and the workspace link with the user's file kept.
+        assert!(project.join(".pi/extensions/goalkeeper.ts").is_file());
+        assert_eq!(
+            std::fs::read_link(project.join("CLAUDE.md")).unwrap(),
+            Path::new("AGENTS.md")
+        );
+        assert_eq!(
+            backups_of(&project.join("CLAUDE.md")),
+            ["my own claude notes"]
+        );
+    }
+}
