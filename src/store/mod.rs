@@ -9,6 +9,7 @@ mod backup;
 mod copy;
 pub(crate) mod events;
 pub(crate) mod goals;
+mod host_turn;
 mod identity;
 mod location;
 mod marks;
@@ -35,6 +36,7 @@ use crate::error::Result;
 pub use copy::CopyReport;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
+pub use host_turn::{PromptAdditions, StopOutcome};
 pub use location::{Location, is_postgres_url};
 #[cfg(feature = "postgres")]
 pub use pg::PgUrl;

@@ -43,8 +43,7 @@ use crate::SessionId;
 use crate::error::Result;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::Injector;
-use crate::settings::Eager;
-use crate::store::{Continuation, SessionTx, Store};
+use crate::store::{SessionTx, StopOutcome, Store};
 
 /// What the hook prints: JSON for stdout (if any) and notes for stderr.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -247,27 +246,9 @@ impl Hook<'_> {
 
     fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
         self.tx.begin_turn(TURN_MARK, self.now_ms)?;
-        let mut parts = Vec::new();
-        let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
-        self.notes.extend(note);
-        parts.extend(memory.map(|m| m.content));
-        let eager = self.injector.settings().todo.eager;
-        if eager != Eager::Default && self.tx.mark(EAGER_MARK)?.is_none() {
-            let name = if eager == Eager::Always {
-                "todo-eager-always"
-            } else {
-                "todo-eager-preferred"
-            };
-            parts.push(self.injector.templates().render(name, &json!({}))?);
-            self.tx.set_mark(EAGER_MARK, "sent", self.now_ms)?;
-        }
-        if let Some(error) = self.tx.take_todo_error()? {
-            let (list, _) = self.tx.todo_list()?;
-            let message = self
-                .injector
-                .todo_error_reminder(&error, &list, self.now_ms)?;
-            parts.push(message.content);
-        }
+        let added = self.tx.on_prompt(self.injector, EAGER_MARK, self.now_ms)?;
+        self.notes.extend(added.notes);
+        let mut parts = added.parts;
         let mark = self.state_mark()?;
         if self.tx.mark(CONTEXT_MARK)?.as_deref() != Some(&mark)
             && let Some(context) = self.goal_mode_context()?
@@ -286,54 +267,20 @@ impl Hook<'_> {
 
     fn stop(&mut self) -> Result<Option<Value>> {
         let tools = self.tools();
-        match self.tx.continuation(self.injector, &tools, self.now_ms)? {
-            Continuation::Message(message) => {
-                return Ok(Some(
-                    json!({"decision": "block", "reason": message.content}),
-                ));
+        let outcome = self
+            .tx
+            .on_stop(self.injector, &tools, REMINDER_MARK, self.now_ms)?;
+        Ok(match outcome {
+            StopOutcome::Continue(message) | StopOutcome::Remind(message) => {
+                Some(json!({"decision": "block", "reason": message.content}))
             }
-            Continuation::Paused(_) => {
-                // For the user (the model never reads a systemMessage):
-                // how to go on from inside Claude Code.
-                let id = self.tx.goal()?.map_or(0, |g| g.id);
-                return Ok(Some(json!({"systemMessage": format!(
-                    "goalkeeper paused goal #{id}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
-                )})));
-            }
-            Continuation::Closed(_) => {}
-        }
-        // A paused or budget-limited goal means the agent may stop: no
-        // reminder to keep working contradicts that.
-        if self.tx.goal()?.is_some_and(|g| g.status.is_live()) {
-            return Ok(None);
-        }
-        let reminders = &self.injector.settings().todo.reminders;
-        if !reminders.enabled {
-            return Ok(None);
-        }
-        let (list, version) = self.tx.todo_list()?;
-        let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
-            return Ok(None);
-        };
-        // Count reminders per list version: a change to the list resets it.
-        let sent = match self.tx.mark(REMINDER_MARK)? {
-            Some(mark) => match mark.split_once(':') {
-                Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
-                _ => 0,
-            },
-            None => 0,
-        };
-        if sent >= reminders.max {
-            return Ok(None);
-        }
-        self.tx.set_mark(
-            REMINDER_MARK,
-            &format!("{version}:{}", sent + 1),
-            self.now_ms,
-        )?;
-        Ok(Some(
-            json!({"decision": "block", "reason": message.content}),
-        ))
+            // For the user (the model never reads a systemMessage):
+            // how to go on from inside Claude Code.
+            StopOutcome::Paused { goal, .. } => Some(json!({"systemMessage": format!(
+                "goalkeeper paused goal #{goal}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
+            )})),
+            StopOutcome::Nothing => None,
+        })
     }
 
     /// Counts the usage written to the transcripts (the session's and its

@@ -42,8 +42,7 @@ use crate::SessionId;
 use crate::error::Result;
 use crate::goal::GoalOp;
 use crate::prompt::Injector;
-use crate::settings::Eager;
-use crate::store::{Continuation, GoalCall, SessionTx, Store};
+use crate::store::{GoalCall, SessionTx, StopOutcome, Store};
 use crate::todo::Actor;
 
 /// The host's name in `install`, `hook` and `--session-from`.
@@ -191,27 +190,9 @@ impl Hook<'_> {
     }
 
     fn before_agent(&mut self) -> Result<Option<Value>> {
-        let mut parts = Vec::new();
-        let (memory, note) = self.tx.memory(self.injector, self.now_ms)?;
-        self.notes.extend(note);
-        parts.extend(memory.map(|m| m.content));
-        let eager = self.injector.settings().todo.eager;
-        if eager != Eager::Default && self.tx.mark(EAGER_MARK)?.is_none() {
-            let name = if eager == Eager::Always {
-                "todo-eager-always"
-            } else {
-                "todo-eager-preferred"
-            };
-            parts.push(self.injector.templates().render(name, &json!({}))?);
-            self.tx.set_mark(EAGER_MARK, "sent", self.now_ms)?;
-        }
-        if let Some(error) = self.tx.take_todo_error()? {
-            let (list, _) = self.tx.todo_list()?;
-            let message = self
-                .injector
-                .todo_error_reminder(&error, &list, self.now_ms)?;
-            parts.push(message.content);
-        }
+        let added = self.tx.on_prompt(self.injector, EAGER_MARK, self.now_ms)?;
+        self.notes.extend(added.notes);
+        let parts = added.parts;
         if parts.is_empty() {
             return Ok(None);
         }
@@ -224,46 +205,16 @@ impl Hook<'_> {
     fn after_agent(&mut self, event: &Value) -> Result<Option<Value>> {
         self.count_usage(event)?;
         let tools = self.tools();
-        match self.tx.continuation(self.injector, &tools, self.now_ms)? {
-            Continuation::Message(message) => {
-                return Ok(Some(
-                    json!({"decision": "block", "reason": message.content}),
-                ));
+        let outcome = self
+            .tx
+            .on_stop(self.injector, &tools, REMINDER_MARK, self.now_ms)?;
+        Ok(match outcome {
+            StopOutcome::Continue(message) | StopOutcome::Remind(message) => {
+                Some(json!({"decision": "block", "reason": message.content}))
             }
-            Continuation::Paused(text) => return Ok(Some(json!({"systemMessage": text}))),
-            Continuation::Closed(_) => {}
-        }
-        // A live goal (paused, budget-limited) means the agent may stop:
-        // no reminder contradicts that.
-        if self.tx.goal()?.is_some_and(|g| g.status.is_live()) {
-            return Ok(None);
-        }
-        let reminders = &self.injector.settings().todo.reminders;
-        if !reminders.enabled {
-            return Ok(None);
-        }
-        let (list, version) = self.tx.todo_list()?;
-        let Some(message) = self.injector.incomplete_reminder(&list, self.now_ms)? else {
-            return Ok(None);
-        };
-        let sent = match self.tx.mark(REMINDER_MARK)? {
-            Some(mark) => match mark.split_once(':') {
-                Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
-                _ => 0,
-            },
-            None => 0,
-        };
-        if sent >= reminders.max {
-            return Ok(None);
-        }
-        self.tx.set_mark(
-            REMINDER_MARK,
-            &format!("{version}:{}", sent + 1),
-            self.now_ms,
-        )?;
-        Ok(Some(
-            json!({"decision": "block", "reason": message.content}),
-        ))
+            StopOutcome::Paused { text, .. } => Some(json!({"systemMessage": text})),
+            StopOutcome::Nothing => None,
+        })
     }
 
     /// Counts the chat file's new responses towards the goal.

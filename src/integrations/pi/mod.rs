@@ -35,7 +35,7 @@ use crate::SessionId;
 use crate::error::Result;
 use crate::goal::{GoalOp, Usage};
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::{Continuation, GoalCall, SessionTx, Store};
+use crate::store::{GoalCall, SessionTx, Store};
 use crate::todo::Actor;
 
 mod install;
@@ -156,34 +156,9 @@ fn turn_end(
     tools: &[String],
     now_ms: i64,
 ) -> Result<Option<Value>> {
-    match tx.continuation(injector, tools, now_ms)? {
-        Continuation::Message(message) => return Ok(Some(json!({"followUp": hidden(&message)}))),
-        Continuation::Paused(_) | Continuation::Closed(_) => {}
-    }
-    // A live goal (paused, budget-limited) means the agent may stop.
-    if tx.goal()?.is_some_and(|g| g.status.is_live()) {
-        return Ok(None);
-    }
-    let reminders = &injector.settings().todo.reminders;
-    if !reminders.enabled {
-        return Ok(None);
-    }
-    let (list, version) = tx.todo_list()?;
-    let Some(message) = injector.incomplete_reminder(&list, now_ms)? else {
-        return Ok(None);
-    };
-    let sent = match tx.mark(REMINDER_MARK)? {
-        Some(mark) => match mark.split_once(':') {
-            Some((v, n)) if v == version.to_string() => n.parse::<u64>().unwrap_or(0),
-            _ => 0,
-        },
-        None => 0,
-    };
-    if sent >= reminders.max {
-        return Ok(None);
-    }
-    tx.set_mark(REMINDER_MARK, &format!("{version}:{}", sent + 1), now_ms)?;
-    Ok(Some(json!({"followUp": hidden(&message)})))
+    // A pause needs no reply: the turn simply ends.
+    let outcome = tx.on_stop(injector, tools, REMINDER_MARK, now_ms)?;
+    Ok(outcome.message().map(|m| json!({"followUp": hidden(m)})))
 }
 
 fn hidden(message: &HiddenMessage) -> Value {
