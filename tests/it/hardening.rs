@@ -394,3 +394,123 @@ fn stored_and_supplied_text_reaches_the_terminal_sanitized() {
     .unwrap();
     assert_eq!(kept["statusLine"]["command"], HOSTILE);
 }
+
+/// A Claude Code event for session `s` with `transcript_path`.
+fn stop_with_transcript(path: &std::path::Path) -> String {
+    serde_json::json!({"session_id": "s", "hook_event_name": "Stop", "cwd": "/work/p",
+        "transcript_path": path.display().to_string(), "stop_hook_active": false})
+    .to_string()
+}
+
+fn goal_of_s(env: &TestEnv) -> serde_json::Value {
+    let text = env.ok(&["--session", "s", "--json", "goal", "get"]);
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()["details"]["goal"].clone()
+}
+
+fn assistant_line(id: &str, input: u64) -> String {
+    serde_json::json!({"type": "assistant", "message": {"id": id, "role": "assistant",
+        "usage": {"input_tokens": input, "output_tokens": 0}}})
+    .to_string()
+}
+
+/// A FIFO nobody writes to and `/dev/zero` as the Stop hook's transcript
+/// (the FIFO blocked the hook forever, `/dev/zero` took 1 GiB in under a
+/// second): refused before they are opened, with a note naming the file;
+/// the rest of the event still runs (the continuation is sent), and the
+/// usage counted from the real transcript before stays as it was.
+#[test]
+fn a_transcript_that_is_not_a_regular_file_is_refused_before_it_is_opened() {
+    let env = TestEnv::new();
+    env.ok(&[
+        "--session",
+        "s",
+        "goal",
+        "set",
+        "Ship",
+        "--budget",
+        "100000",
+    ]);
+    let real = env.dir().join("transcript.jsonl");
+    std::fs::write(&real, assistant_line("m1", 500) + "\n").unwrap();
+    let out = env
+        .cmd(&["hook", "claude-code"])
+        .write_stdin(stop_with_transcript(&real))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(goal_of_s(&env)["tokens_used"], 500);
+
+    let fifo = env.dir().join("transcript.fifo");
+    mkfifo(&fifo);
+    for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let out = env
+            .cmd(&[
+                "--set",
+                "goal.continuation.max_idle=100",
+                "hook",
+                "claude-code",
+            ])
+            .write_stdin(stop_with_transcript(path))
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", path.display());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "goalkeeper: cannot read {}: not a regular file; usage not counted\n",
+                path.display()
+            )
+        );
+        let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(reply["decision"], "block", "{reply}");
+        assert_eq!(goal_of_s(&env)["tokens_used"], 500);
+    }
+}
+
+/// Transcript usage of 2^64 − 1 tokens plus 2 more used to wrap to 1, so
+/// the goal stayed under its budget: the sum saturates at the largest
+/// count the store holds (2^63 − 1), the goal is budget-limited, and more
+/// usage leaves it there.
+#[test]
+fn transcript_usage_saturates_instead_of_wrapping() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "s", "goal", "set", "Ship", "--budget", "1000"]);
+    let transcript = env.dir().join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        format!(
+            "{}\n{}\n",
+            assistant_line("m1", u64::MAX),
+            assistant_line("m2", 2)
+        ),
+    )
+    .unwrap();
+    let out = env
+        .cmd(&["hook", "claude-code"])
+        .write_stdin(stop_with_transcript(&transcript))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    let goal = goal_of_s(&env);
+    assert_eq!(goal["tokens_used"], i64::MAX, "{goal}");
+    assert_eq!(goal["status"], "budget-limited", "{goal}");
+    env.ok(&["--session", "s", "goal", "usage", "--input", "7"]);
+    std::fs::write(
+        &transcript,
+        format!(
+            "{}\n{}\n{}\n",
+            assistant_line("m1", u64::MAX),
+            assistant_line("m2", 2),
+            assistant_line("m3", u64::MAX)
+        ),
+    )
+    .unwrap();
+    let out = env
+        .cmd(&["hook", "claude-code"])
+        .write_stdin(stop_with_transcript(&transcript))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(goal_of_s(&env)["tokens_used"], i64::MAX);
+}

@@ -381,3 +381,128 @@ fn directory_pointers_are_bounded_and_cleaned() {
     assert_eq!(pointer(&env, "/proj/old"), None);
     assert_eq!(pointer(&env, "/proj/new").as_deref(), Some("s4"));
 }
+
+/// Each host's hook and the status line, started together behind a
+/// process stuck mid-write and then behind one stuck reading the WAL
+/// index: every hook exits 0 with nothing on stdout and says it gave up,
+/// within Claude Code's 15 s (the shortest hook timeout the installers
+/// set; Gemini CLI, Codex and pi get 30 s), and none of them wrote
+/// anything. The status line, a read, answers at once behind the writer.
+#[test]
+fn every_hosts_hook_gives_up_inside_the_hook_timeout_and_writes_nothing() {
+    let env = TestEnv::new();
+    env.ok(&["goal", "set", "Ship it"]);
+    env.ok(&["todo", "init", "--item", "First"]);
+    let before = env.ok(&["--json", "todo", "view"]);
+    let gave_up = "goalkeeper: gave up after 8000 ms (the database or the input did not answer in time); \
+                   the hook did nothing, or its change was not confirmed\n";
+    let hooks = [
+        (
+            "claude-code",
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"}),
+        ),
+        (
+            "gemini-cli",
+            json!({"hook_event_name": "BeforeAgent", "prompt": "go"}),
+        ),
+        (
+            "codex",
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"}),
+        ),
+        (
+            "pi",
+            json!({"hook_event_name": "MessageEnd", "message_id": "m1",
+                "usage": {"input": 100, "output": 50, "cache_read": 0, "cache_write": 0}}),
+        ),
+    ];
+    for blocker in ["writer", "reader"] {
+        let mut holder = match blocker {
+            "writer" => stuck_writer(&env, 20.0),
+            _ => stuck_reader(&env, 20.0),
+        };
+        let started = Instant::now();
+        let spawn = |args: &[&str], input: String| {
+            let mut child = env
+                .std_cmd(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        };
+        let children: Vec<(String, Child)> = hooks
+            .iter()
+            .map(|(host, event)| {
+                let mut event = event.clone();
+                event["session_id"] = "default".into();
+                event["cwd"] = format!("/work/{host}").into();
+                (host.to_string(), spawn(&["hook", host], event.to_string()))
+            })
+            .chain([(
+                "statusline".to_owned(),
+                spawn(&["statusline"], r#"{"session_id":"default"}"#.to_owned()),
+            )])
+            .collect();
+        for (what, child) in children {
+            let out = child.wait_with_output().unwrap();
+            let took = started.elapsed();
+            assert_eq!(out.status.code(), Some(0), "{blocker} {what}");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if what == "statusline" && blocker == "writer" {
+                assert!(stdout.contains("todos 0/1"), "{stdout}{stderr}");
+                assert!(stderr.is_empty(), "{stderr}");
+            } else {
+                assert!(stdout.is_empty(), "{blocker} {what}: {stdout}");
+                assert_eq!(stderr, gave_up, "{blocker} {what}");
+            }
+            assert!(took < Duration::from_secs(14), "{blocker} {what}: {took:?}");
+        }
+        let _ = holder.kill();
+        let _ = holder.wait();
+    }
+    // Nothing any of them would have written is there.
+    assert_eq!(env.ok(&["--json", "todo", "view"]), before);
+    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    for (host, _) in &hooks {
+        assert_eq!(
+            store.pointer(&format!("{host}:/work/{host}")).unwrap(),
+            None,
+            "{host}"
+        );
+    }
+    let goal: Value = serde_json::from_str(&env.ok(&["--json", "goal", "get"])).unwrap();
+    assert_eq!(goal["details"]["goal"]["tokens_used"], 0);
+
+    // The same events with nothing in the way do write: the pointers, and
+    // pi's usage.
+    for (host, event) in &hooks {
+        let mut event = event.clone();
+        event["session_id"] = "default".into();
+        event["cwd"] = format!("/work/{host}").into();
+        let out = env
+            .cmd(&["hook", host])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{host}");
+        assert_eq!(
+            store
+                .pointer(&format!("{host}:/work/{host}"))
+                .unwrap()
+                .as_deref(),
+            Some("default"),
+            "{host}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let goal: Value = serde_json::from_str(&env.ok(&["--json", "goal", "get"])).unwrap();
+    assert_eq!(goal["details"]["goal"]["tokens_used"], 150);
+}
