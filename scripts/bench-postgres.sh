@@ -90,10 +90,9 @@ python3 - results.txt <<'PY'
 import re, sys
 med = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"\s*(\S.*?\S)\s+([\d.]+)\s", line)
+    m = re.match(r"^(.+?)\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", line.rstrip())
     if m:
-        try: med[m.group(1)] = float(m.group(2))
-        except ValueError: pass
+        med[m.group(1)] = float(m.group(2))
 for n in (10, 1000):
     for what in ("apply", "view", "hook"):
         s, p = med.get(f"{what} {n} sqlite"), med.get(f"{what} {n} pg")

@@ -116,7 +116,16 @@ fn writers_survive_a_server_stopped_mid_run_and_restarted() {
     let acked = acked.into_inner().unwrap();
     let failed = failed.into_inner().unwrap();
     assert!(!failed.is_empty(), "no writer saw the server down");
-    let (tasks, version, versions) = state(&mut db.admin(), "s");
+    let mut admin = db.admin();
+    let leaked: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM events WHERE strpos(payload, $1) > 0 OR strpos(coalesce(error, ''), $1) > 0",
+            &[&PASSWORD],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(leaked, 0, "the password is in the event log");
+    let (tasks, version, versions) = state(&mut admin, "s");
     for item in &acked {
         assert!(tasks.contains(item), "acknowledged {item} is missing");
     }
