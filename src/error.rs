@@ -1,5 +1,7 @@
-//! The library's error type. Messages say what happened and what to do; the
-//! CLI maps [`Error::kind`] to its exit code.
+//! The library's error type. Messages say what happened and what to do
+//! about it, in terms any caller has: they never name a command-line flag,
+//! which an MCP client or a library user does not have. The CLI maps
+//! [`Error::kind`] to its exit code and adds its own hints (`--db`, …).
 
 use std::path::PathBuf;
 
@@ -34,15 +36,21 @@ pub enum Error {
     Rejected(String),
 
     /// The file exists but is not a goalkeeper database; it was not touched.
-    #[error(
-        "{path} is not a goalkeeper database ({why}); it was left untouched. Point --db or GOALKEEPER_DB at another file"
-    )]
+    #[error("{path} is not a goalkeeper database ({why}); it was left untouched")]
     NotOurDatabase {
         /// The file.
         path: PathBuf,
         /// What gave it away.
         why: String,
     },
+
+    /// No session of that id was ever written (or it was removed).
+    #[error("session {0} not found")]
+    NoSuchSession(crate::SessionId),
+
+    /// The project directory to install into is not a directory.
+    #[error("{} is not a directory", .0.display())]
+    ProjectNotADirectory(PathBuf),
 
     /// The database was written by a newer goalkeeper.
     #[error(
@@ -102,8 +110,10 @@ impl Error {
     /// The class of failure, for exit codes.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::InvalidSession(_) | Error::Usage(_) => ErrorKind::Usage,
-            Error::Rejected(_) => ErrorKind::Rejected,
+            Error::InvalidSession(_) | Error::Usage(_) | Error::ProjectNotADirectory(_) => {
+                ErrorKind::Usage
+            }
+            Error::Rejected(_) | Error::NoSuchSession(_) => ErrorKind::Rejected,
             Error::NotOurDatabase { .. }
             | Error::NewerSchema { .. }
             | Error::Corrupt { .. }
@@ -113,23 +123,34 @@ impl Error {
             | Error::Io { .. } => ErrorKind::Storage,
         }
     }
+
+    /// True when the database itself cannot be used: it is not
+    /// goalkeeper's, it is not SQLite, it is damaged or read-only. Another
+    /// database would do.
+    pub fn database_unusable(&self) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            Error::NotOurDatabase { .. } => true,
+            Error::Sqlite(e) => matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::ReadOnly | ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt)
+            ),
+            _ => false,
+        }
+    }
 }
 
 fn sqlite_hint(error: &rusqlite::Error) -> &'static str {
     use rusqlite::ErrorCode;
     match error.sqlite_error_code() {
         Some(ErrorCode::ReadOnly) => {
-            " (the database file or its directory is read-only; fix the permissions or use --db)"
+            " (the database file or its directory is read-only; fix the permissions)"
         }
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
             " (another process held the database too long; retry)"
         }
-        Some(ErrorCode::NotADatabase) => {
-            " (the file is not a SQLite database, or it is damaged; use --db to choose another)"
-        }
-        Some(ErrorCode::DatabaseCorrupt) => {
-            " (the database is damaged; restore a backup or use --db to choose another)"
-        }
+        Some(ErrorCode::NotADatabase) => " (the file is not a SQLite database, or it is damaged)",
+        Some(ErrorCode::DatabaseCorrupt) => " (the database is damaged; restore a backup)",
         Some(ErrorCode::FileLockingProtocolFailed) => {
             " (another process kept the database's shared-memory index locked for the whole wait: a process stuck or stopped while reading the database; end that process, then retry)"
         }

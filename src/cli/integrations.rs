@@ -132,7 +132,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
             },
             Err(e) => claude_code::HookReply {
                 stdout: None,
-                notes: vec![format!("{e}; the hook did nothing")],
+                notes: vec![format!("{}; the hook did nothing", super::hint::Hinted(&e))],
             },
         },
     }
@@ -163,9 +163,17 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
             Some(id) => SessionId::parse(id).map_err(|e| e.to_string())?,
             None => ctx.session.clone(),
         };
-        let store = ctx.store().map_err(|e| e.to_string())?;
-        let goal = store.current_goal(&session).map_err(|e| e.to_string())?;
-        let (list, _) = store.todo_list(&session).map_err(|e| e.to_string())?;
+        // One read transaction: the goal and the list of one moment.
+        let read = |store: &goalkeeper::Store| {
+            let tx = store.begin_read(&session)?;
+            let (goal, (list, _)) = (tx.goal()?, tx.todo_list()?);
+            tx.commit()?;
+            Ok::<_, goalkeeper::Error>((goal, list))
+        };
+        let (goal, list) = ctx
+            .store()
+            .and_then(|store| read(&store))
+            .map_err(|e| super::hint::Hinted(&e).to_string())?;
         Ok(statusline::status_line(goal.as_ref(), &list, ctx.now_ms))
     })
 }

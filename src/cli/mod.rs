@@ -22,6 +22,7 @@ macro_rules! note {
 
 mod backup;
 mod goal;
+mod hint;
 mod integrations;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -45,6 +46,7 @@ use goalkeeper::settings::Settings;
 use goalkeeper::store::Location;
 use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};
+use hint::Hinted;
 
 /// Exit code of a rejected operation (the result is still printed).
 pub const EXIT_REJECTED: u8 = 1;
@@ -56,18 +58,23 @@ pub const EXIT_STORAGE: u8 = 3;
 /// goalkeeper keeps a coding agent on its goal: a phased todo list and a
 /// goal per session, stored in SQLite, and the hidden prompts that steer
 /// the agent.
+/// The heading the options every command takes are listed under, in the
+/// help of every command.
+const GLOBAL_OPTIONS: &str = "Global Options";
+
 #[derive(Debug, Parser)]
 #[command(name = "goalkeeper", version, about, max_term_width = 100)]
 pub struct Cli {
     /// The database: a SQLite file, or a postgres://user@host/db URL
     /// [default: a file in the platform data dir]
-    #[arg(long, global = true, env = "GOALKEEPER_DB", value_name = "PATH|URL")]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "GOALKEEPER_DB", value_name = "PATH|URL")]
     db: Option<PathBuf>,
 
     /// The session (one agent conversation)
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL_OPTIONS,
         env = "GOALKEEPER_SESSION",
         default_value = SessionId::DEFAULT,
         value_name = "ID"
@@ -77,19 +84,19 @@ pub struct Cli {
     /// Act on the session HOST last ran in the current directory instead
     /// (claude-code, gemini-cli, codex, pi); `goal set` queues the goal for
     /// HOST's next session there when none ran yet
-    #[arg(long, global = true, value_name = "HOST", value_parser = parse_host)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "HOST", value_parser = parse_host)]
     session_from: Option<Host>,
 
     /// The settings file [default: $GOALKEEPER_CONFIG, else the platform config dir]
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "PATH")]
     config: Option<PathBuf>,
 
     /// Override one setting, e.g. --set todo.eager=always (repeatable)
-    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    #[arg(long = "set", global = true, help_heading = GLOBAL_OPTIONS, value_name = "KEY=VALUE")]
     sets: Vec<String>,
 
     /// Print JSON instead of text
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS)]
     json: bool,
 
     #[command(subcommand)]
@@ -285,7 +292,7 @@ pub fn main() -> ExitCode {
             if let Some((cli, matches)) = parse_lenient()
                 && let Err(e) = run(cli, &matches, true)
             {
-                note(format!("{e}; the hook did nothing"));
+                note(format!("{}; the hook did nothing", Hinted(&e)));
             }
         });
         return ExitCode::SUCCESS;
@@ -311,7 +318,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(EXIT_REJECTED),
         Err(e) => {
-            note!("{e}");
+            note!("{}", Hinted(&e));
             ExitCode::from(match e.kind() {
                 ErrorKind::Rejected => EXIT_REJECTED,
                 ErrorKind::Usage => EXIT_USAGE,
@@ -605,4 +612,46 @@ pub(super) fn read_stdin() -> Result<String, Error> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command's help lists the global options under their own
+    /// heading, after its own options.
+    #[test]
+    fn every_help_lists_the_global_options_under_their_heading() {
+        fn check(command: &mut clap::Command, path: &str) {
+            let help = command.render_help().to_string();
+            let at = help
+                .find("Global Options:")
+                .unwrap_or_else(|| panic!("{path}: no Global Options heading:\n{help}"));
+            for flag in [
+                "--db",
+                "--session <ID>",
+                "--session-from",
+                "--config",
+                "--set",
+                "--json",
+            ] {
+                let found = help[at..].find(flag);
+                assert!(
+                    found.is_some(),
+                    "{path}: {flag} is not under Global Options:\n{help}"
+                );
+            }
+            // clap's own `help` subcommand takes no options.
+            for sub in command
+                .get_subcommands_mut()
+                .filter(|s| s.get_name() != "help")
+            {
+                let name = format!("{path} {}", sub.get_name());
+                check(sub, &name);
+            }
+        }
+        let mut cli = super::Cli::command();
+        cli.build();
+        check(&mut cli, "goalkeeper");
+    }
 }

@@ -54,13 +54,14 @@ pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
                 Some(id) => SessionId::parse(&id)?,
                 None => ctx.session.clone(),
             };
-            let Some(info) = store.session(&session)? else {
-                return Err(Error::Rejected(format!(
-                    "session {session} not found; `session list` shows the sessions"
-                )));
+            // One snapshot: the row, the list and the goal agree.
+            let tx = store.begin_read(&session)?;
+            let Some(info) = tx.info()? else {
+                return Err(Error::NoSuchSession(session));
             };
-            let (list, _) = store.todo_list(&session)?;
-            let goal = store.current_goal(&session)?;
+            let (list, _) = tx.todo_list()?;
+            let goal = tx.goal()?;
+            tx.commit()?;
             if ctx.json {
                 let goal = goal.as_ref().map(|g| GoalView::new(g, ctx.now_ms));
                 print_json(&json!({"session": info, "goal": goal, "todos": list}));

@@ -13,15 +13,15 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Value, json};
 
+use crate::Store;
 use crate::error::Result;
 use crate::goal::{AGENT_OPS, MAX_OBJECTIVE_CHARS};
 use crate::prompt::Templates;
-use crate::store::GoalCall;
+use crate::store::{GoalCall, SessionRef};
 use crate::todo::{
     Actor, Call, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, OpKind,
 };
 use crate::tool_result::ToolResult;
-use crate::{SessionId, Store};
 
 /// The name of the todo tool.
 pub const TODO: &str = crate::todo::TOOL_NAME;
@@ -167,7 +167,7 @@ pub type ExecResult = ToolResult<Value>;
 /// `arguments` are passed to the engine as they came, whatever their shape.
 pub fn execute(
     store: &mut Store,
-    session: &SessionId,
+    session: &(impl SessionRef + ?Sized),
     tool: &str,
     arguments: &Value,
     now_ms: i64,
@@ -217,6 +217,7 @@ fn to_json<D: serde::Serialize>(result: ToolResult<D>) -> ExecResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SessionId;
 
     fn session() -> SessionId {
         SessionId::parse("t").unwrap()

@@ -21,7 +21,7 @@ use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::{GoalOp, GoalResult};
 use crate::prompt::ToolNames;
-use crate::store::{GoalCall, SessionTx};
+use crate::store::{GoalCall, PointerRead, SessionTx};
 use crate::{SessionId, Store};
 
 /// An agent host goalkeeper integrates with.
@@ -132,9 +132,19 @@ pub fn record_successor_in(
 /// The session `session` continues as now: its successors followed to the
 /// newest (at most 64 steps, so a cycle cannot hang a caller).
 pub fn follow(store: &mut Store, host: Host, session: &SessionId) -> Result<SessionId> {
+    store.in_read(|pointer| follow_with(pointer, host, session))
+}
+
+/// [`follow`], reading the pointers with `pointer` (inside a caller's
+/// transaction, see [`SessionRef`](crate::store::SessionRef)).
+pub fn follow_with(
+    pointer: &mut PointerRead<'_>,
+    host: Host,
+    session: &SessionId,
+) -> Result<SessionId> {
     let mut current = session.clone();
     for _ in 0..64 {
-        match store.pointer(&successor_key(host, &current))? {
+        match pointer(&successor_key(host, &current))? {
             Some(next) => match SessionId::parse(&next) {
                 Ok(next) if next != current => current = next,
                 _ => break,
@@ -156,7 +166,17 @@ pub struct QueuedGoal {
 
 /// The session `host` last ran in `dir`, if it ran there.
 pub fn last(store: &mut Store, host: Host, dir: &Path) -> Result<Option<SessionId>> {
-    match store.pointer(&last_session_key(host, dir))? {
+    store.in_read(|pointer| last_with(pointer, host, dir))
+}
+
+/// [`last`], reading the pointer with `pointer` (inside a caller's
+/// transaction, see [`SessionRef`](crate::store::SessionRef)).
+pub fn last_with(
+    pointer: &mut PointerRead<'_>,
+    host: Host,
+    dir: &Path,
+) -> Result<Option<SessionId>> {
+    match pointer(&last_session_key(host, dir))? {
         Some(id) => Ok(Some(SessionId::parse(&id)?)),
         None => Ok(None),
     }

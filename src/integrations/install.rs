@@ -141,10 +141,7 @@ pub fn install_claude_code(
     now_ms: i64,
 ) -> Result<InstallReport> {
     if !project.is_dir() {
-        return Err(Error::Usage(format!(
-            "{} is not a directory; give the project directory with --project",
-            project.display()
-        )));
+        return Err(Error::ProjectNotADirectory(project.to_owned()));
     }
     let dir = UserDir::lock(project)?;
     let settings_rel = Path::new(".claude/settings.json");

@@ -31,6 +31,7 @@ use super::agent_tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
 use super::host_session::{self, Host};
 use crate::error::{Error, Result};
 use crate::prompt::Injector;
+use crate::store::{PointerRead, SessionRef};
 use crate::{SessionId, Settings, Store};
 
 /// The `_meta` key that carries `tools/call` arguments which are not a JSON
@@ -110,18 +111,6 @@ impl McpServer {
         self
     }
 
-    /// The session a call acts on.
-    fn session(&self, store: &mut Store) -> Result<SessionId> {
-        let Some(source) = &self.session_source else {
-            return Ok(self.session.clone());
-        };
-        if let Some(launched) = &source.launched {
-            return host_session::follow(store, source.host, launched);
-        }
-        Ok(host_session::last(store, source.host, &source.dir)?
-            .unwrap_or_else(|| self.session.clone()))
-    }
-
     /// Sends one line per server-side failure (a storage error) to `log`.
     pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.log = Box::new(log);
@@ -142,8 +131,7 @@ impl McpServer {
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            let session = self.session(&mut store)?;
-            execute(&mut store, &session, tool, arguments, now_ms)
+            execute(&mut store, self, tool, arguments, now_ms)
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));
@@ -160,12 +148,28 @@ impl McpServer {
     pub fn goal_mode_context(&self) -> Result<std::result::Result<String, String>> {
         let now_ms = (self.clock)()?;
         let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
-        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        let session = self.session(&mut store)?;
-        let message = store.goal_mode_context(&session, &self.injector, &active, now_ms)?;
+        let store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        let tx = store.begin_read_for(self)?;
+        let message = tx.goal_mode_context(&self.injector, &active, now_ms)?;
+        tx.commit()?;
         Ok(message
             .map(|m| m.content)
             .map_err(|gate| format!("no goal-mode context: {gate}")))
+    }
+}
+
+/// The session a call acts on, read in the call's own transaction: the
+/// host's current session when the server follows one, else the server's.
+impl SessionRef for McpServer {
+    fn resolve(&self, pointer: &mut PointerRead<'_>) -> Result<SessionId> {
+        let Some(source) = &self.session_source else {
+            return Ok(self.session.clone());
+        };
+        if let Some(launched) = &source.launched {
+            return host_session::follow_with(pointer, source.host, launched);
+        }
+        Ok(host_session::last_with(pointer, source.host, &source.dir)?
+            .unwrap_or_else(|| self.session.clone()))
     }
 }
 
@@ -617,6 +621,57 @@ mod tests {
     fn server(settings: Settings) -> McpServer {
         let session = SessionId::parse("s").unwrap();
         McpServer::new(Store::open_in_memory().unwrap(), session, settings).unwrap()
+    }
+
+    /// One call (and one prompt read) is one transaction, the read of the
+    /// host's session pointer included; it acts on the host's session.
+    #[test]
+    fn a_call_that_follows_a_host_is_one_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open_in_memory().unwrap();
+        let host_session = SessionId::parse("codex-1").unwrap();
+        host_session::record(&mut store, Host::Codex, dir.path(), &host_session, 0).unwrap();
+        let source = SessionSource {
+            host: Host::Codex,
+            dir: dir.path().to_owned(),
+            launched: None,
+        };
+        let server = McpServer::new(store, SessionId::parse("s").unwrap(), Settings::default())
+            .unwrap()
+            .with_clock(|| Ok(1_000))
+            .with_session_source(source);
+        let calls: [(&str, Value); 3] = [
+            ("goal", json!({"op": "create", "objective": "Ship"})),
+            ("todo", json!({"op": "init", "items": ["a"]})),
+            ("todo", json!({"op": "view"})),
+        ];
+        for (tool, arguments) in calls {
+            let before = crate::store::transactions_begun();
+            let result = server.call(tool, &arguments);
+            assert!(!result.is_error, "{}", result.text());
+            assert_eq!(
+                crate::store::transactions_begun() - before,
+                1,
+                "{tool} {arguments}"
+            );
+        }
+        let before = crate::store::transactions_begun();
+        assert!(server.goal_mode_context().unwrap().is_ok());
+        assert_eq!(crate::store::transactions_begun() - before, 1);
+        let store = server.store.lock().unwrap();
+        assert_eq!(
+            store
+                .current_goal(&host_session)
+                .unwrap()
+                .unwrap()
+                .objective,
+            "Ship"
+        );
+        assert_eq!(store.todo_version(&host_session).unwrap(), 1);
+        assert_eq!(
+            store.current_goal(&SessionId::parse("s").unwrap()).unwrap(),
+            None
+        );
     }
 
     #[test]

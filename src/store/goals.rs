@@ -2,10 +2,10 @@
 //! one immediate transaction, so two processes reporting usage at once
 //! both count.
 
-use super::Store;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
+use super::{SessionRef, Store};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::{Error, Result};
@@ -18,16 +18,17 @@ pub type GoalCall<'a> = goal::Call<'a>;
 impl Store {
     /// Runs one goal op for `session` as `actor`. A refusal changes nothing
     /// (a refused agent call is logged) and comes back as an error result.
+    /// `session` is a [`SessionId`], or a [`SessionRef`] read in the
+    /// call's own transaction.
     pub fn goal(
         &mut self,
-        session: &SessionId,
+        session: &(impl SessionRef + ?Sized),
         call: GoalCall<'_>,
         actor: Actor,
         now_ms: i64,
     ) -> Result<GoalResult> {
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
-        let result = goal_in_tx(&tx, session, call, actor, now_ms)?;
+        let (tx, session) = self.write_tx_for(session)?;
+        let result = goal_in_tx(&tx, &session, call, actor, now_ms)?;
         tx.commit()?;
         Ok(result)
     }

@@ -2,7 +2,7 @@
 //! how far a transcript was read) and global pointers (the Claude Code
 //! session last seen in a project). Each access is one transaction.
 
-use super::sql::params;
+use super::sql::{self, params};
 use super::{Store, sessions};
 use crate::SessionId;
 use crate::error::Result;
@@ -29,13 +29,7 @@ impl Store {
     /// A global pointer (integration state), such as the Claude Code
     /// session last seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {
-        self.in_read_tx(|tx| {
-            tx.query_opt(
-                "SELECT value FROM pointers WHERE key = ?1",
-                params![key],
-                |r| r.get(0),
-            )
-        })
+        self.in_read_tx(|tx| pointer_in(tx, key))
     }
 
     /// Sets a global pointer (integration state).
@@ -81,4 +75,13 @@ impl Store {
             Ok(old)
         })
     }
+}
+
+/// A global pointer, read in `tx`.
+pub(super) fn pointer_in(tx: &sql::Tx<'_>, key: &str) -> Result<Option<String>> {
+    tx.query_opt(
+        "SELECT value FROM pointers WHERE key = ?1",
+        params![key],
+        |r| r.get(0),
+    )
 }

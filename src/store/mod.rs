@@ -19,6 +19,7 @@ mod patch;
 #[cfg(feature = "postgres")]
 mod pg;
 mod rows;
+mod session_ref;
 mod session_tx;
 pub(crate) mod sessions;
 pub(crate) mod sql;
@@ -41,9 +42,27 @@ pub use location::{Location, is_postgres_url};
 #[cfg(feature = "postgres")]
 pub use pg::PgUrl;
 pub use rows::UNDO_DEPTH;
+pub use session_ref::{PointerRead, SessionRef};
 pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
 pub use watch::{SessionSnapshot, SessionSummary};
+
+#[cfg(test)]
+thread_local! {
+    static BEGUN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many transactions this thread began, for tests that check a call
+/// is one transaction.
+#[cfg(test)]
+pub(crate) fn transactions_begun() -> u64 {
+    BEGUN.with(Cell::get)
+}
+
+fn count_begin() {
+    #[cfg(test)]
+    BEGUN.with(|n| n.set(n.get() + 1));
+}
 
 /// `PRAGMA application_id` of a goalkeeper database ("gkpr").
 pub const APPLICATION_ID: i64 = 0x676b_7072;
@@ -126,6 +145,7 @@ impl Store {
     /// where a writer then takes its session's lock
     /// ([`sql::Tx::lock_session`]) before it reads.
     pub(crate) fn immediate(&mut self) -> Result<sql::Tx<'_>> {
+        count_begin();
         match &mut self.backend {
             Backend::Sqlite(file) => {
                 // `&mut self` keeps other statements off the connection
@@ -186,6 +206,7 @@ impl Store {
     /// PostgreSQL, a `REPEATABLE READ READ ONLY` transaction: one snapshot,
     /// no lock.
     pub(crate) fn read_tx(&self) -> Result<sql::Tx<'_>> {
+        count_begin();
         match &self.backend {
             Backend::Sqlite(file) => {
                 // What a file deleted or replaced under the connection

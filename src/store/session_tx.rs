@@ -14,6 +14,7 @@
 use serde_json::json;
 
 use super::events::{self, EventKind, NewEvent};
+use super::sessions::SessionInfo;
 use super::sql::{Tx, params};
 use super::{Store, goals, sessions, todos};
 use crate::SessionId;
@@ -138,6 +139,13 @@ impl Store {
     }
 }
 
+impl<'s> SessionTx<'s> {
+    /// The steps of `session` on `tx`.
+    pub(super) fn new(tx: Tx<'s>, session: SessionId) -> SessionTx<'s> {
+        SessionTx { tx, session }
+    }
+}
+
 impl SessionTx<'_> {
     /// The session the steps act on.
     pub fn session(&self) -> &SessionId {
@@ -148,6 +156,12 @@ impl SessionTx<'_> {
     pub fn commit(self) -> Result<()> {
         self.tx.commit()?;
         Ok(())
+    }
+
+    /// The session's row (created, updated, counts), if it was ever
+    /// written.
+    pub fn info(&self) -> Result<Option<SessionInfo>> {
+        sessions::session_info(&self.tx, &self.session)
     }
 
     /// The current list and its version (empty, 0 for a new session).
@@ -185,11 +199,7 @@ impl SessionTx<'_> {
     /// A global pointer (integration state), such as the host session last
     /// seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {
-        self.tx.query_opt(
-            "SELECT value FROM pointers WHERE key = ?1",
-            params![key],
-            |r| r.get(0),
-        )
+        super::marks::pointer_in(&self.tx, key)
     }
 
     /// Sets a global pointer (integration state).

@@ -142,63 +142,12 @@ pub(crate) fn set_mark(
 impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        self.session_rows(None)
+        self.in_read_tx(|tx| session_rows(tx, None))
     }
 
     /// One session's row, if it was ever written.
     pub fn session(&self, session: &SessionId) -> Result<Option<SessionInfo>> {
-        Ok(self.session_rows(Some(session))?.pop())
-    }
-
-    fn session_rows(&self, only: Option<&SessionId>) -> Result<Vec<SessionInfo>> {
-        self.in_read_tx(|tx| {
-            let only = only.map(SessionId::as_str);
-            let mut counts: HashMap<String, Counts> = HashMap::new();
-            // `CAST(?1 AS TEXT)`: PostgreSQL cannot infer the type of a
-            // parameter that is only compared with NULL.
-            let groups = tx.query_all(
-                "SELECT session_id, status, count(*) FROM tasks
-                 WHERE CAST(?1 AS TEXT) IS NULL OR session_id = ?1 GROUP BY session_id, status",
-                params![only],
-                |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
-            )?;
-            for (id, status, n) in groups {
-                let counts = counts.entry(id).or_default();
-                let n = n.max(0) as usize;
-                counts.total += n;
-                match status.as_str() {
-                    "completed" => {
-                        counts.closed += n;
-                        counts.completed += n;
-                    }
-                    "abandoned" => counts.closed += n,
-                    "blocked" => counts.blocked += n,
-                    _ => {}
-                }
-                counts.open = counts.total - counts.closed;
-            }
-            let mut sessions = tx.query_all(
-                "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version,
-                        (SELECT count(*) FROM events e WHERE e.session_id = s.id)
-                 FROM sessions s WHERE CAST(?1 AS TEXT) IS NULL OR s.id = ?1
-                 ORDER BY s.updated_ms DESC, s.id",
-                params![only],
-                |r| {
-                    Ok(SessionInfo {
-                        id: r.get(0)?,
-                        created_ms: r.get(1)?,
-                        updated_ms: r.get(2)?,
-                        todo_version: r.get(3)?,
-                        todos: Counts::default(),
-                        events: r.get(4)?,
-                    })
-                },
-            )?;
-            for info in &mut sessions {
-                info.todos = counts.remove(&info.id).unwrap_or_default();
-            }
-            Ok(sessions)
-        })
+        self.in_read_tx(|tx| session_info(tx, session))
     }
 
     /// Deletes a session with its list and event log. Refused when the
@@ -211,9 +160,7 @@ impl Store {
             params![session.as_str()],
         )?;
         if removed == 0 {
-            return Err(Error::Rejected(format!(
-                "session {session} not found; `session list` shows the sessions"
-            )));
+            return Err(Error::NoSuchSession(session.clone()));
         }
         // The project directories that pointed to it now point nowhere.
         tx.execute(
@@ -223,4 +170,58 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// One session's row in `tx`, if it was ever written.
+pub(super) fn session_info(tx: &Tx<'_>, session: &SessionId) -> Result<Option<SessionInfo>> {
+    Ok(session_rows(tx, Some(session))?.pop())
+}
+
+fn session_rows(tx: &Tx<'_>, only: Option<&SessionId>) -> Result<Vec<SessionInfo>> {
+    let only = only.map(SessionId::as_str);
+    let mut counts: HashMap<String, Counts> = HashMap::new();
+    // `CAST(?1 AS TEXT)`: PostgreSQL cannot infer the type of a
+    // parameter that is only compared with NULL.
+    let groups = tx.query_all(
+        "SELECT session_id, status, count(*) FROM tasks
+             WHERE CAST(?1 AS TEXT) IS NULL OR session_id = ?1 GROUP BY session_id, status",
+        params![only],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
+    )?;
+    for (id, status, n) in groups {
+        let counts = counts.entry(id).or_default();
+        let n = n.max(0) as usize;
+        counts.total += n;
+        match status.as_str() {
+            "completed" => {
+                counts.closed += n;
+                counts.completed += n;
+            }
+            "abandoned" => counts.closed += n,
+            "blocked" => counts.blocked += n,
+            _ => {}
+        }
+        counts.open = counts.total - counts.closed;
+    }
+    let mut sessions = tx.query_all(
+        "SELECT s.id, s.created_ms, s.updated_ms, s.todo_version,
+                    (SELECT count(*) FROM events e WHERE e.session_id = s.id)
+             FROM sessions s WHERE CAST(?1 AS TEXT) IS NULL OR s.id = ?1
+             ORDER BY s.updated_ms DESC, s.id",
+        params![only],
+        |r| {
+            Ok(SessionInfo {
+                id: r.get(0)?,
+                created_ms: r.get(1)?,
+                updated_ms: r.get(2)?,
+                todo_version: r.get(3)?,
+                todos: Counts::default(),
+                events: r.get(4)?,
+            })
+        },
+    )?;
+    for info in &mut sessions {
+        info.todos = counts.remove(&info.id).unwrap_or_default();
+    }
+    Ok(sessions)
 }

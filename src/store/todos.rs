@@ -8,12 +8,12 @@
 
 use serde_json::json;
 
-use super::Store;
 use super::events::{self, EventKind, NewEvent};
 use super::patch::{self, KeyedList, Patch, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::sql::{Tx, params};
+use super::{SessionRef, Store};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{self, Actor, Call, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult};
@@ -28,16 +28,18 @@ impl Store {
     /// changes nothing, except that a rejected *agent* call is logged and
     /// left pending as a todo-error reminder. `view` writes nothing and
     /// takes no write lock.
+    /// `session` is a [`SessionId`], or a [`SessionRef`] read in the
+    /// call's own transaction.
     pub fn todo(
         &mut self,
-        session: &SessionId,
+        session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
         now_ms: i64,
     ) -> Result<TodoResult> {
         if is_view(&call) {
-            let tx = self.read_tx()?;
-            let (keyed, version) = load(&tx, session)?;
+            let (tx, session) = self.read_tx_for(session)?;
+            let (keyed, version) = load(&tx, &session)?;
             let outcome = todo::run(keyed.list, call, actor);
             if !needs_write(&outcome, actor) {
                 tx.commit()?;
@@ -45,7 +47,8 @@ impl Store {
             }
             // A `view` with a mistake in it, by an agent: logged below.
         }
-        let tx = self.write_tx(session)?;
+        let (tx, session) = self.write_tx_for(session)?;
+        let session = &session;
         let (keyed, version) = load(&tx, session)?;
         let outcome = todo::run(keyed.list.clone(), call, actor);
         let mut version = version;

@@ -133,3 +133,12 @@ fn prompt_overrides_come_from_prompts_dir() {
         "{bad}"
     );
 }
+
+/// A subcommand's help: its own options, then the global ones under their
+/// own heading.
+#[test]
+fn a_subcommand_help_lists_the_global_options_apart() {
+    let env = TestEnv::new();
+    let help = env.run(&["todo", "block", "--help"]);
+    assert_snapshot!("cli_help_todo_block", env.normalize(&help));
+}

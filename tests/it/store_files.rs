@@ -105,7 +105,7 @@ fn random_bytes_are_refused_untouched() {
         err.to_string(),
         format!(
             "{} is not a goalkeeper database (it does not start with the SQLite header); \
-             it was left untouched. Point --db or GOALKEEPER_DB at another file",
+             it was left untouched",
             path.display()
         )
     );
@@ -141,7 +141,7 @@ fn a_damaged_file_with_a_sqlite_header_is_refused_untouched() {
         err.to_string(),
         format!(
             "{} is not a goalkeeper database (its application id is 0x6f767d84); \
-             it was left untouched. Point --db or GOALKEEPER_DB at another file",
+             it was left untouched",
             path.display()
         )
     );
@@ -167,7 +167,7 @@ fn a_sqlite_database_of_another_program_is_refused_untouched() {
         err.to_string(),
         format!(
             "{} is not a goalkeeper database (it is a SQLite database of another program); \
-             it was left untouched. Point --db or GOALKEEPER_DB at another file",
+             it was left untouched",
             path.display()
         )
     );

@@ -48,10 +48,7 @@ pub fn install_gemini_cli(
     now_ms: i64,
 ) -> Result<InstallReport> {
     if !project.is_dir() {
-        return Err(Error::Usage(format!(
-            "{} is not a directory; give the project directory with --project",
-            project.display()
-        )));
+        return Err(Error::ProjectNotADirectory(project.to_owned()));
     }
     let dir = UserDir::lock(project)?;
     let rel = Path::new(".gemini/settings.json");

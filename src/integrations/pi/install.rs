@@ -58,10 +58,7 @@ pub fn install_pi(
     now_ms: i64,
 ) -> Result<InstallReport> {
     if !project.is_dir() {
-        return Err(Error::Usage(format!(
-            "{} is not a directory; give the project directory with --project",
-            project.display()
-        )));
+        return Err(Error::ProjectNotADirectory(project.to_owned()));
     }
     let dir = UserDir::lock(project)?;
     let rel = Path::new(EXTENSION_PATH);
