@@ -122,7 +122,15 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
         {
             Ok((mut store, injector)) => match command {
                 HookCommand::ClaudeCode => {
-                    claude_code::handle(&mut store, &injector, &input, ctx.now_ms)
+                    // A quarter of the hook's wait for the transcripts:
+                    // the rest is counted by the next event.
+                    claude_code::handle_within(
+                        &mut store,
+                        &injector,
+                        &input,
+                        ctx.now_ms,
+                        super::hook_wait() / 4,
+                    )
                 }
                 HookCommand::GeminiCli => {
                     gemini_cli::handle(&mut store, &injector, &input, ctx.now_ms)

@@ -499,7 +499,7 @@ pub fn within_hook_wait<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'st
 
 /// [`HOOK_WAIT`], or `$GOALKEEPER_HOOK_WAIT_MS` when set to a number (for
 /// tests and for hosts with a shorter hook timeout).
-fn hook_wait() -> std::time::Duration {
+pub(crate) fn hook_wait() -> std::time::Duration {
     std::env::var("GOALKEEPER_HOOK_WAIT_MS")
         .ok()
         .and_then(|ms| ms.trim().parse().ok())

@@ -514,3 +514,105 @@ fn transcript_usage_saturates_instead_of_wrapping() {
     assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
     assert_eq!(goal_of_s(&env)["tokens_used"], i64::MAX);
 }
+
+/// A transcript of many megabytes that goalkeeper sees for the first time
+/// (a long session's; a 1 GB one used to take 7.3 s and 1 GB of memory,
+/// and since the hook gives up after its wait, an event that cannot read
+/// it all in time would never move the cursor): each event reads for a
+/// quarter of the hook's wait (here 2 s, so 500 ms) and stops at a line's
+/// end, every event exits 0 without a note, and together they count every
+/// response exactly once.
+#[test]
+fn a_huge_transcript_is_counted_over_several_events_each_inside_the_wait() {
+    const PAIRS: usize = 30_000;
+    let env = TestEnv::new();
+    env.ok(&["--session", "s", "goal", "set", "Ship"]);
+    let transcript = env.dir().join("transcript.jsonl");
+    {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&transcript).unwrap());
+        let user = serde_json::json!({"type": "user",
+            "message": {"role": "user", "content": "x".repeat(1000)}});
+        for i in 0..PAIRS {
+            let assistant = serde_json::json!({"type": "assistant", "message": {"id": format!("m{i}"),
+                "role": "assistant", "content": [{"type": "text", "text": "y".repeat(1000)}],
+                "usage": {"input_tokens": 3, "output_tokens": 2}}});
+            writeln!(file, "{user}\n{assistant}").unwrap();
+        }
+    }
+    let event = serde_json::json!({"session_id": "s", "hook_event_name": "SubagentStop",
+        "cwd": "/work/p", "transcript_path": transcript.display().to_string()})
+    .to_string();
+    let expected = PAIRS as u64 * 5;
+    let mut counted = Vec::new();
+    while counted.last() != Some(&expected) {
+        assert!(counted.len() < 100, "counted {counted:?}");
+        let out = env
+            .cmd(&["hook", "claude-code"])
+            .env("GOALKEEPER_HOOK_WAIT_MS", "2000")
+            .write_stdin(event.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(stderr(&out), "", "after {counted:?}");
+        let tokens = goal_of_s(&env)["tokens_used"].as_u64().unwrap();
+        assert!(
+            counted.last().is_none_or(|&last| tokens >= last),
+            "counted less: {counted:?} then {tokens}"
+        );
+        counted.push(tokens);
+    }
+    assert!(
+        counted.len() > 1 && counted[0] < expected,
+        "one event read it all: {counted:?}"
+    );
+    eprintln!(
+        "hardening: {} MB counted over {} events: {counted:?}",
+        std::fs::metadata(&transcript).unwrap().len() / 1_000_000,
+        counted.len()
+    );
+}
+
+/// Gemini CLI's chat file and Codex's rollout file as a FIFO nobody writes
+/// to (the hook used to block until it gave up, losing the whole event)
+/// and as `/dev/zero` (it read until memory ran out): refused before they
+/// are opened, with a note naming the file; the event's other writes (the
+/// directory's session pointer) are there, and no usage is counted.
+#[test]
+fn a_gemini_or_codex_usage_log_that_is_not_a_regular_file_is_refused_at_once() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "s", "goal", "set", "Ship"]);
+    let fifo = env.dir().join("log.fifo");
+    mkfifo(&fifo);
+    for (host, event, file) in [
+        ("gemini-cli", "AfterAgent", "chat file"),
+        ("codex", "Stop", "rollout file"),
+    ] {
+        for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+            let cwd = format!("/work/{host}");
+            let input = serde_json::json!({"session_id": "s", "hook_event_name": event,
+                "cwd": cwd, "transcript_path": path.display().to_string(),
+                "stop_hook_active": false, "prompt_response": "done"});
+            let out = env
+                .cmd(&["--set", "goal.continuation.max_idle=100", "hook", host])
+                .write_stdin(input.to_string())
+                .timeout(Duration::from_secs(20))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{host} {}", path.display());
+            assert_eq!(
+                stderr(&out),
+                format!(
+                    "goalkeeper: cannot read the {file} {}: not a regular file; usage not counted\n",
+                    path.display()
+                )
+            );
+            assert_eq!(goal_of_s(&env)["tokens_used"], 0);
+            let store = goalkeeper::Store::open(&env.db()).unwrap();
+            assert_eq!(
+                store.pointer(&format!("{host}:{cwd}")).unwrap().as_deref(),
+                Some("s"),
+                "{host}"
+            );
+        }
+    }
+}

@@ -36,7 +36,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub use guard::user_only_command;
-pub use transcript::{Cursor, FileCursor, MAX_LINE, TranscriptRead, read_all, subagent_files};
+pub use transcript::{
+    Cursor, FileCursor, MAX_LINE, READ_TIME, TranscriptRead, read_all, read_all_until,
+    subagent_files,
+};
 
 use super::host_session::{self, Host};
 use crate::SessionId;
@@ -71,6 +74,18 @@ const STOP_WAIT: Duration = Duration::from_millis(1500);
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
 pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+    handle_within(store, injector, input, now_ms, READ_TIME)
+}
+
+/// [`handle`], reading the transcripts for at most `read_time` (what is
+/// left is counted by the next event).
+pub fn handle_within(
+    store: &mut Store,
+    injector: &Injector,
+    input: &str,
+    now_ms: i64,
+    read_time: Duration,
+) -> HookReply {
     let mut reply = HookReply::default();
     let event: Value = match serde_json::from_str(input) {
         Ok(event) => event,
@@ -125,6 +140,7 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
         tx,
         injector,
         now_ms,
+        read_time,
         notes: Vec::new(),
     };
     hook.dispatch(name, &event)
@@ -134,6 +150,8 @@ struct Hook<'a> {
     tx: SessionTx<'a>,
     injector: &'a Injector,
     now_ms: i64,
+    /// How long counting may read the transcripts.
+    read_time: Duration,
     notes: Vec<String>,
 }
 
@@ -302,7 +320,7 @@ impl Hook<'_> {
             .as_deref()
             .map(Cursor::parse)
             .unwrap_or_default();
-        let read = read_all(&path, &extra, &mut cursor);
+        let read = read_all_until(&path, &extra, &mut cursor, Instant::now() + self.read_time);
         if read.bad_lines > 0 {
             self.notes.push(format!(
                 "skipped {} unreadable transcript lines",

@@ -9,19 +9,32 @@
 //! counted once: Claude Code writes one line per content block, every line
 //! carrying the same message id and usage; a line without `message.id` is
 //! keyed by its `requestId`, else its `uuid`. Sums saturate.
+//!
+//! A read stops at a deadline ([`READ_TIME`] by default), at the end of a
+//! line: the cursor keeps its place and the next event reads on. A
+//! transcript of gigabytes (a long session's, first seen by goalkeeper)
+//! is then counted over a few events, each inside the hook's wait, instead
+//! of by an event that never finishes in time and so never moves the
+//! cursor.
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::goal::Usage;
+use crate::integrations::usage_log::read_line;
 
 /// The longest transcript line read; longer ones are skipped.
-pub const MAX_LINE: usize = 8 * 1024 * 1024;
+pub const MAX_LINE: usize = crate::integrations::usage_log::MAX_LINE;
+
+/// How long one read may take before it stops where it is (see the
+/// module's documentation): a quarter of the hook's 8 s wait.
+pub const READ_TIME: Duration = Duration::from_secs(2);
 
 /// How many recent response keys a file's cursor remembers (the lines of
 /// one response are written together).
@@ -96,6 +109,9 @@ pub struct TranscriptRead {
     pub last_text: Option<String>,
     /// Files that could not be read, with the reason.
     pub problems: Vec<String>,
+    /// The read stopped at its deadline with more to read: the next read
+    /// goes on from the cursor.
+    pub unfinished: bool,
 }
 
 /// The subagent transcripts of the session whose transcript is `main`.
@@ -113,9 +129,20 @@ pub fn subagent_files(main: &Path) -> Vec<PathBuf> {
 }
 
 /// Reads what was written to `main` and `extra` files since `cursor`,
-/// advancing it. A file that cannot be read is a problem, not an error:
-/// the others are still counted.
+/// advancing it, for at most [`READ_TIME`]. A file that cannot be read is
+/// a problem, not an error: the others are still counted.
 pub fn read_all(main: &Path, extra: &[PathBuf], cursor: &mut Cursor) -> TranscriptRead {
+    read_all_until(main, extra, cursor, Instant::now() + READ_TIME)
+}
+
+/// [`read_all`], stopping at `deadline` (at the end of a line) with
+/// [`TranscriptRead::unfinished`] set when there is more to read.
+pub fn read_all_until(
+    main: &Path,
+    extra: &[PathBuf],
+    cursor: &mut Cursor,
+    deadline: Instant,
+) -> TranscriptRead {
     let mut read = TranscriptRead::default();
     let mut paths = vec![main.to_owned()];
     for path in subagent_files(main)
@@ -129,7 +156,10 @@ pub fn read_all(main: &Path, extra: &[PathBuf], cursor: &mut Cursor) -> Transcri
     for (i, path) in paths.iter().enumerate() {
         let key = path.display().to_string();
         let mut file_cursor = cursor.files.get(&key).cloned().unwrap_or_default();
-        match read_file(path, &mut file_cursor, &mut read, i == 0) {
+        if read.unfinished {
+            break;
+        }
+        match read_file(path, &mut file_cursor, &mut read, i == 0, deadline) {
             Ok(()) => {
                 cursor.files.insert(key, file_cursor);
             }
@@ -147,6 +177,7 @@ fn read_file(
     cursor: &mut FileCursor,
     read: &mut TranscriptRead,
     is_main: bool,
+    deadline: Instant,
 ) -> std::io::Result<()> {
     // Checked before opening: opening a FIFO for reading blocks.
     let meta = std::fs::metadata(path)?;
@@ -172,46 +203,15 @@ fn read_file(
         cursor.offset += consumed as u64;
         if too_long {
             read.bad_lines += 1;
-            continue;
+        } else {
+            count_line(&line, cursor, read, is_main);
         }
-        count_line(&line, cursor, read, is_main);
+        if Instant::now() >= deadline {
+            read.unfinished = cursor.offset < len;
+            break;
+        }
     }
     Ok(())
-}
-
-/// Reads up to and including the next `\n` into `line`, keeping at most
-/// [`MAX_LINE`] bytes. Returns the bytes consumed, whether a newline ended
-/// the line, and whether it was cut.
-fn read_line(
-    reader: &mut impl BufRead,
-    line: &mut Vec<u8>,
-) -> std::io::Result<(usize, bool, bool)> {
-    let mut consumed = 0;
-    let mut too_long = false;
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok((consumed, false, too_long));
-        }
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..=i], true),
-            None => (buf, false),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > MAX_LINE {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let n = chunk.len();
-        consumed += n;
-        reader.consume(n);
-        if done {
-            return Ok((consumed, true, too_long));
-        }
-    }
 }
 
 fn count_line(line: &[u8], cursor: &mut FileCursor, read: &mut TranscriptRead, is_main: bool) {
@@ -427,6 +427,34 @@ mod tests {
             read.problems
         );
         assert!(cursor.files.is_empty());
+    }
+
+    #[test]
+    fn a_read_past_its_deadline_stops_at_a_line_end_and_the_next_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let sub = dir.path().join("t/subagents/agent-1.jsonl");
+        std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
+        let lines: Vec<String> = (0..5)
+            .map(|i| assistant(&format!("m{i}"), 10, 1, 0, 0))
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        std::fs::write(&sub, assistant("s1", 100, 0, 0, 0) + "\n").unwrap();
+        // A deadline already past: one line per read, each counted once,
+        // the subagent's file only once the main one is done.
+        let mut cursor = Cursor::default();
+        let mut inputs = Vec::new();
+        loop {
+            let read = read_all_until(&path, &[], &mut cursor, Instant::now());
+            inputs.push(read.usage.input);
+            if !read.unfinished {
+                break;
+            }
+            let offset = cursor.files[&path.display().to_string()].offset as usize;
+            assert_eq!(std::fs::read(&path).unwrap()[offset - 1], b'\n');
+        }
+        assert_eq!(inputs, [10, 10, 10, 10, 110]);
+        assert_eq!(read_all(&path, &[], &mut cursor).usage, Usage::default());
     }
 
     #[test]

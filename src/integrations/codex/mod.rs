@@ -269,7 +269,7 @@ impl Hook<'_> {
         };
         if read.bad_lines > 0 {
             self.notes.push(format!(
-                "skipped {} rollout file lines that are not JSON",
+                "skipped {} rollout file lines that are not JSON or over 8 MiB",
                 read.bad_lines
             ));
         }
