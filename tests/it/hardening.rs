@@ -515,16 +515,16 @@ fn transcript_usage_saturates_instead_of_wrapping() {
     assert_eq!(goal_of_s(&env)["tokens_used"], i64::MAX);
 }
 
-/// A transcript of many megabytes that goalkeeper sees for the first time
+/// A transcript of 130 MB that goalkeeper sees for the first time
 /// (a long session's; a 1 GB one used to take 7.3 s and 1 GB of memory,
 /// and since the hook gives up after its wait, an event that cannot read
 /// it all in time would never move the cursor): each event reads for a
-/// quarter of the hook's wait (here 2 s, so 500 ms) and stops at a line's
+/// quarter of the hook's wait (here 4 s, so 1 s) and stops at a line's
 /// end, every event exits 0 without a note, and together they count every
 /// response exactly once.
 #[test]
 fn a_huge_transcript_is_counted_over_several_events_each_inside_the_wait() {
-    const PAIRS: usize = 30_000;
+    const PAIRS: usize = 60_000;
     let env = TestEnv::new();
     env.ok(&["--session", "s", "goal", "set", "Ship"]);
     let transcript = env.dir().join("transcript.jsonl");
@@ -548,7 +548,7 @@ fn a_huge_transcript_is_counted_over_several_events_each_inside_the_wait() {
         assert!(counted.len() < 100, "counted {counted:?}");
         let out = env
             .cmd(&["hook", "claude-code"])
-            .env("GOALKEEPER_HOOK_WAIT_MS", "2000")
+            .env("GOALKEEPER_HOOK_WAIT_MS", "4000")
             .write_stdin(event.clone())
             .output()
             .unwrap();
