@@ -64,6 +64,14 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 /// included, which could overwrite what was printed) becomes one; markup
 /// is not escaped. Everything goalkeeper prints goes through this.
 pub fn terminal(text: &str) -> Cow<'_, str> {
+    // Printable ASCII, newlines and tabs pass as they are: checked a byte
+    // at a time, which is most of what goalkeeper prints.
+    if text
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || b == b'\n' || b == b'\t')
+    {
+        return Cow::Borrowed(text);
+    }
     if !text
         .chars()
         .any(|c| c == '\r' || is_unsafe(c) && c != '\n' && c != '\t')

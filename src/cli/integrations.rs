@@ -171,18 +171,17 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
             Some(id) => SessionId::parse(id).map_err(|e| e.to_string())?,
             None => ctx.session.clone(),
         };
-        // One read transaction: the goal and the list of one moment.
-        let read = |store: &goalkeeper::Store| {
-            let tx = store.begin_read(&session)?;
-            let (goal, (list, _)) = (tx.goal()?, tx.todo_list()?);
-            tx.commit()?;
-            Ok::<_, goalkeeper::Error>((goal, list))
-        };
-        let (goal, list) = ctx
+        // One read transaction: the goal and the list's counts of one
+        // moment, counted without reading the list.
+        let (goal, counts) = ctx
             .store()
-            .and_then(|store| read(&store))
+            .and_then(|store| store.status(&session))
             .map_err(|e| super::hint::Hinted(&e).to_string())?;
-        Ok(statusline::status_line(goal.as_ref(), &list, ctx.now_ms))
+        Ok(statusline::status_line_of(
+            goal.as_ref(),
+            counts,
+            ctx.now_ms,
+        ))
     })
 }
 

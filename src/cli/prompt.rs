@@ -51,8 +51,10 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
         store.begin_read(&ctx.session)?
     };
     let (memory, note) = tx.memory(&injector, ctx.now_ms)?;
-    let message = tx.goal_mode_context(&injector, &tools, ctx.now_ms)?;
+    // The list is read once, for the message and for `--explain`.
     let list = tx.todo_list()?.0;
+    let goal = tx.goal()?;
+    let message = injector.goal_mode_context(goal.as_ref(), &list, &tools, ctx.now_ms)?;
     tx.commit()?;
     if let Some(note) = note {
         note!("{note}");

@@ -3,7 +3,7 @@
 
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
 use crate::sanitize::one_line;
-use crate::todo::TodoList;
+use crate::todo::{Counts, TodoList};
 
 /// Longest objective shown, in characters.
 const OBJECTIVE_CHARS: usize = 40;
@@ -15,8 +15,13 @@ const OBJECTIVE_CHARS: usize = 40;
 /// budget. Todos are `closed/total`; tokens `used/budget tok` (or just
 /// `used tok` without a budget); then the time spent active.
 pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<String> {
+    status_line_of(goal, list.counts(), now_ms)
+}
+
+/// [`status_line`] from the list's counts alone, which the store counts
+/// without reading the list ([`crate::Store::status`]).
+pub fn status_line_of(goal: Option<&Goal>, counts: Counts, now_ms: i64) -> Option<String> {
     let goal = goal.filter(|g| g.status.is_live());
-    let counts = list.counts();
     if goal.is_none() && counts.total == 0 {
         return None;
     }

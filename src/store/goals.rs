@@ -10,6 +10,7 @@ use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::{Error, Result};
 use crate::goal::{self, BudgetNotice, Goal, GoalOp, GoalResult, GoalStatus};
+use crate::todo::Counts;
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
 /// tool's JSON (the name the store has always used for `goal::Call`).
@@ -36,6 +37,13 @@ impl Store {
     /// The session's current goal (its latest, whatever the status).
     pub fn current_goal(&self, session: &SessionId) -> Result<Option<Goal>> {
         self.in_read_tx(|tx| load_goal(tx, session))
+    }
+
+    /// What the status line shows of `session`: its current goal and the
+    /// counts of its list, from one snapshot. Takes no write lock, and
+    /// counts the list without reading it.
+    pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts)> {
+        self.in_read_tx(|tx| Ok((load_goal(tx, session)?, super::rows::counts(tx, session)?)))
     }
 }
 

@@ -7,7 +7,7 @@ use super::patch::{KeyedList, Patch, UndoStep};
 use super::sql::{Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
-use crate::todo::{DroppedBy, Status};
+use crate::todo::{Counts, DroppedBy, Status};
 
 /// How far back `todo undo` reaches, in versions of the list: it restores
 /// any of the last `UNDO_DEPTH` versions, and refuses an older one. The
@@ -57,6 +57,36 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
         tasks.push((phase_pos, pos, content, status, blocker, dropped_by));
     }
     KeyedList::from_rows(phases, tasks).ok_or_else(|| corrupt("a task outside its phases".into()))
+}
+
+/// The counts of a session's list (all zero when it has none), counted by
+/// the database: nothing of the list is read into memory.
+pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
+    let rows = tx.query_all(
+        "SELECT status, count(*) FROM tasks WHERE session_id = ?1 GROUP BY status",
+        params![session.as_str()],
+        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
+    )?;
+    let mut counts = Counts::default();
+    for (status, n) in rows {
+        let status = parse_status(&status).ok_or_else(|| Error::Corrupt {
+            what: format!("todo list of session {session}"),
+            why: format!("status {status:?}"),
+        })?;
+        let n = usize::try_from(n).unwrap_or(0);
+        counts.total += n;
+        match status {
+            Status::Completed => {
+                counts.closed += n;
+                counts.completed += n;
+            }
+            Status::Abandoned => counts.closed += n,
+            Status::Blocked => counts.blocked += n,
+            Status::Pending | Status::InProgress => {}
+        }
+    }
+    counts.open = counts.total - counts.closed;
+    Ok(counts)
 }
 
 fn parse_status(text: &str) -> Option<Status> {
@@ -193,4 +223,33 @@ pub(crate) fn record_step(
         params![session.as_str(), version - UNDO_DEPTH],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::todo::{Actor, Call};
+    use crate::{SessionId, Store};
+
+    #[test]
+    fn the_counted_statuses_are_the_lists_counts() {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = SessionId::parse("s").unwrap();
+        let empty = store.status(&s).unwrap();
+        assert_eq!(empty, (None, Default::default()));
+        let calls = [
+            r#"{"op":"init","list":[{"phase":"A","items":["a1","a2","a3"]},{"phase":"B","items":["b1","b2","b3","b4"]}]}"#,
+            r#"{"op":"done","task":"a1"}"#,
+            r#"{"op":"drop","task":"a2"}"#,
+            r#"{"op":"start","task":"a3"}"#,
+            r#"{"op":"block","task":"b1","reason":"review"}"#,
+        ];
+        for call in calls {
+            let result = store.todo(&s, Call::Json(call), Actor::Agent, 1).unwrap();
+            assert!(!result.is_error, "{}", result.text());
+        }
+        let (list, _) = store.todo_list(&s).unwrap();
+        let (_, counts) = store.status(&s).unwrap();
+        assert_eq!(counts, list.counts());
+        assert_eq!((counts.total, counts.closed, counts.blocked), (7, 2, 1));
+    }
 }

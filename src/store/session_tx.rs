@@ -170,6 +170,11 @@ impl SessionTx<'_> {
         Ok((row.list, row.version))
     }
 
+    /// The version of the list (0 for a new session), without reading it.
+    pub fn todo_version(&self) -> Result<i64> {
+        sessions::todo_version(&self.tx, &self.session)
+    }
+
     /// The session's current goal (its latest, whatever the status).
     pub fn goal(&self) -> Result<Option<Goal>> {
         goals::load_goal(&self.tx, &self.session)

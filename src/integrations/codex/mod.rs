@@ -296,7 +296,7 @@ impl Hook<'_> {
     /// What the injected context depends on: the list's version and the
     /// goal's identity and revision.
     fn state_mark(&mut self) -> Result<String> {
-        let (_, version) = self.tx.todo_list()?;
+        let version = self.tx.todo_version()?;
         Ok(progress_mark(version, self.tx.goal()?.as_ref()))
     }
 }
