@@ -15,11 +15,12 @@ use serde_json::{Value, json};
 
 use crate::Store;
 use crate::error::Result;
-use crate::goal::{AGENT_OPS, MAX_OBJECTIVE_CHARS};
+use crate::goal::{AGENT_OPS, GoalResult, MAX_OBJECTIVE_CHARS};
 use crate::prompt::Templates;
 use crate::store::{GoalCall, SessionRef};
 use crate::todo::{
     Actor, Call, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, OpKind,
+    TodoResult,
 };
 use crate::tool_result::ToolResult;
 
@@ -172,6 +173,40 @@ pub fn execute(
     arguments: &Value,
     now_ms: i64,
 ) -> Result<ExecResult> {
+    run(store, session, tool, arguments, now_ms).map(Executed::into_json)
+}
+
+/// A tool call's result with its details still typed. [`execute`] turns
+/// them into JSON; the MCP server sends only a few facts of them, which it
+/// reads from here without first turning a long list into JSON.
+pub(crate) enum Executed {
+    /// A `todo` call.
+    Todo(TodoResult),
+    /// A `goal` call.
+    Goal(GoalResult),
+    /// Anything else (an unknown tool, a failure), already as JSON.
+    Other(ExecResult),
+}
+
+impl Executed {
+    /// The result with its details as JSON, as [`execute`] returns it.
+    pub(crate) fn into_json(self) -> ExecResult {
+        match self {
+            Executed::Todo(result) => to_json(result),
+            Executed::Goal(result) => to_json(result),
+            Executed::Other(result) => result,
+        }
+    }
+}
+
+/// [`execute`], with the details still typed.
+pub(crate) fn run(
+    store: &mut Store,
+    session: &(impl SessionRef + ?Sized),
+    tool: &str,
+    arguments: &Value,
+    now_ms: i64,
+) -> Result<Executed> {
     match tool {
         TODO => {
             // The size limit is checked on the text of a call; a decoded
@@ -182,14 +217,20 @@ pub fn execute(
             } else {
                 Call::Value(arguments)
             };
-            let result = store.todo(session, call, Actor::Agent, now_ms)?;
-            Ok(to_json(result))
+            Ok(Executed::Todo(store.todo(
+                session,
+                call,
+                Actor::Agent,
+                now_ms,
+            )?))
         }
-        GOAL => {
-            let result = store.goal(session, GoalCall::Value(arguments), Actor::Agent, now_ms)?;
-            Ok(to_json(result))
-        }
-        other => Ok(unknown_tool(other, &TOOL_NAMES)),
+        GOAL => Ok(Executed::Goal(store.goal(
+            session,
+            GoalCall::Value(arguments),
+            Actor::Agent,
+            now_ms,
+        )?)),
+        other => Ok(Executed::Other(unknown_tool(other, &TOOL_NAMES))),
     }
 }
 

@@ -27,7 +27,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::agent_tools::{ExecResult, TODO, ToolSpec, execute, unknown_tool};
+use super::agent_tools::{self, ExecResult, Executed, TODO, ToolSpec, unknown_tool};
 use super::host_session::{self, Host};
 use crate::error::{Error, Result};
 use crate::prompt::Injector;
@@ -78,7 +78,10 @@ impl McpServer {
     /// the templates of `settings` (`prompts.dir`); the `todo` tool is
     /// offered only while `todo.enabled`. The clock defaults to the system
     /// clock and the log to nothing.
-    pub fn new(store: Store, session: SessionId, settings: Settings) -> Result<McpServer> {
+    pub fn new(mut store: Store, session: SessionId, settings: Settings) -> Result<McpServer> {
+        // One process, many calls: a call that follows this server's own
+        // last one reuses the list instead of reading it back.
+        store.keep_lists();
         let injector = Injector::from_settings(settings)?;
         let todo_enabled = injector.settings().todo.enabled;
         let tools = ToolSpec::all(injector.templates())?
@@ -125,21 +128,26 @@ impl McpServer {
     /// Runs one tool call. Never fails: a rejected or malformed call, an
     /// unknown tool and a storage failure (also logged) are error results.
     pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
+        self.run(tool, arguments).into_json()
+    }
+
+    /// [`McpServer::call`], with the details still typed.
+    fn run(&self, tool: &str, arguments: &Value) -> Executed {
         if !self.tools.iter().any(|spec| spec.name == tool) {
             let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
-            return unknown_tool(tool, &offered);
+            return Executed::Other(unknown_tool(tool, &offered));
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            execute(&mut store, self, tool, arguments, now_ms)
+            agent_tools::run(&mut store, self, tool, arguments, now_ms)
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));
-            ExecResult::new(
+            Executed::Other(ExecResult::new(
                 format!("goalkeeper could not run the {tool} call: {e}"),
                 Value::Null,
                 true,
-            )
+            ))
         })
     }
 
@@ -484,15 +492,15 @@ impl ServerHandler for Handler {
         let name = request.name.into_owned();
         // The store call blocks (up to the busy timeout) while another
         // process holds the database; keep it off the protocol loop.
-        let result = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
+        let result = tokio::task::spawn_blocking(move || server.run(&name, &arguments))
             .await
             .unwrap_or_else(|e| {
                 (self.server.log)(&format!("a tool call panicked: {e}"));
-                ExecResult::new(
+                Executed::Other(ExecResult::new(
                     format!("goalkeeper failed while running the call: {e}"),
                     Value::Null,
                     true,
-                )
+                ))
             });
         Ok(tool_result(result).into())
     }
@@ -550,14 +558,36 @@ impl ServerHandler for Handler {
 /// list's version, how many tasks the call completed, the goal's status
 /// and tokens) go in `_meta` under `goalkeeper/result`, which hosts do not
 /// show the model.
-fn tool_result(result: ExecResult) -> CallToolResult {
-    let text = result.text().to_owned();
-    let mut out = if result.is_error {
+fn tool_result(result: Executed) -> CallToolResult {
+    let (text, is_error, facts) = match result {
+        // The facts straight from the typed details: turning a long list
+        // into JSON only to count its completed tasks cost more than the
+        // rest of the call.
+        Executed::Todo(result) => {
+            let mut facts = Map::new();
+            if let Some(op) = &result.details.op {
+                facts.insert("op".into(), op.as_str().into());
+            }
+            facts.insert("version".into(), result.details.version.into());
+            facts.insert(
+                "completed_tasks".into(),
+                result.details.completed_tasks.len().into(),
+            );
+            let text = result.text().to_owned();
+            (text, result.is_error, Some(Value::Object(facts)))
+        }
+        other => {
+            let result = other.into_json();
+            let facts = result_facts(&result.details);
+            (result.text().to_owned(), result.is_error, facts)
+        }
+    };
+    let mut out = if is_error {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
     };
-    if let Some(facts) = result_facts(&result.details) {
+    if let Some(facts) = facts {
         let mut meta = Map::new();
         meta.insert(RESULT_META.into(), facts);
         out.meta = Some(rmcp::model::MetaObject(meta));

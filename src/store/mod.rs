@@ -73,6 +73,11 @@ pub const APPLICATION_ID: i64 = 0x676b_7072;
 /// read to its commit.
 pub struct Store {
     backend: Backend,
+    /// The list the last todo call on this connection left, for the next
+    /// one when nothing has written since (a long-lived MCP server).
+    list_cache: Option<todos::ListCache>,
+    /// Whether todo calls keep their list ([`Store::keep_lists`]).
+    caching: bool,
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -97,6 +102,15 @@ struct SqliteFile {
 }
 
 impl Store {
+    /// A store on `backend`, keeping no list.
+    fn on(backend: Backend) -> Store {
+        Store {
+            backend,
+            list_cache: None,
+            caching: false,
+        }
+    }
+
     /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a
     /// PostgreSQL database (`Store::connect`).
     pub fn open_location(location: &Location) -> Result<Store> {
@@ -113,9 +127,9 @@ impl Store {
     /// after the URL's connect timeout when the server does not answer.
     #[cfg(feature = "postgres")]
     pub fn connect(url: &PgUrl) -> Result<Store> {
-        Ok(Store {
-            backend: Backend::Postgres(Box::new(pg::PgConn::open(url)?)),
-        })
+        Ok(Store::on(Backend::Postgres(Box::new(pg::PgConn::open(
+            url,
+        )?))))
     }
 
     /// The SQLite file behind the store, if any.

@@ -43,9 +43,7 @@ impl Store {
         };
         file.setup()?;
         file.file = Some(Box::new(super::identity::FileWatch::new(path)?));
-        Ok(Store {
-            backend: Backend::Sqlite(file),
-        })
+        Ok(Store::on(Backend::Sqlite(file)))
     }
 
     /// A private in-memory database, for tests and one-off runs.
@@ -58,9 +56,7 @@ impl Store {
             file: None,
         };
         file.setup()?;
-        Ok(Store {
-            backend: Backend::Sqlite(file),
-        })
+        Ok(Store::on(Backend::Sqlite(file)))
     }
 }
 

@@ -37,34 +37,54 @@ impl Store {
         actor: Actor,
         now_ms: i64,
     ) -> Result<TodoResult> {
-        if is_view(&call) {
+        let caching = self.caching;
+        let cache = self.list_cache.take();
+        let cache = if is_view(&call) {
             let (tx, session) = self.read_tx_for(session)?;
-            let (keyed, version) = load(&tx, &session)?;
-            let outcome = todo::run(keyed.list, call, actor);
+            let session = &session;
+            let (keyed, version) = load_cached(&tx, session, cache)?;
+            let KeyedList {
+                list,
+                phase_keys,
+                task_keys,
+            } = keyed;
+            let outcome = todo::run(list, call, actor);
             if !needs_write(&outcome, actor) {
+                let result = outcome.to_result(version);
+                let keyed = KeyedList {
+                    list: outcome.list,
+                    phase_keys,
+                    task_keys,
+                };
+                let cache = ListCache::of(caching, &tx, session, version, keyed)?;
                 tx.commit()?;
-                return Ok(outcome.to_result(version));
+                self.list_cache = cache;
+                return Ok(result);
             }
             // A `view` with a mistake in it, by an agent: logged below.
-        }
+            None
+        } else {
+            cache
+        };
         let (tx, session) = self.write_tx_for(session)?;
         let session = &session;
-        let (keyed, version) = load(&tx, session)?;
+        let (keyed, version) = load_cached(&tx, session, cache)?;
         let outcome = todo::run(keyed.list.clone(), call, actor);
         let mut version = version;
+        let mut change = None;
         if outcome.is_mutation() {
             version += 1;
             let op = outcome.op.as_ref().expect("a mutation has an op");
-            let change = keyed.change_to(&outcome.list);
+            let made = change.insert(keyed.change_to(&outcome.list));
             store_version(
                 &tx,
                 session,
-                &change.forward,
+                &made.forward,
                 Version {
                     number: version,
                     undo_to: Some(version - 1),
                     restores: None,
-                    inverse: &change.inverse,
+                    inverse: &made.inverse,
                 },
                 Logged {
                     actor,
@@ -90,8 +110,24 @@ impl Store {
             )?;
             set_todo_error(&tx, session, Some(&error))?;
         }
+        let result = outcome.to_result(version);
+        let kept = match change {
+            Some(change) => change.keyed(outcome.list),
+            None => keyed,
+        };
+        let cache = ListCache::of(caching, &tx, session, version, kept)?;
         tx.commit()?;
-        Ok(outcome.to_result(version))
+        self.list_cache = cache;
+        Ok(result)
+    }
+
+    /// Keeps the list of the last todo call in memory, for the next call on
+    /// this store to use instead of reading it back when nothing has
+    /// written to the database since (not this store's other methods, nor
+    /// another connection). For a long-lived process such as the MCP
+    /// server; a one-call process gains nothing from it.
+    pub fn keep_lists(&mut self) {
+        self.caching = true;
     }
 
     /// The current list of `session` and its version (empty, 0 if the
@@ -272,6 +308,76 @@ fn is_view(call: &Call<'_>) -> bool {
 fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
     outcome.is_mutation()
         || (actor == Actor::Agent && (!outcome.errors.is_empty() || outcome.is_no_op()))
+}
+
+/// The list a todo call left on one connection, and what tells whether
+/// anything has written to the database since: SQLite's `data_version`,
+/// which changes when another connection commits, and the connection's own
+/// count of changed rows, which changes when any other statement of this
+/// connection writes (a goal call, a mark). Both are read inside the
+/// call's transaction, so they describe the snapshot the list came from.
+/// Reading a 1,000-task list back is most of a call's work; a long-lived
+/// MCP server whose calls follow one another skips it (see
+/// [`Store::keep_lists`]).
+pub(crate) struct ListCache {
+    session: SessionId,
+    version: i64,
+    stamp: (i64, u64),
+    keyed: KeyedList,
+}
+
+impl ListCache {
+    /// The list `keyed` at `version`, as the snapshot of `tx` holds it
+    /// after the call's own writes; `None` unless the store `caching`.
+    fn of(
+        caching: bool,
+        tx: &Tx<'_>,
+        session: &SessionId,
+        version: i64,
+        keyed: KeyedList,
+    ) -> Result<Option<ListCache>> {
+        if !caching {
+            return Ok(None);
+        }
+        Ok(stamp(tx)?.map(|stamp| ListCache {
+            session: session.clone(),
+            version,
+            stamp,
+            keyed,
+        }))
+    }
+}
+
+/// `(data_version, total_changes)` of `tx`'s connection; `None` on a
+/// backend without them (PostgreSQL: its lists are always read back).
+fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
+    match tx {
+        Tx::Sqlite(conn) => {
+            let data_version = conn
+                .prepare_cached("PRAGMA data_version")?
+                .query_row([], |r| r.get(0))?;
+            Ok(Some((data_version, conn.total_changes())))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The session's list and version: `cache` when nothing has written to the
+/// database since it was taken, else read from the rows.
+fn load_cached(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    cache: Option<ListCache>,
+) -> Result<(KeyedList, i64)> {
+    if let Some(cache) = cache
+        && cache.session == *session
+    {
+        let version = sessions::todo_version(tx, session)?;
+        if version == cache.version && stamp(tx)? == Some(cache.stamp) {
+            return Ok((cache.keyed, version));
+        }
+    }
+    load(tx, session)
 }
 
 /// The session's list with its row keys, and its version.

@@ -8,6 +8,7 @@ pub(crate) use super::common;
 
 mod goals;
 mod import;
+mod kept_lists;
 mod log;
 mod marks;
 mod sessions;

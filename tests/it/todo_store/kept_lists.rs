@@ -1,0 +1,124 @@
+//! A store that keeps its lists (`Store::keep_lists`, the MCP server's)
+//! answers exactly as one that reads every list back: whatever another
+//! connection or another method of the same store wrote in between, the
+//! next call sees it.
+
+use goalkeeper::todo::Actor::{Agent, User};
+use goalkeeper::todo::{Call, Phase, Task, TodoList};
+use goalkeeper::{SessionId, Store};
+
+use super::sid;
+use crate::common::*;
+
+fn kept(db: &std::path::Path) -> Store {
+    let mut store = Store::open(db).unwrap();
+    store.keep_lists();
+    store
+}
+
+/// One call, checked against the list a fresh store reads.
+fn call(store: &mut Store, db: &std::path::Path, s: &SessionId, json: &str) -> TodoList {
+    let result = store.todo(s, Call::Json(json), Agent, NOW).unwrap();
+    assert!(!result.is_error, "{json}: {}", result.text());
+    let (fresh, version) = Store::open(db).unwrap().todo_list(s).unwrap();
+    assert_eq!(result.details.phases, fresh, "{json}");
+    assert_eq!(result.details.version, version, "{json}");
+    fresh
+}
+
+#[test]
+fn another_connections_writes_are_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let s = session();
+    let mut server = kept(&db);
+    call(
+        &mut server,
+        &db,
+        &s,
+        r#"{"op":"init","items":["a","b","c"]}"#,
+    );
+    call(&mut server, &db, &s, r#"{"op":"start","task":"a"}"#);
+    // Another process finishes `a` and removes `c`.
+    let mut other = Store::open(&db).unwrap();
+    other
+        .todo(&s, Call::Json(r#"{"op":"done","task":"a"}"#), User, NOW)
+        .unwrap();
+    other
+        .todo(&s, Call::Json(r#"{"op":"rm","task":"c"}"#), User, NOW)
+        .unwrap();
+    drop(other);
+    let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
+    assert_eq!(show(&list), "Tasks: [x] a, [/] b");
+    let list = call(&mut server, &db, &s, r#"{"op":"done","task":"b"}"#);
+    assert_eq!(show(&list), "Tasks: [x] a, [x] b");
+    // Removed and written again elsewhere up to the same version: the
+    // version alone cannot tell the lists apart.
+    let (_, version) = server.todo_list(&s).unwrap();
+    let mut other = Store::open(&db).unwrap();
+    other.remove_session(&s).unwrap();
+    other
+        .todo(&s, Call::Json(r#"{"op":"init","items":["z"]}"#), User, NOW)
+        .unwrap();
+    for i in 2..=version {
+        let append = format!(r#"{{"op":"append","phase":"Tasks","items":["z{i}"]}}"#);
+        other.todo(&s, Call::Json(&append), User, NOW).unwrap();
+    }
+    assert_eq!(other.todo_list(&s).unwrap().1, version);
+    drop(other);
+    let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
+    assert_eq!(list.phases[0].tasks[0].content, "z");
+}
+
+#[test]
+fn the_same_stores_other_writes_are_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let s = session();
+    let mut server = kept(&db);
+    call(&mut server, &db, &s, r#"{"op":"init","items":["a","b"]}"#);
+    call(&mut server, &db, &s, r#"{"op":"done","task":"a"}"#);
+    server.todo_undo(&s, NOW).unwrap();
+    let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
+    assert_eq!(show(&list), "Tasks: [/] a, [ ] b");
+    // Removed and written again by this store, not by a todo call, up to
+    // the version the kept list had: the version alone cannot tell.
+    let (_, version) = server.todo_list(&s).unwrap();
+    server.remove_session(&s).unwrap();
+    let other = TodoList::new(vec![Phase {
+        name: "Other".into(),
+        tasks: vec![Task::pending("x")],
+    }]);
+    for _ in 0..version {
+        server.todo_import(&s, other.clone(), "test", NOW).unwrap();
+    }
+    assert_eq!(server.todo_list(&s).unwrap().1, version);
+    let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
+    assert_eq!(show(&list), "Other: [/] x");
+    // A rejected call leaves the list; the next one still sees it.
+    let rejected = server
+        .todo(&s, Call::Json(r#"{"op":"done","task":"nope"}"#), Agent, NOW)
+        .unwrap();
+    assert!(rejected.is_error);
+    let list = call(
+        &mut server,
+        &db,
+        &s,
+        r#"{"op":"append","phase":"Other","items":["y"]}"#,
+    );
+    assert_eq!(show(&list), "Other: [/] x, [ ] y");
+}
+
+#[test]
+fn sessions_do_not_share_a_kept_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let (one, two) = (sid("one"), sid("two"));
+    let mut server = kept(&db);
+    call(&mut server, &db, &one, r#"{"op":"init","items":["a"]}"#);
+    let list = call(&mut server, &db, &two, r#"{"op":"view"}"#);
+    assert_eq!(list, TodoList::default());
+    call(&mut server, &db, &two, r#"{"op":"init","items":["b"]}"#);
+    let list = call(&mut server, &db, &one, r#"{"op":"done","task":"a"}"#);
+    assert_eq!(show(&list), "Tasks: [x] a");
+}
