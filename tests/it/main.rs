@@ -37,6 +37,7 @@ mod postgres;
 mod prompts;
 mod readers;
 mod resources;
+mod startup;
 mod store_faults;
 mod store_files;
 mod todo_ops;
