@@ -398,6 +398,30 @@ mod v4_tests {
     /// Writes a v3 database at `path` with session `s` holding `versions`
     /// versions (an undo among them), a goal, a mark and a pointer.
     fn v3_database(path: &Path, versions: i64) -> History {
+        let choices: Vec<Choice> = (1..=versions)
+            .map(|v| {
+                if v % 37 == 0 {
+                    Choice::Undo
+                } else {
+                    Choice::Call(v % 5)
+                }
+            })
+            .collect();
+        v3_history(path, &choices)
+    }
+
+    /// What version `v` of a v3 history is: v3's undo, or a call of one of
+    /// five kinds (`kind % 5`).
+    #[derive(Clone, Copy, Debug)]
+    enum Choice {
+        Undo,
+        Call(i64),
+    }
+
+    /// Writes a v3 database at `path` with session `s` holding one version
+    /// per choice, a goal, a mark and a pointer.
+    fn v3_history(path: &Path, choices: &[Choice]) -> History {
+        let versions = choices.len() as i64;
         let mut conn = Connection::open(path).unwrap();
         conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
             .unwrap();
@@ -422,7 +446,8 @@ mod v4_tests {
         let mut v = 0;
         while v < versions {
             v += 1;
-            let (state, undo_to, op, payload) = if v % 37 == 0 {
+            let choice = choices[v as usize - 1];
+            let (state, undo_to, op, payload) = if let Choice::Undo = choice {
                 // v3's undo: the list of an earlier version, as a new one.
                 let target = history.undo_to[v as usize - 1].unwrap_or(0);
                 (
@@ -433,7 +458,10 @@ mod v4_tests {
                 )
             } else {
                 let last = history.states.last().unwrap().clone();
-                let call = match v % 5 {
+                let Choice::Call(kind) = choice else {
+                    unreachable!()
+                };
+                let call = match kind % 5 {
                     1 => format!(r#"{{"op":"append","phase":"P{}","items":["t{v}"]}}"#, v % 3),
                     2 => r#"{"op":"done"}"#.to_owned(),
                     3 => format!(r#"{{"op":"append","phase":"P0","items":["u{v}","w{v}"]}}"#),
@@ -531,6 +559,62 @@ mod v4_tests {
         );
         assert_eq!(store.todo_list(&session).unwrap(), (before, v));
         assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+        /// For a random v3 history (calls and v3's undos, shorter and
+        /// longer than the bound), migrated: a run of undos, each in a
+        /// freshly opened store, restores exactly the list of every
+        /// version v3's undo would have restored, as long as that version
+        /// is within the bound, and is then refused with nothing changed.
+        #[test]
+        fn after_migration_undo_restores_every_kept_version_across_reopens(
+            picks in proptest::collection::vec(proptest::option::weighted(0.9, 0i64..5), 1..260),
+        ) {
+            let choices: Vec<Choice> = picks
+                .iter()
+                .map(|p| p.map_or(Choice::Undo, Choice::Call))
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("v3.db");
+            let mut history = v3_history(&db, &choices);
+            let session = SessionId::parse("s").unwrap();
+            let mut current = choices.len();
+            loop {
+                let mut store = Store::open(&db).unwrap();
+                let before = store.todo_list(&session).unwrap();
+                proptest::prop_assert_eq!(before.1 as usize, current);
+                let outcome = store.todo_undo(&session, 0);
+                match history.undo_to[current] {
+                    Some(target) if target >= current as i64 - UNDO_DEPTH => {
+                        let target = target as usize;
+                        let undone = outcome.map_err(|e| {
+                            proptest::test_runner::TestCaseError::fail(format!(
+                                "undo to {target} from version {current}: {e}"
+                            ))
+                        })?;
+                        proptest::prop_assert_eq!(&undone.details.phases, &history.states[target]);
+                        history.states.push(history.states[target].clone());
+                        history.undo_to.push(history.undo_to[target]);
+                        current = history.states.len() - 1;
+                    }
+                    expected => {
+                        let refused = outcome.map(|_| ()).unwrap_err().to_string();
+                        let start = if expected.is_none() {
+                            "nothing to undo"
+                        } else {
+                            "nothing more to undo"
+                        };
+                        proptest::prop_assert!(refused.starts_with(start), "{}", refused);
+                        proptest::prop_assert_eq!(store.todo_list(&session).unwrap(), before);
+                        break;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(Store::open(&db).unwrap().integrity_check().unwrap(), "ok");
+        }
     }
 
     #[test]
