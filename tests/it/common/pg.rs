@@ -78,6 +78,21 @@ impl Cluster {
     /// Starts a new cluster (the shared one, or a private one for a test
     /// that stops and restarts its server).
     pub fn start() -> Cluster {
+        Cluster::start_inner(false)
+    }
+
+    /// A private cluster that requires TLS of [`USER`], with a certificate
+    /// for 127.0.0.1 signed by a CA of its own ([`Cluster::ca`]).
+    pub fn start_tls() -> Cluster {
+        Cluster::start_inner(true)
+    }
+
+    /// The PEM file of the TLS cluster's CA.
+    pub fn ca(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+
+    fn start_inner(tls: bool) -> Cluster {
         let bin = std::env::var_os("GOALKEEPER_PG_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/usr/lib/postgresql/15/bin"));
@@ -123,6 +138,9 @@ impl Cluster {
             ],
         );
         cluster.watchdog();
+        if tls {
+            cluster.make_certificates();
+        }
         for _ in 0..5 {
             cluster.port = free_port();
             if cluster.try_start() {
@@ -139,6 +157,42 @@ impl Cluster {
             .batch_execute(&format!("CREATE ROLE {USER} LOGIN PASSWORD '{PASSWORD}'"))
             .unwrap();
         cluster
+    }
+
+    /// A CA and a server certificate for 127.0.0.1 (openssl), and
+    /// `ssl = on` in the server's configuration, and TLS required of
+    /// [`USER`] (the superuser still connects without, to inspect).
+    fn make_certificates(&self) {
+        let data = self.data();
+        let script = format!(
+            "set -e; cd {data}
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+              -keyout ca.key -out {dir}/ca.pem -days 2 -subj '/CN=goalkeeper test CA' \
+              -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+              -keyout server.key -out server.csr -subj /CN=127.0.0.1
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > ext
+            openssl x509 -req -in server.csr -CA {dir}/ca.pem -CAkey ca.key -CAcreateserial \
+              -out server.crt -days 2 -extfile ext
+            chmod 600 server.key
+            echo 'ssl = on' >> postgresql.conf
+            {{ printf 'hostnossl all {USER} 127.0.0.1/32 reject\\n'; cat pg_hba.conf; }} > hba && mv hba pg_hba.conf",
+            dir = self.dir.display()
+        );
+        let output = Command::new("sh").args(["-c", &script]).output().unwrap();
+        assert!(
+            output.status.success(),
+            "making the test certificates failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if self.as_postgres {
+            let status = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&self.dir)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
     }
 
     fn data(&self) -> String {

@@ -206,3 +206,34 @@ fn a_newer_schema_is_refused_untouched() {
         .get(0);
     assert_eq!(version, 1);
 }
+
+#[test]
+fn tls_with_the_servers_ca_works_and_an_unknown_ca_is_refused() {
+    let cluster = pg::Cluster::start_tls();
+    let db = cluster.database();
+    let env = TestEnv::new();
+    let ca = cluster.ca().display().to_string();
+    let url = format!("{}?sslmode=require&sslrootcert={ca}", db.url());
+    let (text, out) = run_on(
+        &env,
+        &url,
+        &["todo", "apply", r#"{"op":"init","items":["a"]}"#],
+    );
+    assert!(out.status.success(), "{text}");
+    let (text, out) = run_on(&env, &url, &["--json", "todo", "view"]);
+    assert!(out.status.success(), "{text}");
+    // The server refuses the user without TLS: the connection above was TLS.
+    let plain = format!("{}?sslmode=disable", db.url());
+    let (text, out) = run_on(&env, &plain, &["todo", "view"]);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert_no_password(&text);
+    // Without the server's CA the certificate is not trusted: refused, for
+    // `require` as for `prefer`.
+    for mode in ["require", "prefer"] {
+        let url = format!("{}?sslmode={mode}", db.url());
+        let (text, out) = run_on(&env, &url, &["todo", "view"]);
+        assert_eq!(out.status.code(), Some(3), "{text}");
+        assert!(text.contains("sslrootcert"), "{text}");
+        assert_no_password(&text);
+    }
+}
