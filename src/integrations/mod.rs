@@ -9,6 +9,7 @@ mod agent_tools;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini_cli;
+mod hook_event;
 pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]

@@ -41,6 +41,7 @@ pub use transcript::{
     subagent_files,
 };
 
+use super::hook_event::HookEvent;
 use super::host_session::{self, Host};
 use crate::SessionId;
 use crate::error::Result;
@@ -86,96 +87,53 @@ pub fn handle_within(
     now_ms: i64,
     read_time: Duration,
 ) -> HookReply {
-    let mut reply = HookReply::default();
-    let event: Value = match serde_json::from_str(input) {
+    let event = match HookEvent::parse(input) {
         Ok(event) => event,
-        Err(e) => {
-            reply
-                .notes
-                .push(format!("hook input is not JSON ({e}); ignored"));
-            return reply;
-        }
+        Err(reply) => return reply,
     };
-    let name = event
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let session = match event.get("session_id").and_then(Value::as_str) {
-        Some(id) => match SessionId::parse(id) {
-            Ok(session) => session,
-            Err(e) => {
-                reply.notes.push(format!("{e}; ignored"));
-                return reply;
-            }
-        },
-        None => {
-            reply
-                .notes
-                .push(format!("hook event {name:?} has no session_id; ignored"));
-            return reply;
-        }
-    };
-    if name == "PreToolUse" {
+    if event.name == "PreToolUse" {
         // The guard reads nothing stored: it answers even when the store
         // is unusable, and costs no transaction.
-        reply.stdout = guard::pre_tool_use(&event);
-        return reply;
+        return HookReply {
+            stdout: guard::pre_tool_use(&event.json),
+            notes: Vec::new(),
+        };
     }
-    if name == "Stop" {
+    if event.name == "Stop" {
         // Outside the transaction: the wait holds no lock.
-        wait_for_last_response(&event);
+        wait_for_last_response(&event.json);
     }
     // The whole event is one transaction: it commits only when every step
     // succeeded, and a failure anywhere leaves nothing half-applied. Two
     // hooks of one session run one after the other, so a transcript's
     // usage is counted once.
-    let tx = match store.begin(&session) {
-        Ok(tx) => tx,
-        Err(e) => {
-            reply.notes.push(format!("{name} hook failed: {e}"));
-            return reply;
+    event.in_tx(store, |tx, notes| {
+        Hook {
+            tx,
+            injector,
+            now_ms,
+            read_time,
+            notes,
         }
-    };
-    let hook = Hook {
-        tx,
-        injector,
-        now_ms,
-        read_time,
-        notes: Vec::new(),
-    };
-    hook.dispatch(name, &event)
+        .run(&event.name, &event.json)
+    })
 }
 
-struct Hook<'a> {
-    tx: SessionTx<'a>,
+struct Hook<'a, 't> {
+    tx: &'a SessionTx<'t>,
     injector: &'a Injector,
     now_ms: i64,
     /// How long counting may read the transcripts.
     read_time: Duration,
-    notes: Vec<String>,
+    notes: &'a mut Vec<String>,
 }
 
-impl Hook<'_> {
-    fn dispatch(mut self, name: &str, event: &Value) -> HookReply {
-        let result = self.run(name, event);
-        let Hook { tx, mut notes, .. } = self;
-        match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
-            Ok(stdout) => HookReply { stdout, notes },
-            Err(e) => {
-                notes.push(format!("{name} hook failed: {e}"));
-                HookReply {
-                    stdout: None,
-                    notes,
-                }
-            }
-        }
-    }
-
+impl Hook<'_, '_> {
     fn run(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
         let dir = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
         let mut previous = None;
         if let Some(dir) = &dir {
-            let recorded = host_session::record_in(&self.tx, Host::ClaudeCode, dir, self.now_ms)?;
+            let recorded = host_session::record_in(self.tx, Host::ClaudeCode, dir, self.now_ms)?;
             if let Some(adopted) = recorded.adopted {
                 self.notes
                     .push(format!("adopted the queued goal: {}", adopted.text()));
@@ -224,7 +182,7 @@ impl Hook<'_> {
         let Some(from) = from.filter(|f| f != self.tx.session()) else {
             return Ok(());
         };
-        host_session::record_successor_in(&self.tx, Host::ClaudeCode, &from, self.now_ms)?;
+        host_session::record_successor_in(self.tx, Host::ClaudeCode, &from, self.now_ms)?;
         if let Some(goal) = self.tx.carry_from(&from, self.now_ms)? {
             self.notes
                 .push(format!("carried goal #{} over from {from}", goal.id));

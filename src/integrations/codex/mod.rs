@@ -40,9 +40,9 @@ pub use rollout::response_usage;
 use std::path::Path;
 
 use super::claude_code::HookReply;
+use super::hook_event::HookEvent;
 use super::host_session::{self, Host};
 use super::usage_log::{LogCursor, read_usage_log};
-use crate::SessionId;
 use crate::error::Result;
 use crate::goal::GoalOp;
 use crate::goal::continuation::progress_mark;
@@ -70,76 +70,36 @@ pub fn session_pointer(cwd: &str) -> String {
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
 pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    let mut reply = HookReply::default();
-    let event: Value = match serde_json::from_str(input) {
+    let event = match HookEvent::parse(input) {
         Ok(event) => event,
-        Err(e) => {
-            reply
-                .notes
-                .push(format!("hook input is not JSON ({e}); ignored"));
-            return reply;
-        }
-    };
-    let name = event
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let session = match event.get("session_id").and_then(Value::as_str) {
-        Some(id) => match SessionId::parse(id) {
-            Ok(session) => session,
-            Err(e) => {
-                reply.notes.push(format!("{e}; ignored"));
-                return reply;
-            }
-        },
-        None => {
-            reply
-                .notes
-                .push(format!("hook event {name:?} has no session_id; ignored"));
-            return reply;
-        }
+        Err(reply) => return reply,
     };
     // The whole event is one transaction: it commits only when every step
     // succeeded, and a failure anywhere leaves nothing half-applied.
-    let tx = match store.begin(&session) {
-        Ok(tx) => tx,
-        Err(e) => {
-            reply.notes.push(format!("{name} hook failed: {e}"));
-            return reply;
+    event.in_tx(store, |tx, notes| {
+        Hook {
+            tx,
+            injector,
+            now_ms,
+            notes,
         }
-    };
-    let mut hook = Hook {
-        tx,
-        injector,
-        now_ms,
-        notes: Vec::new(),
-    };
-    let result = hook.dispatch(&name, &event);
-    let Hook { tx, mut notes, .. } = hook;
-    let stdout = match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
-        Ok(stdout) => stdout,
-        Err(e) => {
-            notes.push(format!("{name} hook failed: {e}"));
-            None
-        }
-    };
-    HookReply { stdout, notes }
+        .dispatch(&event.name, &event.json)
+    })
 }
 
-struct Hook<'a> {
-    tx: SessionTx<'a>,
+struct Hook<'a, 't> {
+    tx: &'a SessionTx<'t>,
     injector: &'a Injector,
     now_ms: i64,
-    notes: Vec<String>,
+    notes: &'a mut Vec<String>,
 }
 
-impl Hook<'_> {
+impl Hook<'_, '_> {
     fn dispatch(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
         if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
             // Also adopts a goal queued with `--session-from codex`.
             let recorded =
-                host_session::record_in(&self.tx, Host::Codex, Path::new(cwd), self.now_ms)?;
+                host_session::record_in(self.tx, Host::Codex, Path::new(cwd), self.now_ms)?;
             if let Some(adopted) = recorded.adopted {
                 self.notes
                     .push(format!("adopted the queued goal: {}", adopted.text()));

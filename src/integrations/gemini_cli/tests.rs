@@ -5,9 +5,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::Settings;
 use crate::store::GoalCall;
 use crate::todo::Call;
+use crate::{SessionId, Settings};
 
 const NOW: i64 = 1_764_441_600_000;
 

@@ -30,8 +30,8 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 use super::claude_code::HookReply;
+use super::hook_event::HookEvent;
 use super::host_session::{self, Host};
-use crate::SessionId;
 use crate::error::Result;
 use crate::goal::{GoalOp, Usage};
 use crate::prompt::{HiddenMessage, Injector};
@@ -60,55 +60,15 @@ pub fn session_pointer(cwd: &str) -> String {
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.
 pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    let mut reply = HookReply::default();
-    let event: Value = match serde_json::from_str(input) {
+    let event = match HookEvent::parse(input) {
         Ok(event) => event,
-        Err(e) => {
-            reply
-                .notes
-                .push(format!("hook input is not JSON ({e}); ignored"));
-            return reply;
-        }
-    };
-    let name = event
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let session = match event.get("session_id").and_then(Value::as_str) {
-        Some(id) => match SessionId::parse(id) {
-            Ok(session) => session,
-            Err(e) => {
-                reply.notes.push(format!("{e}; ignored"));
-                return reply;
-            }
-        },
-        None => {
-            reply
-                .notes
-                .push(format!("hook event {name:?} has no session_id; ignored"));
-            return reply;
-        }
+        Err(reply) => return reply,
     };
     // The whole event is one transaction: it commits only when every step
     // succeeded, and a failure anywhere leaves nothing half-applied.
-    let tx = match store.begin(&session) {
-        Ok(tx) => tx,
-        Err(e) => {
-            reply.notes.push(format!("{name} hook failed: {e}"));
-            return reply;
-        }
-    };
-    let mut notes = Vec::new();
-    let result = dispatch(&tx, injector, &name, &event, now_ms, &mut notes);
-    let stdout = match result.and_then(|stdout| tx.commit().map(|()| stdout)) {
-        Ok(stdout) => stdout,
-        Err(e) => {
-            notes.push(format!("{name} hook failed: {e}"));
-            None
-        }
-    };
-    HookReply { stdout, notes }
+    event.in_tx(store, |tx, notes| {
+        dispatch(tx, injector, &event.name, &event.json, now_ms, notes)
+    })
 }
 
 fn dispatch(

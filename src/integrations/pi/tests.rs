@@ -5,8 +5,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::Settings;
 use crate::todo::Call;
+use crate::{SessionId, Settings};
 
 const NOW: i64 = 1_764_441_600_000;
 
