@@ -190,6 +190,61 @@ pub(crate) fn read_line(
     }
 }
 
+/// What a host's log is, for [`count_new_usage`]: the mark holding the
+/// cursor, the words a note names the file with, and how a line reports a
+/// response.
+pub(crate) struct UsageLog {
+    pub mark: &'static str,
+    pub label: &'static str,
+    pub record: fn(&Value) -> Option<(String, Usage)>,
+}
+
+/// Counts the responses `event`'s `transcript_path` gained since the
+/// cursor stored under `log.mark`, towards the session's goal, and moves
+/// the cursor, all in `tx`. A missing path, an unreadable file or bad
+/// lines are notes, never errors: a hook does not fail on them.
+pub(crate) fn count_new_usage(
+    tx: &crate::store::SessionTx<'_>,
+    notes: &mut Vec<String>,
+    event: &Value,
+    log: &UsageLog,
+    now_ms: i64,
+) -> crate::error::Result<()> {
+    let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
+        notes.push("event has no transcript_path; usage not counted".into());
+        return Ok(());
+    };
+    let cursor: LogCursor = tx
+        .mark(log.mark)?
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let read = match read_usage_log(Path::new(path), &cursor, log.record) {
+        Ok(read) => read,
+        Err(e) => {
+            notes.push(format!(
+                "cannot read the {} {path}: {e}; usage not counted",
+                log.label
+            ));
+            return Ok(());
+        }
+    };
+    if read.bad_lines > 0 {
+        notes.push(format!(
+            "skipped {} {} lines that are not JSON or over 8 MiB",
+            read.bad_lines, log.label
+        ));
+    }
+    if read.responses > 0 {
+        tx.goal_call(
+            crate::store::GoalCall::Op(&crate::goal::GoalOp::Usage(read.usage)),
+            crate::todo::Actor::Agent,
+            now_ms,
+        )?;
+    }
+    let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
+    tx.set_mark(log.mark, &text, now_ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

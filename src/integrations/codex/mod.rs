@@ -42,13 +42,11 @@ use std::path::Path;
 use super::claude_code::HookReply;
 use super::hook_event::HookEvent;
 use super::host_session::{self, Host};
-use super::usage_log::{LogCursor, read_usage_log};
+use super::usage_log::{UsageLog, count_new_usage};
 use crate::error::Result;
-use crate::goal::GoalOp;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::Injector;
-use crate::store::{GoalCall, SessionTx, StopOutcome, Store};
-use crate::todo::Actor;
+use crate::store::{SessionTx, StopOutcome, Store};
 
 /// The host's name in `install`, `hook` and `--session-from`.
 pub const HOST: &str = "codex";
@@ -208,40 +206,12 @@ impl Hook<'_, '_> {
 
     /// Counts the rollout file's new responses towards the goal.
     fn count_usage(&mut self, event: &Value) -> Result<()> {
-        let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
-            self.notes
-                .push("event has no transcript_path; usage not counted".into());
-            return Ok(());
+        let log = UsageLog {
+            mark: ROLLOUT_MARK,
+            label: "rollout file",
+            record: response_usage,
         };
-        let cursor: LogCursor = self
-            .tx
-            .mark(ROLLOUT_MARK)?
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
-        let read = match read_usage_log(std::path::Path::new(path), &cursor, response_usage) {
-            Ok(read) => read,
-            Err(e) => {
-                self.notes.push(format!(
-                    "cannot read the rollout file {path}: {e}; usage not counted"
-                ));
-                return Ok(());
-            }
-        };
-        if read.bad_lines > 0 {
-            self.notes.push(format!(
-                "skipped {} rollout file lines that are not JSON or over 8 MiB",
-                read.bad_lines
-            ));
-        }
-        if read.responses > 0 {
-            self.tx.goal_call(
-                GoalCall::Op(&GoalOp::Usage(read.usage)),
-                Actor::Agent,
-                self.now_ms,
-            )?;
-        }
-        let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
-        self.tx.set_mark(ROLLOUT_MARK, &text, self.now_ms)
+        count_new_usage(self.tx, self.notes, event, &log, self.now_ms)
     }
 
     fn goal_mode_context(&mut self) -> Result<Option<String>> {

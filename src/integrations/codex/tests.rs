@@ -5,7 +5,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::todo::Call;
+use crate::goal::GoalOp;
+use crate::store::GoalCall;
+use crate::todo::{Actor, Call};
 use crate::{SessionId, Settings};
 
 const NOW: i64 = 1_764_441_600_000;

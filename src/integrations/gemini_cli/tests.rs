@@ -5,7 +5,9 @@
 use serde_json::json;
 
 use super::*;
+use crate::goal::GoalOp;
 use crate::store::GoalCall;
+use crate::todo::Actor;
 use crate::todo::Call;
 use crate::{SessionId, Settings};
 
