@@ -1,9 +1,10 @@
 //! Prompt rendering on lists of 10 / 1,000 / 10,000 tasks: the bare
-//! `<todo_context>` block (and its read-only variant, which still goes
-//! through Handlebars) and the whole goal-mode-context message (the
+//! `<todo_context>` block (and its read-only variant, the extended
+//! template) and the whole goal-mode-context message (the
 //! active-goal prompt with the block), with the built-in templates and
-//! default settings; and once more from a fresh injector, as in a CLI call,
-//! where the templates it uses are compiled first.
+//! default settings; and once more from a fresh injector, as in a CLI call
+//! or a hook event, where the templates it uses are parsed first: the
+//! goal-mode-context message and the goal-continuation (the Stop hook's).
 
 mod common;
 
@@ -29,7 +30,7 @@ fn bench_render(c: &mut Criterion) {
     );
     let tools = vec!["todo".to_owned(), "goal".to_owned()];
     let options = ContextOptions::default();
-    // The read-only variant (todo tool inactive) renders through Handlebars.
+    // The read-only variant (todo tool inactive): the extended template.
     let read_only = ContextOptions {
         tool_active: false,
         read_only_when_inactive: true,
@@ -72,13 +73,21 @@ fn bench_render(c: &mut Criterion) {
     }
     group.finish();
 
-    // What one CLI call pays: a fresh injector (templates compile on first
-    // use) rendering the message once, here for a 10-task list.
+    // What one CLI call pays: a fresh injector (templates are parsed on
+    // first use) rendering the message once, here for a 10-task list.
     let small = list(10);
     c.bench_function("render/cold_goal_mode_context/10", |b| {
         b.iter(|| {
             Injector::new(Templates::builtin(), Settings::default())
                 .goal_mode_context(Some(&goal), black_box(&small), &tools, NOW_MS)
+                .expect("renders")
+                .expect("gates open")
+        })
+    });
+    c.bench_function("render/cold_goal_continuation/10", |b| {
+        b.iter(|| {
+            Injector::new(Templates::builtin(), Settings::default())
+                .continuation(Some(&goal), black_box(&small), &tools, NOW_MS)
                 .expect("renders")
                 .expect("gates open")
         })

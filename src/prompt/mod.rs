@@ -3,6 +3,7 @@
 
 mod injector;
 mod message;
+mod subset;
 mod templates;
 mod todo_context;
 

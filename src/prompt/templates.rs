@@ -5,6 +5,11 @@
 //! they reach a template) and strict mode (a missing value is an error, not
 //! an empty string). Afterwards trailing whitespace is removed from every
 //! line and the output ends without a newline.
+//!
+//! The built-in texts render through [`super::subset`], which reads the
+//! part of Handlebars they use without Handlebars' parser and renders the
+//! same bytes; an override goes through Handlebars itself, and so does
+//! every error message.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -13,6 +18,7 @@ use std::sync::OnceLock;
 use handlebars::{Handlebars, TemplateError};
 use serde::Serialize;
 
+use super::subset;
 use crate::error::{Error, Result};
 
 /// Every built-in template: its name (the path under `prompts/` without
@@ -66,9 +72,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
 
 /// The templates, built-in or overridden. An override is compiled when it
 /// is loaded, so a broken file is reported at once; a built-in template is
-/// compiled the first time it is rendered. Compiling every template up
-/// front took 9 M instructions, two thirds of a whole `context` command,
-/// which renders two of them.
+/// parsed (by [`super::subset`]) the first time it is rendered, and
+/// compiled by Handlebars only when a render fails, for the error message.
+/// Compiling every template up front took 9 M instructions, two thirds of
+/// a whole `context` command, which renders two of them; compiling the two
+/// it renders still took 4.4 M.
 pub struct Templates {
     entries: Vec<Entry>,
     tools: ToolNames,
@@ -101,12 +109,18 @@ struct Entry {
     name: &'static str,
     text: Cow<'static, str>,
     overridden: bool,
+    /// A built-in text parsed into the subset (`None`: it is not in the
+    /// subset, which `every_builtin_is_in_the_subset` rules out).
+    subset: OnceLock<Option<subset::Template<'static>>>,
     compiled: OnceLock<Handlebars<'static>>,
 }
 
 /// A registry holding template `name` alone, with goalkeeper's rendering
 /// rules: strict mode, no HTML escaping.
-fn compile(name: &str, text: &str) -> std::result::Result<Handlebars<'static>, TemplateError> {
+pub(super) fn compile(
+    name: &str,
+    text: &str,
+) -> std::result::Result<Handlebars<'static>, TemplateError> {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
@@ -242,6 +256,7 @@ impl Templates {
                         name,
                         text: Cow::Owned(text),
                         overridden: true,
+                        subset: OnceLock::from(None),
                         compiled: OnceLock::from(compiled),
                     }
                 }
@@ -249,6 +264,7 @@ impl Templates {
                     name,
                     text: Cow::Borrowed(builtin),
                     overridden: false,
+                    subset: OnceLock::new(),
                     compiled: OnceLock::new(),
                 },
             };
@@ -286,11 +302,6 @@ impl Templates {
                 names.join(", ")
             )));
         };
-        let registry = entry.compiled.get_or_init(|| {
-            // Only built-in texts reach this; `every_builtin_compiles`
-            // checks each of them.
-            compile(name, &entry.text).expect("the built-in templates compile")
-        });
         let mut data = serde_json::to_value(data)
             .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
         if let serde_json::Value::Object(map) = &mut data {
@@ -299,10 +310,45 @@ impl Templates {
             map.entry("goal_tool")
                 .or_insert_with(|| self.tools.goal.clone().into());
         }
+        let failed = match entry.subset(name) {
+            Some(template) => match template.render(&data) {
+                Ok(raw) => return Ok(tidy(&raw)),
+                Err(failed) => Some(failed),
+            },
+            None => None,
+        };
+        let registry = entry.compiled.get_or_init(|| {
+            // Only built-in texts reach this; `every_builtin_compiles`
+            // checks each of them.
+            compile(name, &entry.text).expect("the built-in templates compile")
+        });
         let raw = registry
             .render(name, &data)
             .map_err(|e| Error::Usage(format!("cannot render prompt {name}: {e}")))?;
+        // Handlebars rendered what the subset refused: a bug of the subset
+        // (the property tests compare the two), and Handlebars' text stands.
+        debug_assert!(
+            failed.is_none(),
+            "the subset refused {name} ({failed:?}), Handlebars rendered it"
+        );
         Ok(tidy(&raw))
+    }
+}
+
+impl Entry {
+    /// The built-in text parsed into the subset, from the first call on;
+    /// `None` for an override.
+    fn subset(&self, name: &str) -> Option<&subset::Template<'static>> {
+        self.subset
+            .get_or_init(|| match self.text {
+                Cow::Borrowed(text) if !self.overridden => {
+                    let parsed = subset::parse(text);
+                    debug_assert!(parsed.is_ok(), "{name}: {parsed:?}");
+                    parsed.ok()
+                }
+                _ => None,
+            })
+            .as_ref()
     }
 }
 

@@ -214,7 +214,7 @@ fn name_the_tool(templates: &Templates, name: &str, block: String) -> String {
 /// 20,000 instructions per task line on JSON maps and path lookups, which
 /// put a 1,000-task block at 3 ms.
 ///
-/// Handlebars still renders the template, without phases: the tag, the
+/// `Templates::render` still renders the template, without phases: the tag, the
 /// instructions, the counts, every line but the list. In both built-in
 /// templates the list is the last thing before the closing tag, so the
 /// phase and task lines (and a bounded block's per-phase "not shown" line)
