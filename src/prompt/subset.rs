@@ -7,22 +7,23 @@
 //! handlebars 6 renders it in goalkeeper's setting (strict mode, no
 //! escaping), byte for byte: standalone block lines are removed by
 //! handlebars-rust's rule (a block tag with only spaces or tabs around it
-//! on its line, or at the start of the text, loses them and the line break
-//! after it), values
-//! print as Handlebars prints JSON, `#if` takes Handlebars' truthiness
-//! (`false`, `null`, `0`, `""`, `[]`, `{}` are false), names inside `#each`
-//! resolve against the element.
+//! on its line loses them and the line break after it), values print as
+//! Handlebars prints JSON, `#if` takes Handlebars' truthiness (`false`,
+//! `null`, `0`, `""`, `[]`, `{}` are false), names inside `#each` resolve
+//! against the element only, and a missing value is an error.
 //!
 //! Why a parser at all, rather than templates parsed at build time or
 //! rendering functions written by hand: handlebars' pest parser was the
-//! cost (compiling `goal-continuation` took 1.06 ms, about 1 M
-//! instructions, in every process that rendered it); this parser reads the
-//! same 1.7 KB in a single pass over its `{{` tags — a few thousand
-//! instructions, measured in BENCHMARKS.md ("Third pass") — which is noise
-//! next to the rest of a process, so a build step (a `build.rs` carrying a
-//! second copy of the parser) or hand-written renderers (a second copy of
-//! every template's text, free to drift from the file a user overrides)
-//! would buy nothing measurable. The text files stay the only source.
+//! cost (compiling the two templates a goal continuation renders took
+//! 3.5 M instructions in every process that rendered it). This parser
+//! reads the same 2.3 KB in one pass over its `{{` tags in 34 K
+//! instructions, and the whole cold render of the continuation now takes
+//! 122 K (callgrind, BENCHMARKS.md "Third pass"): about 1% of a hook
+//! process. A build step (a `build.rs` carrying a second copy of this
+//! parser) could save at most those 34 K; hand-written renderers would
+//! save the same and be a second copy of every template's text, free to
+//! drift from the file a user overrides. Neither is worth it: the text
+//! files stay the only source.
 //!
 //! A text outside the subset is refused by [`parse`]; the caller renders
 //! it through Handlebars. A render that fails here (a value missing in
@@ -149,6 +150,23 @@ fn tag(inner: &str) -> Option<Tag<'_>> {
     field(inner).map(Tag::Value)
 }
 
+/// Where `{{` (with `b'{'`) or `}}` first occurs in `text`. A byte scan:
+/// `str::find` with a two-byte needle sets up a two-way searcher on every
+/// call, which cost more than scanning these short texts (35 K of the
+/// 65 K instructions that parsing two templates took).
+fn find_double(text: &str, byte: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..].iter().position(|&b| b == byte) {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&byte) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Spaces and tabs: what Handlebars trims around a standalone tag.
 const BLANK: [char; 2] = [' ', '\t'];
 
@@ -199,13 +217,13 @@ pub(crate) fn parse(text: &str) -> Result<Template<'_>, Unsupported> {
     // The end of the last tag, and whether the text after it loses its
     // first line (the tag was standalone).
     let (mut end, mut cut_next) = (0, false);
-    while let Some(found) = text[end..].find("{{") {
+    while let Some(found) = find_double(&text[end..], b'{') {
         let start = end + found;
         let unsupported = |why| Err(Unsupported { offset: start, why });
         if text[..start].ends_with('\\') {
             return unsupported("an escaped tag");
         }
-        let Some(len) = text[start + 2..].find("}}") else {
+        let Some(len) = find_double(&text[start + 2..], b'}') else {
             return unsupported("an unclosed tag");
         };
         let tag_end = start + 2 + len + 2;
