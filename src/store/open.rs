@@ -27,7 +27,7 @@ impl Store {
     /// migrating it to the current schema. Refuses, untouched, a file that
     /// is not a goalkeeper database or comes from a newer version.
     pub fn open(path: &Path) -> Result<Store> {
-        precheck_file(path)?;
+        let in_wal = precheck_file(path)?;
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -41,7 +41,7 @@ impl Store {
             found_wal: Cell::new(false),
             file: None,
         };
-        file.setup()?;
+        file.setup(in_wal)?;
         file.file = Some(Box::new(super::identity::FileWatch::new(path)?));
         Ok(Store::on(Backend::Sqlite(file)))
     }
@@ -55,13 +55,15 @@ impl Store {
             found_wal: Cell::new(false),
             file: None,
         };
-        file.setup()?;
+        file.setup(false)?;
         Ok(Store::on(Backend::Sqlite(file)))
     }
 }
 
 impl SqliteFile {
-    fn setup(&self) -> Result<()> {
+    /// `in_wal`: the file's header already says WAL mode, which is
+    /// persistent, so the statement that switches to it is skipped.
+    fn setup(&self, in_wal: bool) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         if let Some(path) = &self.path {
             // No checkpoint when this connection closes, unless `Drop` says
@@ -74,8 +76,8 @@ impl SqliteFile {
             self.conn
                 .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         }
-        self.check_identity()?;
-        if self.path.is_some() {
+        let version = self.check_identity()?;
+        if self.path.is_some() && !in_wal {
             // Switching to WAL needs a brief exclusive lock that a racing
             // opener may hold; it does not always go through the busy handler.
             retry_busy(|| {
@@ -87,14 +89,17 @@ impl SqliteFile {
         // power loss can drop the last commits.
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         self.conn.pragma_update(None, "foreign_keys", true)?;
-        migrations::migrate(&self.conn, self.path.as_deref())?;
+        if version != migrations::LATEST {
+            migrations::migrate(&self.conn, self.path.as_deref())?;
+        }
         self.ours.set(true);
         Ok(())
     }
 
     /// Refuses a SQLite database that belongs to another program or to a
-    /// newer goalkeeper, before anything writes to it.
-    fn check_identity(&self) -> Result<()> {
+    /// newer goalkeeper, before anything writes to it. Returns the schema
+    /// version found (0 for a new database).
+    fn check_identity(&self) -> Result<i64> {
         // One statement, so one snapshot: a process creating the database
         // at this moment commits its tables and its application id together.
         let (app_id, version, tables) = retry_busy(|| {
@@ -128,7 +133,7 @@ impl SqliteFile {
                     known: migrations::LATEST,
                 });
             }
-            return Ok(());
+            return Ok(version);
         }
         if app_id != 0 {
             return Err(Error::NotOurDatabase {
@@ -142,7 +147,7 @@ impl SqliteFile {
                 why: "it is a SQLite database of another program".into(),
             });
         }
-        Ok(())
+        Ok(version)
     }
 }
 
@@ -190,7 +195,8 @@ impl Drop for SqliteFile {
 
 /// Rejects, without opening it through SQLite, a path that is a directory or
 /// a file without the SQLite header; creates a missing file with mode 0600.
-fn precheck_file(path: &Path) -> Result<()> {
+/// Returns whether the header says the database is in WAL mode.
+fn precheck_file(path: &Path) -> Result<bool> {
     let io = |what: &str| {
         let what = format!("{what} {}", path.display());
         move |source| Error::Io { what, source }
@@ -212,7 +218,7 @@ fn precheck_file(path: &Path) -> Result<()> {
             let deadline = std::time::Instant::now() + Duration::from_millis(500);
             loop {
                 match read_header(path)? {
-                    Header::Empty => return Ok(()),
+                    Header::Empty => return Ok(false),
                     Header::NotSqlite => {
                         return refuse(path, "it does not start with the SQLite header");
                     }
@@ -222,12 +228,13 @@ fn precheck_file(path: &Path) -> Result<()> {
                     Header::Sqlite {
                         app_id,
                         holds_tables,
+                        wal,
                     } => {
                         if app_id == APPLICATION_ID
                             || !holds_tables
                             || !has_sibling(path, "-journal")
                         {
-                            return Ok(());
+                            return Ok(wal);
                         }
                         if std::time::Instant::now() >= deadline {
                             return refuse(
@@ -254,9 +261,9 @@ fn precheck_file(path: &Path) -> Result<()> {
             #[cfg(unix)]
             std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
             match options.open(path) {
-                Ok(_) => Ok(()),
+                Ok(_) => Ok(false),
                 // Another process created it first; that is fine.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
                 Err(e) => Err(io("cannot create")(e)),
             }
         }
@@ -293,7 +300,12 @@ enum Header {
     /// itself: opening it through SQLite could already change it), and
     /// whether it is longer than its first page: every table has a root
     /// page of its own, so a one-page database holds none.
-    Sqlite { app_id: i64, holds_tables: bool },
+    /// `wal`: the header's read and write versions say WAL mode.
+    Sqlite {
+        app_id: i64,
+        holds_tables: bool,
+        wal: bool,
+    },
 }
 
 fn read_header(path: &Path) -> Result<Header> {
@@ -328,11 +340,12 @@ fn read_header(path: &Path) -> Result<Header> {
                 header[68], header[69], header[70], header[71],
             ])),
             holds_tables: len > page_size,
+            wal: header[18] == 2 && header[19] == 2,
         }
     })
 }
 
-fn refuse(path: &Path, why: &str) -> Result<()> {
+fn refuse<T>(path: &Path, why: &str) -> Result<T> {
     Err(Error::NotOurDatabase {
         path: path.to_owned(),
         why: why.into(),
