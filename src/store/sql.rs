@@ -257,6 +257,24 @@ impl Row<'_> {
     }
 }
 
+impl Row<'_> {
+    /// Column `i` as text borrowed from the row (`None` for NULL), handed
+    /// to `f`: no `String` is made for a value that is only looked at.
+    pub(crate) fn with_text<T>(&self, i: usize, f: impl FnOnce(Option<&str>) -> T) -> Result<T> {
+        match self {
+            Row::Sqlite(row) => {
+                let value = row.get_ref(i)?;
+                let text = value.as_str_or_null().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(i, value.data_type(), Box::new(e))
+                })?;
+                Ok(f(text))
+            }
+            #[cfg(feature = "postgres")]
+            Row::Postgres(row) => Ok(f(super::pg::column_opt_text(row, i)?.as_deref())),
+        }
+    }
+}
+
 /// A Rust type a result column converts to on both backends.
 pub(crate) trait Column: Sized {
     fn from_sqlite(row: &rusqlite::Row<'_>, i: usize) -> Result<Self>;
