@@ -56,6 +56,10 @@ pub const MAX_POINTERS: i64 = 1_000;
 /// A pointer not set for 90 days is dropped.
 pub const POINTER_TTL_MS: i64 = 90 * 24 * 60 * 60 * 1000;
 
+/// How old a pointer set to the same value again must be before it is
+/// written again (see [`SessionTx::set_pointer`]).
+pub const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
+
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
 pub struct SessionTx<'s> {
@@ -213,17 +217,32 @@ impl SessionTx<'_> {
     /// over [`MAX_POINTER_KEY_BYTES`] is refused, and setting one drops the
     /// pointers not set for [`POINTER_TTL_MS`] and all but the
     /// [`MAX_POINTERS`] most recent.
+    ///
+    /// Setting a pointer to the value it has writes nothing unless it was
+    /// last set [`POINTER_REFRESH_MS`] ago or more: a host records its
+    /// session on every event, and most events find it recorded already.
+    /// So a pointer's age is known to within that time.
     pub fn set_pointer(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
         if key.len() > MAX_POINTER_KEY_BYTES || value.len() > MAX_POINTER_KEY_BYTES {
             return Err(crate::Error::Rejected(format!(
                 "the working directory is longer than {MAX_POINTER_KEY_BYTES} bytes; the session was not recorded for it"
             )));
         }
-        self.tx.execute(
+        let written = self.tx.execute(
             "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
-            params![key, value, now_ms],
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms
+             WHERE pointers.value <> excluded.value OR pointers.updated_ms <= ?4",
+            params![
+                key,
+                value,
+                now_ms,
+                now_ms.saturating_sub(POINTER_REFRESH_MS)
+            ],
         )?;
+        if written == 0 {
+            // Nothing new: the bounds held before and still hold.
+            return Ok(());
+        }
         self.tx.execute(
             "DELETE FROM pointers WHERE updated_ms < ?1 OR key NOT IN
                (SELECT key FROM pointers ORDER BY updated_ms DESC, key LIMIT ?2)",
