@@ -13,7 +13,7 @@ use goalkeeper::integrations::host_session::{self, Host, QueuedGoal};
 
 use super::{Command, Context, Outcome, print_json, print_result, read_stdin};
 
-/// `goal [COMMAND]`.
+// `goal [COMMAND]`. (No doc comment: see `TargetArgs` in todo.rs.)
 #[derive(Debug, Args)]
 pub struct GoalArgs {
     #[command(subcommand)]
@@ -21,6 +21,7 @@ pub struct GoalArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum GoalCommand {
     /// Start a goal, replacing a live one (new id, counters reset)
     Set(NewGoal),

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::{Context, Outcome, print_json};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum HookCommand {
     /// Handle one Claude Code hook event (JSON on stdin)
     ClaudeCode,
@@ -38,6 +39,7 @@ impl HookCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum InstallCommand {
     /// Add the hooks, the status line and the MCP server to a Claude Code project
     ClaudeCode {

@@ -103,7 +103,11 @@ pub struct Cli {
     command: Command,
 }
 
+/// Each command's arguments are built only when that command runs (or its
+/// help is shown): building and propagating the whole tree of arguments
+/// was a third of a hook's instructions.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Read and change the todo list
     #[command(subcommand)]
@@ -211,7 +215,8 @@ impl Context {
     }
 }
 
-/// `--active-tools a,b`: the tool names the agent can call right now.
+// `--active-tools a,b`: the tool names the agent can call right now. (No
+// doc comment: see `TargetArgs` in todo.rs.)
 #[derive(Debug, clap::Args)]
 struct ActiveTools {
     /// The tools the agent can call now, comma-separated [default: every
@@ -317,7 +322,11 @@ pub fn main() -> ExitCode {
     let parsed = if host_started {
         parse_lenient()
     } else {
-        let matches = <Cli as clap::CommandFactory>::command().get_matches();
+        let mut command = <Cli as clap::CommandFactory>::command();
+        let matches = command.get_matches_mut();
+        // The process ends after this one command: freeing the parser's
+        // tree of commands and arguments would only cost time.
+        std::mem::forget(command);
         match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
             Ok(cli) => Some((cli, matches)),
             Err(e) => e.exit(),
@@ -349,11 +358,14 @@ pub(crate) fn note(text: impl std::fmt::Display) {
 /// the environment when a `GOALKEEPER_*` variable spoils them; `None`
 /// (after a note) when they cannot be parsed at all.
 fn parse_lenient() -> Option<(Cli, ArgMatches)> {
-    let command = <Cli as clap::CommandFactory>::command();
-    let matches = match command.clone().try_get_matches() {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let parsed = command.try_get_matches_from_mut(std::env::args_os());
+    // As in `main`: the tree is not freed, the process ends soon.
+    std::mem::forget(command);
+    let matches = match parsed {
         Ok(matches) => matches,
         Err(first) => {
-            let without_env = command
+            let without_env = <Cli as clap::CommandFactory>::command()
                 .mut_arg("db", |a| a.env(None))
                 .mut_arg("session", |a| a.env(None));
             match without_env.try_get_matches() {

@@ -18,6 +18,7 @@ pub struct ContextArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PromptCommand {
     /// Render one template with JSON data
     Render {

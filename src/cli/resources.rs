@@ -22,6 +22,7 @@ pub struct SystemPromptArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum WorkspaceCommand {
     /// Make AGENTS.md the single source: CLAUDE.md and GEMINI.md become links to it
     Link {

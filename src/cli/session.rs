@@ -10,6 +10,7 @@ use serde_json::json;
 use super::{Context, Outcome, print_json};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SessionCommand {
     /// List every session, most recently updated first
     List,

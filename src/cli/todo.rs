@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use super::{Context, Outcome, print_json, print_result, read_stdin};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TodoCommand {
     /// Run one `todo` tool call as the agent: JSON argument, or stdin with `-` or nothing
     Apply {
@@ -85,8 +86,10 @@ pub enum TodoCommand {
     Undo,
 }
 
-/// A task (positional or `--task`) or a `--phase`; neither means every task
-/// where the op allows it.
+// A task (positional or `--task`) or a `--phase`; neither means every task
+// where the op allows it. (A plain comment: a doc comment here would become
+// the help text of every command that flattens these arguments, since
+// their arguments are built after the command's own text; see `Command`.)
 #[derive(Debug, Args)]
 pub struct TargetArgs {
     /// The task's exact content
