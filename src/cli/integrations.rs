@@ -94,14 +94,7 @@ fn read_input() -> Result<String, String> {
 }
 
 pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
-    let worker = ctx.clone();
-    let reply =
-        super::within_hook_wait(move || hook_reply(&worker, command)).unwrap_or_else(|| {
-            claude_code::HookReply {
-                stdout: None,
-                notes: vec![super::hook_gave_up()],
-            }
-        });
+    let reply = super::within_hook_wait(|| hook_reply(ctx, command));
     for note in &reply.notes {
         note!("{note}");
     }
@@ -149,9 +142,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
 }
 
 pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
-    let worker = ctx.clone();
-    let line = super::within_hook_wait(move || status_line(&worker))
-        .unwrap_or_else(|| Err(super::hook_gave_up()));
+    let line = super::within_hook_wait(|| status_line(ctx));
     match line {
         Ok(Some(line)) => out!("{line}"),
         Ok(None) => {}

@@ -506,19 +506,35 @@ fn current_dir() -> Result<PathBuf, Error> {
 /// holds the database (SQLite alone may wait 10 s on a stuck reader).
 pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
 
-/// Runs `work` on its own thread and returns its result, or `None` when it
-/// did not finish within [`HOOK_WAIT`]. The thread is then abandoned: the
-/// process exits with it, and a transaction it had open is rolled back as
-/// after any crash.
-pub fn within_hook_wait<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    let (send, receive) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("hook".into())
+/// Runs `work` on this thread, within [`hook_wait`]: a watchdog thread
+/// sleeps until the deadline and, when `work` has not finished by then,
+/// writes [`hook_gave_up`] to stderr and ends the process with exit 0,
+/// nothing on stdout. A transaction `work` had open is rolled back as after
+/// any crash. The watchdog is never woken when `work` finishes in time, so
+/// a hook pays for starting one thread, not for handing its work to
+/// another and waiting to be scheduled again (which cost a whole
+/// `/bin/true` or more on a busy machine).
+///
+/// Once `work` has returned, the watchdog does nothing: what the caller
+/// prints next is never cut short.
+pub fn within_hook_wait<T>(work: impl FnOnce() -> T) -> T {
+    use std::sync::{Mutex, PoisonError};
+    static FINISHED: Mutex<bool> = Mutex::new(false);
+    let wait = hook_wait();
+    let _ = std::thread::Builder::new()
+        .name("hook-deadline".into())
         .spawn(move || {
-            let _ = send.send(work());
-        })
-        .ok()?;
-    receive.recv_timeout(hook_wait()).ok()
+            std::thread::sleep(wait);
+            let finished = FINISHED.lock().unwrap_or_else(PoisonError::into_inner);
+            if !*finished {
+                note(hook_gave_up());
+                // Holding the lock: the work cannot finish and print now.
+                std::process::exit(0);
+            }
+        });
+    let value = work();
+    *FINISHED.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    value
 }
 
 /// [`HOOK_WAIT`], or `$GOALKEEPER_HOOK_WAIT_MS` when set to a number (for
