@@ -154,13 +154,13 @@ pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
                 Actor::Agent,
                 ctx.now_ms,
             )?;
-            return Ok(print_result(ctx, &result));
+            return Ok(print_result(ctx, result));
         }
     };
     let result = ctx
         .store()?
         .goal(&ctx.session, GoalCall::Op(&op), Actor::User, ctx.now_ms)?;
-    Ok(print_result(ctx, &result))
+    Ok(print_result(ctx, result))
 }
 
 fn checked_objective(text: &str) -> Result<String, Error> {

@@ -610,17 +610,22 @@ fn terminal_json(text: String) -> String {
 
 /// Prints a tool result (its summary, or the whole object with `--json`)
 /// and says whether it was a rejection.
-fn print_result<D: serde::Serialize>(ctx: &Context, result: &goalkeeper::ToolResult<D>) -> Outcome {
+///
+/// The result is not freed: it may hold a whole list, and the process ends
+/// with this command (freeing 1,000 tasks cost more than printing them).
+fn print_result<D: serde::Serialize>(ctx: &Context, result: goalkeeper::ToolResult<D>) -> Outcome {
     if ctx.json {
-        print_json(result);
+        print_json(&result);
     } else {
         out!("{}", result.text());
     }
-    if result.is_error {
+    let outcome = if result.is_error {
         Outcome::Rejected
     } else {
         Outcome::Success
-    }
+    };
+    std::mem::forget(result);
+    outcome
 }
 
 /// Prints `value` as pretty JSON on stdout.

@@ -136,7 +136,7 @@ pub fn run(
             let result =
                 ctx.store()?
                     .todo(&ctx.session, Call::Json(&text), Actor::Agent, ctx.now_ms)?;
-            return Ok(print_result(ctx, &result));
+            return Ok(print_result(ctx, result));
         }
         TodoCommand::Init { phases, items } => init_call(phases, items, matches),
         TodoCommand::Start { task } => json!({"op": "start", "task": task}),
@@ -161,7 +161,7 @@ pub fn run(
         TodoCommand::Log { limit } => return log(ctx, limit),
         TodoCommand::Undo => {
             let result = ctx.store()?.todo_undo(&ctx.session, ctx.now_ms)?;
-            return Ok(print_result(ctx, &result));
+            return Ok(print_result(ctx, result));
         }
     };
     let result = ctx.store()?.todo(
@@ -170,7 +170,7 @@ pub fn run(
         Actor::User,
         ctx.now_ms,
     )?;
-    Ok(print_result(ctx, &result))
+    Ok(print_result(ctx, result))
 }
 
 /// Rebuilds the interleaving of `--phase` and `--item` from their argument
@@ -311,7 +311,7 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
     let result = ctx
         .store()?
         .todo_import(&ctx.session, list, &source, ctx.now_ms)?;
-    Ok(print_result(ctx, &result))
+    Ok(print_result(ctx, result))
 }
 
 /// The bytes of a markdown file to import: a regular file of at most 1 MiB,

@@ -50,13 +50,22 @@ impl Store {
             } = keyed;
             let outcome = todo::run(list, call, actor);
             if !needs_write(&outcome, actor) {
-                let result = outcome.to_result(version);
-                let keyed = KeyedList {
-                    list: outcome.list,
-                    phase_keys,
-                    task_keys,
+                // The list goes into the result, copied only when it is
+                // also kept for the next call.
+                let (result, cache) = if caching {
+                    let result = outcome.to_result(version);
+                    let keyed = KeyedList {
+                        list: outcome.list,
+                        phase_keys,
+                        task_keys,
+                    };
+                    (
+                        result,
+                        ListCache::of(caching, &tx, session, version, keyed)?,
+                    )
+                } else {
+                    (outcome.into_result(version), None)
                 };
-                let cache = ListCache::of(caching, &tx, session, version, keyed)?;
                 tx.commit()?;
                 self.list_cache = cache;
                 return Ok(result);
@@ -110,12 +119,16 @@ impl Store {
             )?;
             set_todo_error(&tx, session, Some(&error))?;
         }
-        let result = outcome.to_result(version);
-        let kept = match change {
-            Some(change) => change.keyed(outcome.list),
-            None => keyed,
+        let (result, cache) = if caching {
+            let result = outcome.to_result(version);
+            let kept = match change {
+                Some(change) => change.keyed(outcome.list),
+                None => keyed,
+            };
+            (result, ListCache::of(caching, &tx, session, version, kept)?)
+        } else {
+            (outcome.into_result(version), None)
         };
-        let cache = ListCache::of(caching, &tx, session, version, kept)?;
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
