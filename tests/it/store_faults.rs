@@ -382,6 +382,52 @@ fn directory_pointers_are_bounded_and_cleaned() {
     assert_eq!(pointer(&env, "/proj/new").as_deref(), Some("s4"));
 }
 
+/// When the pointer was last written, straight from the database.
+fn pointer_written_ms(env: &TestEnv, cwd: &str) -> i64 {
+    rusqlite::Connection::open(env.db())
+        .unwrap()
+        .query_row(
+            "SELECT updated_ms FROM pointers WHERE key = ?1",
+            [format!("claude-code:{cwd}")],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_pointer_found_as_it_is_is_written_again_only_when_an_hour_old() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "s1", "todo", "init", "--item", "a"]);
+    let (t0, minute) = (env.now_ms, 60 * 1000);
+    for at in [t0, t0 + minute] {
+        assert!(prompt_hook(&env, "s1", "/proj/a", at).status.success());
+    }
+    assert_eq!(pointer_written_ms(&env, "/proj/a"), t0);
+    // Ten minutes on, the same session in the same directory: the pointer
+    // is not written (the event still records the session's activity).
+    assert!(
+        prompt_hook(&env, "s1", "/proj/a", t0 + 10 * minute)
+            .status
+            .success()
+    );
+    assert_eq!(pointer_written_ms(&env, "/proj/a"), t0);
+    // An hour on, it is written again, so its age stays known to the hour.
+    assert!(
+        prompt_hook(&env, "s1", "/proj/a", t0 + 61 * minute)
+            .status
+            .success()
+    );
+    assert_eq!(pointer_written_ms(&env, "/proj/a"), t0 + 61 * minute);
+    // Another session in the directory is recorded at once.
+    assert!(
+        prompt_hook(&env, "s2", "/proj/a", t0 + 62 * minute)
+            .status
+            .success()
+    );
+    assert_eq!(pointer(&env, "/proj/a").as_deref(), Some("s2"));
+    assert_eq!(pointer_written_ms(&env, "/proj/a"), t0 + 62 * minute);
+}
+
 /// Each host's hook and the status line, started together behind a
 /// process stuck mid-write and then behind one stuck reading the WAL
 /// index: every hook exits 0 with nothing on stdout and says it gave up,
