@@ -122,7 +122,10 @@ pub(crate) fn mark(tx: &Tx<'_>, session: &SessionId, key: &str) -> Result<Option
     )
 }
 
-/// Remembers a per-session fact (creating the session row if needed).
+/// Remembers a per-session fact (creating the session row if needed). A
+/// fact that is already remembered as it is writes nothing, and does not
+/// count as an update of the session: most hook events find their marks
+/// as they left them, and then commit no page.
 pub(crate) fn set_mark(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -130,6 +133,9 @@ pub(crate) fn set_mark(
     value: &str,
     now_ms: i64,
 ) -> Result<()> {
+    if mark(tx, session, key)?.as_deref() == Some(value) {
+        return Ok(());
+    }
     touch(tx, session, now_ms)?;
     tx.execute(
         "INSERT INTO session_marks (session_id, key, value) VALUES (?1, ?2, ?3)

@@ -395,7 +395,7 @@ fn pointer_written_ms(env: &TestEnv, cwd: &str) -> i64 {
 }
 
 #[test]
-fn a_pointer_found_as_it_is_is_written_again_only_when_an_hour_old() {
+fn a_hook_event_that_finds_everything_as_it_was_writes_nothing() {
     let env = TestEnv::new();
     env.ok(&["--session", "s1", "todo", "init", "--item", "a"]);
     let (t0, minute) = (env.now_ms, 60 * 1000);
@@ -403,13 +403,17 @@ fn a_pointer_found_as_it_is_is_written_again_only_when_an_hour_old() {
         assert!(prompt_hook(&env, "s1", "/proj/a", at).status.success());
     }
     assert_eq!(pointer_written_ms(&env, "/proj/a"), t0);
-    // Ten minutes on, the same session in the same directory: the pointer
-    // is not written (the event still records the session's activity).
+    // Ten minutes on, the same session in the same directory, nothing else
+    // changed either: the pointer is not written, and the event commits no
+    // page at all.
+    let wal = || std::fs::metadata(side(&env, "-wal")).map_or(0, |m| m.len());
+    let before = wal();
     assert!(
         prompt_hook(&env, "s1", "/proj/a", t0 + 10 * minute)
             .status
             .success()
     );
+    assert_eq!(wal(), before);
     assert_eq!(pointer_written_ms(&env, "/proj/a"), t0);
     // An hour on, it is written again, so its age stays known to the hour.
     assert!(
