@@ -76,23 +76,15 @@ impl Outcome {
         self.errors.is_empty() && !self.list_changed && self.op.as_ref().is_some_and(Op::mutates)
     }
 
-    /// The tool result for this outcome at the given stored version.
+    /// The tool result for this outcome at the given stored version, the
+    /// outcome kept ([`Outcome::into_result`] moves the list instead of
+    /// copying it: copying a 1,000-task list costs a good part of what
+    /// reading it from the database does).
     pub fn to_result(&self, version: i64) -> TodoResult {
-        ToolResult::new(
-            self.summary_text(version),
-            TodoDetails {
-                op: self.kind.map(|k| k.as_str().to_owned()),
-                phases: self.list.clone(),
-                completed_tasks: self.completed.clone(),
-                version,
-            },
-            !self.errors.is_empty(),
-        )
+        self.clone().into_result(version)
     }
 
-    /// [`Outcome::to_result`], moving the list into the result instead of
-    /// copying it (copying a 1,000-task list costs a good part of what
-    /// reading it from the database does).
+    /// The tool result for this outcome at the given stored version.
     pub fn into_result(self, version: i64) -> TodoResult {
         let text = self.summary_text(version);
         ToolResult::new(
