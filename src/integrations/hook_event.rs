@@ -51,6 +51,20 @@ impl HookEvent {
         })
     }
 
+    /// A whole hook event for a host that does nothing outside the
+    /// transaction: [`HookEvent::parse`] `input`, then
+    /// [`HookEvent::in_tx`] the steps, which get the event too.
+    pub(crate) fn handle(
+        store: &mut Store,
+        input: &str,
+        steps: impl FnOnce(&HookEvent, &SessionTx<'_>, &mut Vec<String>) -> Result<Option<Value>>,
+    ) -> HookReply {
+        match HookEvent::parse(input) {
+            Ok(event) => event.in_tx(store, |tx, notes| steps(&event, tx, notes)),
+            Err(reply) => reply,
+        }
+    }
+
     /// Runs `steps` in one transaction of the event's session and commits
     /// it when they succeed: the reply is what they return, with their
     /// notes. A failure anywhere rolls every step back and leaves only a

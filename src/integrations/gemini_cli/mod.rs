@@ -66,13 +66,9 @@ pub fn session_pointer(cwd: &str) -> String {
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
 pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    let event = match HookEvent::parse(input) {
-        Ok(event) => event,
-        Err(reply) => return reply,
-    };
     // The whole event is one transaction: it commits only when every step
     // succeeded, and a failure anywhere leaves nothing half-applied.
-    event.in_tx(store, |tx, notes| {
+    HookEvent::handle(store, input, |event, tx, notes| {
         Hook {
             tx,
             injector,
