@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args, Subcommand};
 use goalkeeper::Error;
-use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, from_markdown, to_markdown};
+use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, ViewPage, from_markdown, to_markdown};
 use goalkeeper::user_files::UserDir;
 use serde_json::{Map, Value, json};
 
@@ -153,6 +153,17 @@ pub fn run(
         TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
         TodoCommand::Append { phase, items } => {
             json!({"op": "append", "phase": phase, "items": items})
+        }
+        // The text alone is read from what the page shows (the JSON
+        // result carries the whole list, so it reads the whole list).
+        TodoCommand::View if !ctx.json => {
+            let (text, is_error) = ctx.store()?.todo_view(&ctx.session, &ViewPage::first())?;
+            out!("{text}");
+            return Ok(if is_error {
+                Outcome::Rejected
+            } else {
+                Outcome::Success
+            });
         }
         TodoCommand::View => json!({"op": "view"}),
         TodoCommand::Context(args) => return super::prompt::todo_context(ctx, &args),

@@ -166,6 +166,13 @@ fn copy_tx(from: &Tx<'_>, to: &Tx<'_>, ids: Ids) -> Result<CopyReport> {
             report.marks = rows.len();
         }
     }
+    // Each list's kept shape after its rows, whose writes forget it.
+    let shapes = select_all(from, "sessions", "id, todo_shape", "id")?;
+    for row in &shapes {
+        if !matches!(row[1], Owned::Null) {
+            insert(to, "UPDATE sessions SET todo_shape = ?2 WHERE id = ?1", row)?;
+        }
+    }
     let mut goal_ids: HashMap<i64, i64> = HashMap::new();
     let sql = insert_sql("goals", GOAL_COLUMNS);
     for mut row in select_all(from, "goals", GOAL_COLUMNS, "id")? {

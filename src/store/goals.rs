@@ -41,9 +41,10 @@ impl Store {
 
     /// What the status line shows of `session`: its current goal and the
     /// counts of its list, from one snapshot. Takes no write lock, and
-    /// counts the list without reading it.
+    /// reads the counts the session's row keeps, not the list
+    /// ([`super::shape`]).
     pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts)> {
-        self.in_read_tx(|tx| Ok((load_goal(tx, session)?, super::rows::counts(tx, session)?)))
+        self.in_read_tx(|tx| Ok((load_goal(tx, session)?, super::shape::counts(tx, session)?)))
     }
 }
 

@@ -9,6 +9,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::APPLICATION_ID;
 use super::patch::KeyedList;
 use super::rows;
+use super::shape::{self, Shape};
 use super::sql::Tx;
 use crate::SessionId;
 use crate::error::{Error, Result};
@@ -22,6 +23,7 @@ const STEPS: &[Step] = &[
     v2_goals,
     v3_session_marks,
     v4_tasks_as_rows,
+    v5_kept_shapes,
 ];
 
 /// The schema version this build writes.
@@ -201,6 +203,42 @@ fn v4_tasks_as_rows(tx: &Transaction<'_>) -> Result<()> {
         ALTER TABLE events DROP COLUMN undo_to;
         ALTER TABLE sessions DROP COLUMN todos;",
     )?)
+}
+
+/// Each list's shape kept in its session's row (issue 14, see
+/// [`super::shape`]), computed here from the rows of every list already
+/// stored; and triggers that forget a session's shape whenever one of its
+/// rows is written, so that a shape is never older than the rows: the
+/// store writes the shape after the rows, and a write from outside
+/// (another tool, a hand edit) leaves the session without one, read from
+/// its rows until the store writes its list again.
+fn v5_kept_shapes(tx: &Transaction<'_>) -> Result<()> {
+    let mut ddl = String::from("ALTER TABLE sessions ADD COLUMN todo_shape TEXT;");
+    for table in ["tasks", "phases"] {
+        for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
+            ddl.push_str(&format!(
+                "CREATE TRIGGER {table}_{event}_forget_shape AFTER {event} ON {table}
+                 BEGIN
+                   UPDATE sessions SET todo_shape = NULL
+                   WHERE id = {row}.session_id AND todo_shape IS NOT NULL;
+                 END;",
+                event = event.to_lowercase(),
+            ));
+        }
+    }
+    tx.execute_batch(&ddl)?;
+    let sessions = {
+        let mut stmt = tx.prepare("SELECT id FROM sessions WHERE todo_version > 0")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<Vec<String>>>()?
+    };
+    let tx = Tx::SqliteIn(tx);
+    for id in sessions {
+        let session = SessionId::parse(&id)?;
+        let keyed = rows::load(&tx, &session)?;
+        shape::save(&tx, &session, &Shape::of_keyed(&keyed))?;
+    }
+    Ok(())
 }
 
 fn parse_list(json: &str, session: &SessionId, version: i64) -> Result<TodoList> {

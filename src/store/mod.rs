@@ -22,6 +22,7 @@ mod rows;
 mod session_ref;
 mod session_tx;
 pub(crate) mod sessions;
+pub(crate) mod shape;
 pub(crate) mod sql;
 mod todos;
 mod watch;

@@ -91,7 +91,7 @@ pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
     Ok(counts)
 }
 
-fn parse_status(text: &str) -> Option<Status> {
+pub(crate) fn parse_status(text: &str) -> Option<Status> {
     Status::ALL.into_iter().find(|s| s.as_str() == text)
 }
 

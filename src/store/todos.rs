@@ -12,11 +12,14 @@ use super::events::{self, EventKind, NewEvent};
 use super::patch::{self, KeyedList, Patch, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
+use super::shape::{self, Shape};
 use super::sql::{Tx, params};
 use super::{SessionRef, Store};
 use crate::SessionId;
 use crate::error::{Error, Result};
-use crate::todo::{self, Actor, Call, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult};
+use crate::todo::{
+    self, Actor, Call, Op, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult, ViewPage,
+};
 use crate::tool_result::ToolResult;
 
 impl Store {
@@ -91,6 +94,7 @@ impl Store {
                 &made.forward,
                 Version {
                     number: version,
+                    shape: Shape::of(&outcome.list, &made.phase_keys, &made.task_keys),
                     undo_to: Some(version - 1),
                     restores: None,
                     inverse: &made.inverse,
@@ -132,6 +136,23 @@ impl Store {
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
+    }
+
+    /// The text of a user's `view` of `session` (what [`Store::todo`]
+    /// returns as the text of that call) and whether it is an error (a
+    /// phase or page that does not exist). Reads only what the page shows
+    /// when the list's kept shape allows ([`super::shape`]), else the whole
+    /// list; one read transaction either way, no write lock.
+    pub fn todo_view(&self, session: &SessionId, view: &ViewPage) -> Result<(String, bool)> {
+        self.in_read_tx(|tx| {
+            if let Some(text) = shape::view_page(tx, session, view)? {
+                return Ok((text, false));
+            }
+            let (keyed, version) = load(tx, session)?;
+            let op = Op::View(view.clone());
+            let result = todo::run(keyed.list, Call::Op(&op), Actor::User).into_result(version);
+            Ok((result.text().to_owned(), result.is_error))
+        })
     }
 
     /// Keeps the list of the last todo call in memory, for the next call on
@@ -228,6 +249,7 @@ impl Store {
             &forward,
             Version {
                 number: version,
+                shape: Shape::of_keyed(&restored),
                 undo_to,
                 restores: Some(target),
                 inverse: &inverse,
@@ -276,6 +298,7 @@ pub(crate) fn import_in_tx(
         &change.forward,
         Version {
             number: version,
+            shape: Shape::of(&list, &change.phase_keys, &change.task_keys),
             undo_to: Some(current),
             restores: None,
             inverse: &change.inverse,
@@ -407,6 +430,8 @@ fn load(tx: &Tx<'_>, session: &SessionId) -> Result<(KeyedList, i64)> {
 /// The version being written and how to undo it.
 struct Version<'a> {
     number: i64,
+    /// The shape of the list this version leaves.
+    shape: Shape,
     undo_to: Option<i64>,
     restores: Option<i64>,
     inverse: &'a Patch,
@@ -437,6 +462,8 @@ fn store_version(
         logged.at_ms,
     )?;
     rows::write(tx, session, forward)?;
+    // After the rows, whose writes forget the shape the row had.
+    shape::save(tx, session, &version.shape)?;
     events::append(
         tx,
         &NewEvent {

@@ -19,6 +19,7 @@ pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
 pub use summary::{
     CHANGED_SHOWN, PAGE_BYTES, PAGE_TASKS, Report, SUMMARY_BYTES, SummaryKind, page_count, summary,
 };
+pub(crate) use summary::{PageParts, PageTasks, Tally, page_starts, render_page, whole_floor};
 pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;

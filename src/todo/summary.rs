@@ -168,14 +168,7 @@ fn push_bounded(out: &mut String, items: &[String], budget: usize, what: &str) {
 /// appended only when it takes at most `budget` bytes. Returns whether it
 /// was.
 fn push_whole(out: &mut String, list: &TodoList, budget: usize) -> bool {
-    // Every task is listed at least once with its marker: a list whose
-    // text alone is over the budget cannot fit, and is not rendered.
-    let floor: usize = list
-        .phases
-        .iter()
-        .map(|p| p.name.len() + 2 + p.tasks.iter().map(|t| t.content.len() + 7).sum::<usize>())
-        .sum();
-    if floor > budget {
+    if whole_floor(list) > budget {
         return false;
     }
     let start = out.len();
@@ -206,6 +199,16 @@ fn push_whole(out: &mut String, list: &TodoList, budget: usize) -> bool {
         return false;
     }
     true
+}
+
+/// The fewest bytes the whole summary of `list` can take: every task is
+/// listed at least once with its marker, so a list whose text alone is over
+/// a budget cannot fit it, and is not rendered whole.
+pub(crate) fn whole_floor(list: &TodoList) -> usize {
+    list.phases
+        .iter()
+        .map(|p| p.name.len() + 2 + p.tasks.iter().map(|t| t.content.len() + 7).sum::<usize>())
+        .sum()
 }
 
 /// The summary of a list too long to repeat: the changed tasks, windows of
@@ -288,19 +291,88 @@ fn fix_window_header(out: &mut String, start: usize, remaining: usize, listed: u
 /// how to get the next one, then its tasks under their phase names.
 fn push_page(out: &mut String, list: &TodoList, view: &ViewPage) {
     let phase = view.phase.as_deref().and_then(|name| list.find_phase(name));
-    let counts = list.counts();
-    push_counts(out, list, &counts);
+    let names: Vec<&str> = list.phases.iter().map(|p| p.name.as_str()).collect();
+    let tallies = tallies(list);
     let pages = pages(list, phase);
     let count = pages.len().max(1);
     let index = view.page.clamp(1, count) - 1;
-    let scope = match phase {
-        Some(p) => format!("phase \"{}\"", one_line(&list.phases[p].name)),
+    let tasks = pages.get(index).map(|range| PageTasks {
+        first: range.first,
+        total: range.total,
+        tasks: range
+            .tasks
+            .iter()
+            .map(|&(p, t)| (p, &list.phases[p].tasks[t]))
+            .collect(),
+    });
+    push_page_of(
+        out,
+        &PageParts {
+            names: &names,
+            tallies: &tallies,
+            phase,
+            count,
+            index,
+            tasks,
+        },
+        view,
+    );
+}
+
+/// What one `view` page shows of a list, however it was read: the whole
+/// list in memory ([`push_page`]), or only the page's rows and the counts
+/// the store keeps (`store::shape`). Both render through [`push_page_of`],
+/// so the text is the same.
+pub(crate) struct PageParts<'a> {
+    /// Every phase's name, in order.
+    pub names: &'a [&'a str],
+    /// Every phase's tasks by status, in order.
+    pub tallies: &'a [Tally],
+    /// The phase the view is limited to, if any.
+    pub phase: Option<usize>,
+    /// The number of pages of the scope (at least 1).
+    pub count: usize,
+    /// The page shown, from 0, below `count`.
+    pub index: usize,
+    /// Its tasks; `None` when the scope has none.
+    pub tasks: Option<PageTasks<'a>>,
+}
+
+/// The tasks of one `view` page with their phase indexes, the position of
+/// the first in the scope, and the number of tasks in the scope.
+pub(crate) struct PageTasks<'a> {
+    pub first: usize,
+    pub total: usize,
+    pub tasks: Vec<(usize, &'a Task)>,
+}
+
+/// The text of a `view` page that `Report::render` prints for a call
+/// without errors whose list is not empty and does not fit one page:
+/// the repairs line, then the page.
+pub(crate) fn render_page(repairs: &[String], parts: &PageParts<'_>, view: &ViewPage) -> String {
+    let mut out = String::new();
+    if !repairs.is_empty() {
+        out.push_str("Repaired: ");
+        push_bounded(&mut out, repairs, REPAIR_BYTES, "repairs");
+        out.push_str(".\n");
+    }
+    push_page_of(&mut out, parts, view);
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn push_page_of(out: &mut String, parts: &PageParts<'_>, view: &ViewPage) {
+    let counts = Tally::sum(parts.tallies).counts();
+    push_counts_of(out, parts.names, parts.tallies, &counts);
+    let (count, index) = (parts.count, parts.index);
+    let scope = match parts.phase {
+        Some(p) => format!("phase \"{}\"", one_line(parts.names[p])),
         None => "the list".to_owned(),
     };
-    let Some(range) = pages.get(index) else {
+    let Some(range) = &parts.tasks else {
         let _ = writeln!(out, "{} has no tasks.", capitalize(&scope));
-        if let Some(p) = phase {
-            let _ = writeln!(out, "{}:", one_line(&list.phases[p].name));
+        if let Some(p) = parts.phase {
+            let _ = writeln!(out, "{}:", one_line(parts.names[p]));
         }
         return;
     };
@@ -325,18 +397,88 @@ fn push_page(out: &mut String, list: &TodoList, view: &ViewPage) {
     }
     out.push('\n');
     let mut current = usize::MAX;
-    for &(p, t) in &range.tasks {
+    for &(p, task) in &range.tasks {
         if p != current {
-            push_all(out, &[&one_line(&list.phases[p].name), ":\n"]);
+            push_all(out, &[&one_line(parts.names[p]), ":\n"]);
             current = p;
         }
-        let task = &list.phases[p].tasks[t];
         push_marked(out, task);
         if let Some(note) = &task.blocker {
             out.truncate(out.len() - 1);
             push_all(out, &[" (blocked: ", &one_line(note), ")\n"]);
         }
     }
+}
+
+/// The pages of the whole list, or of phase `only`, as the store keeps
+/// them: each page's first task `(phase, task)` and its number of tasks.
+pub(crate) fn page_starts(list: &TodoList, only: Option<usize>) -> Vec<((usize, usize), usize)> {
+    pages(list, only)
+        .into_iter()
+        .map(|page| (page.tasks[0], page.tasks.len()))
+        .collect()
+}
+
+/// How many tasks of one phase stand at each status, in [`Status::ALL`]
+/// order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Tally(pub [usize; 5]);
+
+impl Tally {
+    /// The tally of `tasks`.
+    pub fn of<'a>(tasks: impl IntoIterator<Item = &'a Task>) -> Tally {
+        let mut tally = Tally::default();
+        for task in tasks {
+            tally.0[status_index(task.status)] += 1;
+        }
+        tally
+    }
+
+    /// The tasks at `status`.
+    pub fn get(&self, status: Status) -> usize {
+        self.0[status_index(status)]
+    }
+
+    /// The tally of all of `tallies`.
+    pub fn sum(tallies: &[Tally]) -> Tally {
+        let mut all = Tally::default();
+        for tally in tallies {
+            for (a, n) in all.0.iter_mut().zip(tally.0) {
+                *a += n;
+            }
+        }
+        all
+    }
+
+    /// The counts of these tasks.
+    pub fn counts(&self) -> Counts {
+        let total: usize = self.0.iter().sum();
+        let completed = self.get(Status::Completed);
+        let closed = completed + self.get(Status::Abandoned);
+        Counts {
+            total,
+            closed,
+            open: total - closed,
+            completed,
+            blocked: self.get(Status::Blocked),
+        }
+    }
+}
+
+fn status_index(status: Status) -> usize {
+    match status {
+        Status::Pending => 0,
+        Status::InProgress => 1,
+        Status::Completed => 2,
+        Status::Abandoned => 3,
+        Status::Blocked => 4,
+    }
+}
+
+/// Every phase's tally, in order.
+fn tallies(list: &TodoList) -> Vec<Tally> {
+    list.phases.iter().map(|p| Tally::of(&p.tasks)).collect()
 }
 
 /// One `view` page: its tasks as `(phase, task)` positions, the position
@@ -397,12 +539,18 @@ fn workable(status: Status) -> bool {
 
 /// The counts line and the active-phase line.
 fn push_counts(out: &mut String, list: &TodoList, counts: &Counts) {
+    let names: Vec<&str> = list.phases.iter().map(|p| p.name.as_str()).collect();
+    push_counts_of(out, &names, &tallies(list), counts);
+}
+
+/// [`push_counts`] from the phases' names and tallies.
+fn push_counts_of(out: &mut String, names: &[&str], tallies: &[Tally], counts: &Counts) {
     let _ = writeln!(
         out,
         "Overall: {}/{} done, {} open.",
         counts.closed, counts.total, counts.open
     );
-    out.push_str(&active_phase_line(list, counts));
+    out.push_str(&active_phase_line(names, tallies, counts));
     out.push('\n');
 }
 
@@ -474,12 +622,13 @@ fn push_all(out: &mut String, parts: &[&str]) {
 /// still open (their work blocked, or passed over by a `start`) are named;
 /// when a later phase already has closed tasks the line says nothing was
 /// reopened; when every open task is blocked, the line says so.
-fn active_phase_line(list: &TodoList, counts: &Counts) -> String {
-    let workable_phase = list.in_progress().map(|(p, _)| p).or_else(|| {
-        list.phases
-            .iter()
-            .position(|p| p.tasks.iter().any(|t| t.status == Status::Pending))
-    });
+fn active_phase_line(names: &[&str], tallies: &[Tally], counts: &Counts) -> String {
+    // The phase of the first `in_progress` task, else the first with a
+    // `pending` one.
+    let workable_phase = tallies
+        .iter()
+        .position(|t| t.get(Status::InProgress) > 0)
+        .or_else(|| tallies.iter().position(|t| t.get(Status::Pending) > 0));
     let Some(p) = workable_phase else {
         if counts.open == 0 {
             return "Every task is closed; no phase is active.".to_owned();
@@ -494,25 +643,24 @@ fn active_phase_line(list: &TodoList, counts: &Counts) -> String {
             counts.blocked
         );
     };
-    let phase = &list.phases[p];
-    let here = Counts::of(&phase.tasks);
+    let here = tallies[p].counts();
     let mut line = format!(
         "Active phase {}/{} \"{}\" ({}/{} done).",
         p + 1,
-        list.phases.len(),
-        one_line(&phase.name),
+        names.len(),
+        one_line(names[p]),
         here.closed,
         here.total
     );
-    let earlier: Vec<(usize, Counts)> = list.phases[..p]
+    let earlier: Vec<(usize, Counts)> = tallies[..p]
         .iter()
         .enumerate()
-        .map(|(i, phase)| (i, Counts::of(&phase.tasks)))
+        .map(|(i, tally)| (i, tally.counts()))
         .filter(|(_, c)| c.open > 0)
         .collect();
     if !earlier.is_empty() {
         const NAMED: usize = 3;
-        let mut names: Vec<String> = earlier
+        let mut named: Vec<String> = earlier
             .iter()
             .take(NAMED)
             .map(|(i, c)| {
@@ -522,17 +670,17 @@ fn active_phase_line(list: &TodoList, counts: &Counts) -> String {
                     (n, 0) => format!("{n} pending"),
                     (n, b) => format!("{n} pending, {b} blocked"),
                 };
-                format!("\"{}\" ({what})", one_line(&list.phases[*i].name))
+                format!("\"{}\" ({what})", one_line(names[*i]))
             })
             .collect();
         if earlier.len() > NAMED {
-            names.push(format!("{} more", earlier.len() - NAMED));
+            named.push(format!("{} more", earlier.len() - NAMED));
         }
-        let _ = write!(line, " Earlier phases still open: {}.", names.join(", "));
+        let _ = write!(line, " Earlier phases still open: {}.", named.join(", "));
     }
-    let later_closed = list.phases[p + 1..]
+    let later_closed = tallies[p + 1..]
         .iter()
-        .any(|later| later.tasks.iter().any(|t| t.status.is_closed()));
+        .any(|later| later.counts().closed > 0);
     if later_closed {
         if earlier.is_empty() {
             line.push_str(

@@ -17,9 +17,9 @@ use crate::error::{Error, Result};
 /// The DDL steps, each with the schema version it brings the database to.
 /// The versions are the SQLite schema's (`store::migrations`), so one
 /// number names one set of tables on both backends; PostgreSQL support
-/// began at version 4, which its first step creates from nothing. A later
-/// version adds `(5, "ALTER …")` here and a step in `migrations.rs`.
-const STEPS: &[(i64, &str)] = &[(4, V4)];
+/// began at version 4, which its first step creates from nothing; each
+/// later version adds a step here and one in `migrations.rs`.
+const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5)];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
@@ -102,6 +102,30 @@ CREATE TABLE todo_undo (
     patch       TEXT NOT NULL,
     PRIMARY KEY (session_id, version)
 );
+";
+
+/// Schema v5: each list's shape kept in its session's row
+/// (`store::shape`). A list stored before has none (`NULL`) until its next
+/// write; until then its reads read the whole list, as v4 did. (SQLite's
+/// step computes the shapes of the lists it holds.)
+/// Its triggers forget a session's shape whenever one of its rows is
+/// written (the store writes the shape after the rows), as SQLite's do.
+const V5: &str = "
+ALTER TABLE sessions ADD COLUMN todo_shape TEXT;
+CREATE FUNCTION goalkeeper_forget_shape() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        UPDATE sessions SET todo_shape = NULL WHERE id = OLD.session_id AND todo_shape IS NOT NULL;
+    ELSE
+        UPDATE sessions SET todo_shape = NULL WHERE id = NEW.session_id AND todo_shape IS NOT NULL;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
+    FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
+CREATE TRIGGER phases_forget_shape AFTER INSERT OR UPDATE OR DELETE ON phases
+    FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
 ";
 
 /// The marker table: one row, the schema version.

@@ -11,6 +11,7 @@ mod import;
 mod kept_lists;
 mod log;
 mod marks;
+mod narrow_reads;
 mod sessions;
 mod undo;
 

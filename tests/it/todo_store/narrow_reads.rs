@@ -1,0 +1,111 @@
+//! `view` pages and the status line's counts read from the list's kept
+//! shape and the page's rows (issue 14): the same text as the pure engine
+//! prints from the whole list, after every kind of write.
+
+use goalkeeper::Store;
+use goalkeeper::todo::{self, Actor, Call, Op, Phase, Status, Task, TodoList, ViewPage};
+use serde_json::json;
+
+use super::common::*;
+
+/// The text of task `t` of phase `p` of [`long_list`].
+fn name(p: usize, t: usize) -> String {
+    format!("task {p}.{t:03} {} end", "é".repeat((t * 7 + p * 3) % 40))
+}
+
+/// Three phases of 120 tasks of 60-odd bytes (pages of 100 tasks and
+/// pages cut by bytes both happen), some closed and blocked.
+fn long_list() -> TodoList {
+    TodoList::new(
+        (0..3)
+            .map(|p| Phase {
+                name: format!("Phase {p}"),
+                tasks: (0..120)
+                    .map(|t| {
+                        let mut task = Task::pending(name(p, t));
+                        match (p, t % 9) {
+                            (0, _) => task.set_status(Status::Completed),
+                            (_, 4) => {
+                                task.set_status(Status::Blocked);
+                                task.blocker = Some(format!("waits for {t}"));
+                            }
+                            (_, 7) => task.set_status(Status::Abandoned),
+                            _ => {}
+                        }
+                        task
+                    })
+                    .collect(),
+            })
+            .collect(),
+    )
+}
+
+fn views() -> Vec<ViewPage> {
+    let mut views = Vec::new();
+    for phase in [None, Some("Phase 0"), Some("Phase 2"), Some("Phase 9")] {
+        for page in 0..9 {
+            views.push(ViewPage {
+                phase: phase.map(str::to_owned),
+                page,
+            });
+        }
+    }
+    views
+}
+
+/// Every view of [`views`] and the status line's counts agree with the
+/// pure engine on the whole list.
+fn check(store: &Store, context: &str) {
+    let (list, version) = store.todo_list(&session()).unwrap();
+    assert_eq!(
+        store.status(&session()).unwrap().1,
+        list.counts(),
+        "{context}"
+    );
+    for view in views() {
+        let op = Op::View(view.clone());
+        let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
+        let (text, is_error) = store.todo_view(&session(), &view).unwrap();
+        assert_eq!(text, expected.text(), "{context}: {view:?}");
+        assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
+    }
+}
+
+#[test]
+fn views_and_counts_follow_every_write() {
+    let mut s = store();
+    check(&s, "a new session");
+    s.todo_import(&session(), long_list(), "test", NOW).unwrap();
+    check(&s, "after an import");
+    let calls = [
+        json!({"op": "done", "task": name(1, 0)}),
+        json!({"op": "start", "task": name(2, 5)}),
+        json!({"op": "block", "task": name(1, 1), "reason": "a review"}),
+        json!({"op": "rm", "task": name(1, 2)}),
+        json!({"op": "append", "phase": "Phase 1", "items": ["one more", "and another"]}),
+        json!({"op": "done", "phase": "Phase 1"}),
+        json!({"op": "drop", "task": "no such task"}),
+    ];
+    for call in &calls {
+        let result = s
+            .todo(&session(), Call::Value(call), Actor::Agent, NOW)
+            .unwrap();
+        // Every call but the last changes the list.
+        assert_eq!(result.is_error, call["task"] == "no such task", "{call}");
+        check(&s, &format!("after {call}"));
+    }
+    for _ in 0..3 {
+        s.todo_undo(&session(), NOW).unwrap();
+        check(&s, "after an undo");
+    }
+    s.todo(
+        &session(),
+        Call::Value(&json!({"op": "init", "items": ["a", "b"]})),
+        Actor::User,
+        NOW,
+    )
+    .unwrap();
+    check(&s, "after an init");
+    s.todo_undo(&session(), NOW).unwrap();
+    check(&s, "after undoing the init");
+}
