@@ -154,22 +154,24 @@ pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
 
 /// The text of `view` on the session's list read from its kept shape and
 /// the rows of the one page it shows: what [`crate::todo::run`] prints for
-/// that view on the whole list, byte for byte. `None` when the kept shape
-/// cannot answer it alone: no shape, an empty list, a first page that may
+/// that view on the whole list, byte for byte. `Err(version)` when the
+/// kept shape cannot answer it alone: no shape, an empty list, a first page that may
 /// fit the whole list, a phase or page that does not exist (its error
-/// names the phases and pages); the caller then reads the whole list.
+/// names the phases and pages); the caller then reads the whole list, at
+/// the version returned.
 pub(crate) fn view_page(
     tx: &Tx<'_>,
     session: &SessionId,
     view: &todo::ViewPage,
-) -> Result<Option<String>> {
-    let (_, Some(shape)) = load(tx, session)? else {
-        return Ok(None);
+) -> Result<std::result::Result<String, i64>> {
+    let (version, shape) = load(tx, session)?;
+    let Some(shape) = shape else {
+        return Ok(Err(version));
     };
     let tallies = shape.tallies();
     let total = Tally::sum(&tallies).counts().total;
     if total == 0 || (*view == todo::ViewPage::first() && shape.floor <= todo::PAGE_BYTES) {
-        return Ok(None);
+        return Ok(Err(version));
     }
     let corrupt = |why: String| Error::Corrupt {
         what: format!("todo list of session {session}"),
@@ -195,7 +197,7 @@ pub(crate) fn view_page(
         None => None,
         Some(name) => match names.iter().position(|n| n == name) {
             Some(p) => Some(p),
-            None => return Ok(None),
+            None => return Ok(Err(version)),
         },
     };
     // Each page as (phase position, position of its first task, tasks).
@@ -212,7 +214,7 @@ pub(crate) fn view_page(
     };
     let count = pages.len().max(1);
     if view.page > count {
-        return Ok(None);
+        return Ok(Err(version));
     }
     let index = view.page.clamp(1, count) - 1;
     let rows;
@@ -256,7 +258,7 @@ pub(crate) fn view_page(
         index,
         tasks,
     };
-    Ok(Some(todo::render_page(&[], &parts, view)))
+    Ok(Ok(todo::render_page(&[], &parts, view)))
 }
 
 /// The `n` tasks from key `(phase_key, task_key)` on, in key order, with
@@ -271,7 +273,7 @@ fn page_rows(
     let limit = i64::try_from(n).unwrap_or(i64::MAX);
     tx.query_all(
         "SELECT phase_pos, content, status, blocker FROM tasks
-         WHERE session_id = ?1 AND (phase_pos > ?2 OR (phase_pos = ?2 AND pos >= ?3))
+         WHERE session_id = ?1 AND (phase_pos, pos) >= (?2, ?3)
          ORDER BY phase_pos, pos LIMIT ?4",
         params![session.as_str(), phase_key, task_key, limit],
         |r| {
@@ -424,7 +426,7 @@ mod tests {
             let got = store.todo_view(s, view).unwrap();
             prop_assert_eq!(&got.0, expected.text(), "{} {:?}", context, view);
             prop_assert_eq!(got.1, expected.is_error, "{} {:?}", context, view);
-            if let Some(text) = store.in_read_tx(|tx| view_page(tx, s, view)).unwrap() {
+            if let Ok(text) = store.in_read_tx(|tx| view_page(tx, s, view)).unwrap() {
                 prop_assert_eq!(&text, expected.text(), "{} {:?}", context, view);
                 prop_assert!(!expected.is_error, "{} {:?}", context, view);
                 narrow += 1;
@@ -622,11 +624,9 @@ mod outside_writes {
         {
             // Back to schema v4, as an older goalkeeper left it.
             let conn = rusqlite::Connection::open(&db).unwrap();
-            for table in ["tasks", "phases"] {
-                for event in ["insert", "update", "delete"] {
-                    conn.execute_batch(&format!("DROP TRIGGER {table}_{event}_forget_shape"))
-                        .unwrap();
-                }
+            for event in ["insert", "update", "delete"] {
+                conn.execute_batch(&format!("DROP TRIGGER tasks_{event}_forget_shape"))
+                    .unwrap();
             }
             conn.execute_batch(
                 "ALTER TABLE sessions DROP COLUMN todo_shape; PRAGMA user_version = 4;",

@@ -145,12 +145,17 @@ impl Store {
     /// list; one read transaction either way, no write lock.
     pub fn todo_view(&self, session: &SessionId, view: &ViewPage) -> Result<(String, bool)> {
         self.in_read_tx(|tx| {
-            if let Some(text) = shape::view_page(tx, session, view)? {
-                return Ok((text, false));
-            }
-            let (keyed, version) = load(tx, session)?;
+            let version = match shape::view_page(tx, session, view)? {
+                Ok(text) => return Ok((text, false)),
+                Err(version) => version,
+            };
+            let list = if version == 0 {
+                TodoList::default()
+            } else {
+                rows::load(tx, session)?.list
+            };
             let op = Op::View(view.clone());
-            let result = todo::run(keyed.list, Call::Op(&op), Actor::User).into_result(version);
+            let result = todo::run(list, Call::Op(&op), Actor::User).into_result(version);
             Ok((result.text().to_owned(), result.is_error))
         })
     }

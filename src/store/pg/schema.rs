@@ -108,7 +108,7 @@ CREATE TABLE todo_undo (
 /// (`store::shape`). A list stored before has none (`NULL`) until its next
 /// write; until then its reads read the whole list, as v4 did. (SQLite's
 /// step computes the shapes of the lists it holds.)
-/// Its triggers forget a session's shape whenever one of its rows is
+/// Its trigger forgets a session's shape whenever one of its task rows is
 /// written (the store writes the shape after the rows), as SQLite's do.
 const V5: &str = "
 ALTER TABLE sessions ADD COLUMN todo_shape TEXT;
@@ -123,8 +123,6 @@ BEGIN
 END
 $$;
 CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
-    FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
-CREATE TRIGGER phases_forget_shape AFTER INSERT OR UPDATE OR DELETE ON phases
     FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
 ";
 
