@@ -372,7 +372,7 @@ mod tests {
     fn views() -> impl Strategy<Value = Vec<ViewPage>> {
         let phase = prop_oneof![
             3 => Just(None),
-            3 => (0usize..6).prop_map(|p| Some(p)),
+            3 => (0usize..6).prop_map(Some),
             1 => Just(Some(99)),
         ];
         prop::collection::vec((phase, 0usize..14), 1..8).prop_map(|views| {
