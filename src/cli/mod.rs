@@ -21,6 +21,7 @@ macro_rules! note {
 }
 
 mod backup;
+mod fast;
 mod goal;
 mod hint;
 mod integrations;
@@ -34,6 +35,7 @@ mod tour;
 #[cfg(feature = "watch")]
 mod watch;
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -284,7 +286,7 @@ fn now_ms() -> Result<i64, Error> {
 /// fails the host: bad `GOALKEEPER_*` variables, a closed stderr or a panic
 /// are noted on stderr when it is open, and the exit status stays 0.
 pub fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // `--version` alone prints what clap would, without building the whole
     // command tree first (a third of the call's instructions).
     if let [only] = args.as_slice()
@@ -297,6 +299,8 @@ pub fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
+    // The lines hosts and agents run on every turn skip clap (see `fast`).
+    let fast = fast::parse(&args, &fast::Env::of_process());
     let hook = args.iter().any(|a| a == "hook" || a == "statusline");
     if hook {
         std::panic::set_hook(Box::new(|info| {
@@ -306,8 +310,12 @@ pub fn main() -> ExitCode {
             );
         }));
         let _ = std::panic::catch_unwind(|| {
-            if let Some((cli, matches)) = parse_lenient()
-                && let Err(e) = run(cli, &matches, true)
+            let parsed = match fast {
+                Some(cli) => Some((cli, None)),
+                None => parse_lenient().map(|(cli, matches)| (cli, Some(matches))),
+            };
+            if let Some((cli, matches)) = parsed
+                && let Err(e) = run(cli, matches.as_ref(), true)
             {
                 note(format!("{}; the hook did nothing", Hinted(&e)));
             }
@@ -317,10 +325,14 @@ pub fn main() -> ExitCode {
     // An MCP server a host starts for its session follows the host, not
     // GOALKEEPER_SESSION, so a spoilt variable must not keep it from
     // starting.
-    let host_started =
-        args.iter().any(|a| a == "mcp") && args.iter().any(|a| a.starts_with("--session-from"));
-    let parsed = if host_started {
-        parse_lenient()
+    let host_started = args.iter().any(|a| a == "mcp")
+        && args
+            .iter()
+            .any(|a| a.as_encoded_bytes().starts_with(b"--session-from"));
+    let parsed = if let Some(cli) = fast {
+        Some((cli, None))
+    } else if host_started {
+        parse_lenient().map(|(cli, matches)| (cli, Some(matches)))
     } else {
         let mut command = <Cli as clap::CommandFactory>::command();
         let matches = command.get_matches_mut();
@@ -328,14 +340,14 @@ pub fn main() -> ExitCode {
         // tree of commands and arguments would only cost time.
         std::mem::forget(command);
         match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-            Ok(cli) => Some((cli, matches)),
+            Ok(cli) => Some((cli, Some(matches))),
             Err(e) => e.exit(),
         }
     };
     let Some((cli, matches)) = parsed else {
         return ExitCode::from(EXIT_USAGE);
     };
-    match run(cli, &matches, host_started) {
+    match run(cli, matches.as_ref(), host_started) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(EXIT_REJECTED),
         Err(e) => {
@@ -399,7 +411,9 @@ fn parse_host(name: &str) -> Result<Host, String> {
     })
 }
 
-fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> {
+/// `matches`: clap's, when clap parsed the line (`todo init` reads the
+/// order of its options from them, `watch` whether `--session` was given).
+fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome, Error> {
     // A hook takes its session from the host's event and can read the
     // system clock: bad variables are noted, not fatal.
     let session = match SessionId::parse(&cli.session) {
@@ -449,7 +463,7 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
         }
     }
     let sub = |name: &str| {
-        matches
+        matches?
             .subcommand_matches(name)
             .and_then(ArgMatches::subcommand)
             .map(|(_, m)| m)
@@ -471,8 +485,8 @@ fn run(cli: Cli, matches: &ArgMatches, lenient: bool) -> Result<Outcome, Error> 
         Command::Install(command) => integrations::install(&ctx, command),
         #[cfg(feature = "watch")]
         Command::Watch(args) => {
-            let given =
-                matches.value_source("session") == Some(clap::parser::ValueSource::CommandLine);
+            let given = matches.and_then(|m| m.value_source("session"))
+                == Some(clap::parser::ValueSource::CommandLine);
             watch::run(&ctx, args, given)
         }
         Command::Backup(args) => backup::run(&ctx, args),

@@ -11,10 +11,10 @@ use super::{ActiveTools, Context, Outcome, print_json};
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     #[command(flatten)]
-    tools: ActiveTools,
+    pub(super) tools: ActiveTools,
     /// Say on stderr which gate kept a message (or the todo block) out
     #[arg(long)]
-    explain: bool,
+    pub(super) explain: bool,
 }
 
 #[derive(Debug, Subcommand)]
