@@ -556,3 +556,39 @@ fn every_hosts_hook_gives_up_inside_the_hook_timeout_and_writes_nothing() {
     let goal: Value = serde_json::from_str(&env.ok(&["--json", "goal", "get"])).unwrap();
     assert_eq!(goal["details"]["goal"]["tokens_used"], 150);
 }
+
+/// A command leaves closing its connection to its exit unless closing
+/// folds the WAL back: across commands the WAL still grows to the
+/// threshold (256 KiB), is folded back and deleted, and never grows far
+/// past it; the data stays whole.
+#[test]
+fn commands_fold_the_wal_back_once_it_has_grown() {
+    let env = TestEnv::new();
+    let items: Vec<String> = (0..400).map(|i| format!("task number {i:04}")).collect();
+    let mut init = vec!["todo", "init"];
+    for item in &items {
+        init.extend(["--item", item.as_str()]);
+    }
+    env.ok(&init);
+    let wal = || std::fs::metadata(side(&env, "-wal")).ok().map(|m| m.len());
+    let (mut folded, mut largest) = (0, 0);
+    for i in 0..60 {
+        env.ok(&["todo", "start", items[(i + 1) % 2].as_str()]);
+        match wal() {
+            None => folded += 1,
+            Some(len) => largest = largest.max(len),
+        }
+    }
+    assert!(folded >= 2, "folded back {folded} times");
+    assert!(largest > 128 * 1024, "largest WAL {largest} bytes");
+    assert!(largest < 512 * 1024, "largest WAL {largest} bytes");
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let version: i64 = conn
+        .query_row("SELECT todo_version FROM sessions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 61);
+}
