@@ -176,9 +176,10 @@ pub struct Context {
 
 impl Context {
     /// Opens the store: `--db`, else `$GOALKEEPER_DB`, else the platform
-    /// data directory.
+    /// data directory. The process ends after the command, so closing the store is left
+    /// to the exit when it would write nothing.
     fn store(&self) -> Result<Store, Error> {
-        Store::open_location(&self.location()?)
+        Store::open_location(&self.location()?).map(Store::exits_with_process)
     }
 
     /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the

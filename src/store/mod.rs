@@ -28,6 +28,7 @@ mod todos;
 mod watch;
 
 use std::cell::Cell;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
@@ -90,7 +91,10 @@ enum Backend {
 
 /// A SQLite database, in a file or in memory.
 struct SqliteFile {
-    conn: Connection,
+    /// Closed by `Drop`, unless `left_to_exit` says the process's exit will.
+    conn: ManuallyDrop<Connection>,
+    /// See [`Store::exits_with_process`].
+    left_to_exit: bool,
     path: Option<PathBuf>,
     /// Set once setup has found (or made) a goalkeeper database: only then
     /// may closing the connection write to the file.

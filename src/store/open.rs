@@ -8,6 +8,7 @@
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::Read;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,8 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         let mut file = SqliteFile {
-            conn,
+            conn: ManuallyDrop::new(conn),
+            left_to_exit: false,
             path: Some(path.to_owned()),
             ours: Cell::new(false),
             found_wal: Cell::new(false),
@@ -49,7 +51,8 @@ impl Store {
     /// A private in-memory database, for tests and one-off runs.
     pub fn open_in_memory() -> Result<Store> {
         let file = SqliteFile {
-            conn: Connection::open_in_memory()?,
+            conn: ManuallyDrop::new(Connection::open_in_memory()?),
+            left_to_exit: false,
             path: None,
             ours: Cell::new(false),
             found_wal: Cell::new(false),
@@ -57,6 +60,23 @@ impl Store {
         };
         file.setup(false)?;
         Ok(Store::on(Backend::Sqlite(file)))
+    }
+
+    /// For a process that ends once it is done with the store, such as one
+    /// CLI command. Dropping the store still writes what closing must
+    /// write (a checkpoint that is due), but leaves the rest of closing to
+    /// the process's exit, which does the same: freeing the connection's
+    /// memory (its parsed schema, about 75 K instructions), closing its
+    /// files and releasing its locks. Not for a store that one process
+    /// opens and drops again and again.
+    pub fn exits_with_process(mut self) -> Store {
+        match &mut self.backend {
+            Backend::Sqlite(file) => file.left_to_exit = true,
+            // Closing a server connection says goodbye to the server.
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => {}
+        }
+        self
     }
 }
 
@@ -188,19 +208,27 @@ impl Drop for SqliteFile {
     /// A file that was refused is left as it was found: a WAL that was
     /// already there stays; the empty one that opening it created goes,
     /// with the usual close.
+    ///
+    /// A store that [exits with the process](Store::exits_with_process) is
+    /// closed here only when closing checkpoints.
     fn drop(&mut self) {
-        let Some(path) = &self.path else { return };
-        let checkpoint = if self.ours.get() {
-            let mut wal = path.clone().into_os_string();
-            wal.push("-wal");
-            std::fs::metadata(&wal).is_ok_and(|m| m.len() > CHECKPOINT_WAL_BYTES)
-        } else {
-            !self.found_wal.get()
+        let checkpoint = match &self.path {
+            None => false,
+            Some(path) if self.ours.get() => {
+                let mut wal = path.clone().into_os_string();
+                wal.push("-wal");
+                std::fs::metadata(&wal).is_ok_and(|m| m.len() > CHECKPOINT_WAL_BYTES)
+            }
+            Some(_) => !self.found_wal.get(),
         };
         if checkpoint {
             let _ = self
                 .conn
                 .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
+        }
+        if checkpoint || !self.left_to_exit {
+            // SAFETY: `self` is being dropped: nothing uses `conn` after this.
+            unsafe { ManuallyDrop::drop(&mut self.conn) }
         }
     }
 }
