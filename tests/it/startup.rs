@@ -22,3 +22,47 @@ fn version_alone_prints_what_clap_prints() {
         assert!(output.stderr.is_empty(), "{flag}");
     }
 }
+
+/// The lines parsed without clap (`cli::fast`) and their mistakes, as a
+/// user and a host meet them: a mistake still gets clap's error and exit
+/// code, a spoilt variable still leaves a hook lenient, and an argument
+/// that is not UTF-8 is a path, not a crash.
+#[test]
+fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a"]);
+    assert_eq!(
+        env.ok(&["todo", "view"]),
+        env.ok(&["todo", "view", "--db", env.location().as_str()])
+    );
+    let output = env.cmd(&["todo", "view", "--jsn"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unexpected argument '--jsn'"), "{stderr}");
+    // An empty GOALKEEPER_DB: clap's error for a command, a note for a hook.
+    let output = env
+        .cmd(&["todo", "view"])
+        .env("GOALKEEPER_DB", "")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let output = env
+        .cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_DB", "")
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+    // A database path that is not UTF-8.
+    let name = std::ffi::OsStr::from_bytes(b"db-\xff.db");
+    let output = env
+        .std_cmd(&["todo", "view"])
+        .arg("--db")
+        .arg(name)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(env.dir().join(name).exists());
+}
