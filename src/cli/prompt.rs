@@ -52,8 +52,9 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
         store.begin_read(&ctx.session)?
     };
     let (memory, note) = tx.memory(&injector, ctx.now_ms)?;
-    // The list is read once, for the message and for `--explain`.
-    let list = tx.todo_list()?.0;
+    // The list is read once, for the message and for `--explain`: of a
+    // long list, only what the bounded block shows.
+    let list = tx.todo_listed(injector.max_tasks())?;
     let goal = tx.goal()?;
     let message = injector.goal_mode_context(goal.as_ref(), &list, &tools, ctx.now_ms)?;
     tx.commit()?;
@@ -107,7 +108,9 @@ pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
 pub fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
-    let (list, _) = ctx.store()?.todo_list(&ctx.session)?;
+    let list = ctx
+        .store()?
+        .todo_listed(&ctx.session, injector.max_tasks())?;
     match injector.todo_context_message(&list, &tools, ctx.now_ms)? {
         Ok(message) => print_message(ctx, &message),
         Err(gate) => explain(args.explain, "todo context", gate),

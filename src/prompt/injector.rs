@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::goal::{Goal, GoalStatus, format_duration};
 use crate::sanitize::{one_line, sanitize, sanitize_multiline};
 use crate::settings::{InactiveTool, Settings};
-use crate::todo::TodoList;
+use crate::todo::{Listing, TodoList};
 
 /// Renders hidden messages from state, with the configured templates.
 pub struct Injector {
@@ -78,17 +78,17 @@ impl Injector {
 
     /// The `<todo_context>` block as it goes under an active goal, or the
     /// gate that keeps it out.
-    pub fn todo_block(
+    pub fn todo_block<'a>(
         &self,
-        list: &TodoList,
+        list: impl Into<Listing<'a>>,
         active_tools: &[String],
     ) -> Result<std::result::Result<String, Gate>> {
-        self.block(list, active_tools, true)
+        self.block(list.into(), active_tools, true)
     }
 
     fn block(
         &self,
-        list: &TodoList,
+        list: Listing<'_>,
         active_tools: &[String],
         goal: bool,
     ) -> Result<std::result::Result<String, Gate>> {
@@ -97,10 +97,17 @@ impl Injector {
             enabled: todo.enabled,
             tool_active: self.todo_tool_active(active_tools),
             read_only_when_inactive: todo.context.inactive_tool == InactiveTool::ReadOnly,
-            max_tasks: usize::try_from(todo.context.max_tasks).unwrap_or(usize::MAX),
+            max_tasks: self.max_tasks(),
             goal,
         };
         todo_context(&self.templates, list, &options)
+    }
+
+    /// How many tasks a `<todo_context>` block lists at most (setting
+    /// `todo.context.max_tasks`; 0 = all): what a part of a list read for
+    /// the block ([`crate::todo::ListPart`]) must be read with.
+    pub fn max_tasks(&self) -> usize {
+        usize::try_from(self.settings.todo.context.max_tasks).unwrap_or(usize::MAX)
     }
 
     /// True when the active tools include the todo tool, by its own name or
@@ -113,12 +120,13 @@ impl Injector {
     }
 
     /// The `todo-context` message: the bare block, for hosts without a goal.
-    pub fn todo_context_message(
+    pub fn todo_context_message<'a>(
         &self,
-        list: &TodoList,
+        list: impl Into<Listing<'a>>,
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        let list = list.into();
         Ok(self.block(list, active_tools, false)?.map(|block| {
             HiddenMessage::new(MessageKind::TodoContext, block, todo_label(list), now_ms)
         }))
@@ -127,13 +135,14 @@ impl Injector {
     /// The `goal-mode-context` message: the active-goal prompt, then the
     /// block when its gates hold. Closed unless goal mode is enabled and the
     /// goal is active.
-    pub fn goal_mode_context(
+    pub fn goal_mode_context<'a>(
         &self,
         goal: Option<&Goal>,
-        list: &TodoList,
+        list: impl Into<Listing<'a>>,
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        let list = list.into();
         let goal = match self.active_goal(goal) {
             Ok(goal) => goal,
             Err(gate) => return Ok(Err(gate)),
@@ -181,7 +190,7 @@ impl Injector {
         Ok(Ok(HiddenMessage::new(
             MessageKind::GoalContinuation,
             content,
-            goal_label(goal, list),
+            goal_label(goal, list.into()),
             now_ms,
         )))
     }
@@ -219,7 +228,7 @@ impl Injector {
         Ok(HiddenMessage::new(
             MessageKind::TodoErrorReminder,
             content,
-            format!("todo call rejected · {}", todo_label(list)),
+            format!("todo call rejected · {}", todo_label(list.into())),
             now_ms,
         ))
     }
@@ -264,7 +273,7 @@ impl Injector {
         Ok(Some(HiddenMessage::new(
             MessageKind::TodoIncompleteReminder,
             content,
-            format!("{} · {} open", todo_label(list), counts.open),
+            format!("{} · {} open", todo_label(list.into()), counts.open),
             now_ms,
         )))
     }
@@ -348,12 +357,12 @@ fn all_blocked(list: &TodoList) -> Option<Vec<serde_json::Value>> {
 }
 
 /// `goal: Ship the release · todos 1/3`.
-fn goal_label(goal: &Goal, list: &TodoList) -> String {
+fn goal_label(goal: &Goal, list: Listing<'_>) -> String {
     format!("goal: {} · {}", short(&goal.objective), todo_label(list))
 }
 
 /// `todos 1/3` (closed of total), or `no todos`.
-fn todo_label(list: &TodoList) -> String {
+fn todo_label(list: Listing<'_>) -> String {
     let counts = list.counts();
     if counts.total == 0 {
         "no todos".into()

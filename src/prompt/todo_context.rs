@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::templates::Templates;
 use crate::error::Result;
 use crate::sanitize::sanitize;
-use crate::todo::{Status, TodoList};
+use crate::todo::{self, ListPart, Listing, Status, Task, TodoList};
 
 /// The settings and caller state the block depends on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,10 +106,11 @@ struct Data<'a> {
     goal: bool,
 }
 
-/// Renders the block for `list`, or says which gate is closed.
-pub fn todo_context(
+/// Renders the block for `list` (whole, or the part of it a bounded block
+/// shows, read with `options.max_tasks`), or says which gate is closed.
+pub fn todo_context<'a>(
     templates: &Templates,
-    list: &TodoList,
+    list: impl Into<Listing<'a>>,
     options: &ContextOptions,
 ) -> Result<std::result::Result<String, Gate>> {
     if !options.enabled {
@@ -118,46 +119,20 @@ pub fn todo_context(
     if !options.tool_active && !options.read_only_when_inactive {
         return Ok(Err(Gate::TodoToolInactive));
     }
-    let phases: Vec<_> = list.phases.iter().filter(|p| !p.tasks.is_empty()).collect();
-    if phases.is_empty() {
+    let list = list.into();
+    let counts = list.counts();
+    if counts.total == 0 {
         return Ok(Err(Gate::NoTasks));
     }
-    let counts = list.counts();
-    let bounded = options.max_tasks > 0 && counts.total > options.max_tasks;
-    let shown = if bounded {
-        shown_tasks(list, options.max_tasks)
-    } else {
-        Vec::new()
+    let bounded = todo::bounded(counts.total, options.max_tasks);
+    let prompt_phases = match list {
+        Listing::Whole(list) => whole_phases(list, bounded, options.max_tasks),
+        Listing::Part(part) => {
+            debug_assert!(bounded && part.max_tasks == options.max_tasks);
+            part_phases(part)
+        }
     };
-    let mut shown_count = 0;
-    let prompt_phases = list
-        .phases
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.tasks.is_empty())
-        .map(|(p, phase)| {
-            let mut tasks = Vec::new();
-            let (mut closed_hidden, mut open_hidden) = (0, 0);
-            for (t, task) in phase.tasks.iter().enumerate() {
-                if !bounded || shown.binary_search(&(p, t)).is_ok() {
-                    tasks.push(PromptTask {
-                        status: task.status,
-                        content: sanitize(&task.content),
-                    });
-                } else if task.status.is_closed() {
-                    closed_hidden += 1;
-                } else {
-                    open_hidden += 1;
-                }
-            }
-            shown_count += tasks.len();
-            PromptPhase {
-                name: sanitize(&phase.name),
-                tasks,
-                hidden: hidden_line(closed_hidden, open_hidden),
-            }
-        })
-        .collect::<Vec<_>>();
+    let shown_count: usize = prompt_phases.iter().map(|p| p.tasks.len()).sum();
     let (closed, total, open) = (
         counts.closed.to_string(),
         counts.total.to_string(),
@@ -187,6 +162,65 @@ pub fn todo_context(
         return Ok(Ok(name_the_tool(templates, name, block)));
     }
     Ok(Ok(templates.render(name, &data)?))
+}
+
+/// The phases with tasks of a whole list, each with the tasks the block
+/// lists (all of them unless `bounded`) and a line counting the others.
+fn whole_phases(list: &TodoList, bounded: bool, max_tasks: usize) -> Vec<PromptPhase> {
+    let shown = if bounded {
+        todo::shown_tasks(list, max_tasks)
+    } else {
+        Vec::new()
+    };
+    list.phases
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.tasks.is_empty())
+        .map(|(p, phase)| {
+            let mut tasks = Vec::new();
+            let (mut closed_hidden, mut open_hidden) = (0, 0);
+            for (t, task) in phase.tasks.iter().enumerate() {
+                if !bounded || shown.binary_search(&(p, t)).is_ok() {
+                    tasks.push(prompt_task(task));
+                } else if task.status.is_closed() {
+                    closed_hidden += 1;
+                } else {
+                    open_hidden += 1;
+                }
+            }
+            PromptPhase {
+                name: sanitize(&phase.name),
+                tasks,
+                hidden: hidden_line(closed_hidden, open_hidden),
+            }
+        })
+        .collect()
+}
+
+/// [`whole_phases`] of a bounded block from the part of the list it shows.
+fn part_phases(part: &ListPart) -> Vec<PromptPhase> {
+    part.phases
+        .iter()
+        .filter(|p| p.counts.total > 0)
+        .map(|phase| {
+            let closed_shown = phase.tasks.iter().filter(|t| t.status.is_closed()).count();
+            PromptPhase {
+                name: sanitize(&phase.name),
+                tasks: phase.tasks.iter().map(prompt_task).collect(),
+                hidden: hidden_line(
+                    phase.counts.closed - closed_shown,
+                    phase.counts.open - (phase.tasks.len() - closed_shown),
+                ),
+            }
+        })
+        .collect()
+}
+
+fn prompt_task(task: &Task) -> PromptTask {
+    PromptTask {
+        status: task.status,
+        content: sanitize(&task.content),
+    }
 }
 
 /// The closing tag, on the last line of the block.
@@ -265,34 +299,6 @@ fn push_line(out: &mut String, parts: &[&str]) {
     let end = start + out[start..].trim_end().len();
     out.truncate(end);
     out.push('\n');
-}
-
-/// The tasks a bounded block lists: the `in_progress` task always, then the
-/// earliest open tasks until `max` are chosen. Closed tasks are only counted.
-fn shown_tasks(list: &TodoList, max: usize) -> Vec<(usize, usize)> {
-    let mut shown = Vec::with_capacity(max);
-    let positions = || {
-        list.phases.iter().enumerate().flat_map(|(p, phase)| {
-            phase
-                .tasks
-                .iter()
-                .enumerate()
-                .map(move |(t, task)| (p, t, task))
-        })
-    };
-    if let Some((p, t, _)) = positions().find(|(_, _, task)| task.status == Status::InProgress) {
-        shown.push((p, t));
-    }
-    for (p, t, task) in positions() {
-        if shown.len() >= max {
-            break;
-        }
-        if task.status.is_open() && task.status != Status::InProgress {
-            shown.push((p, t));
-        }
-    }
-    shown.sort_unstable();
-    shown
 }
 
 fn hidden_line(closed: usize, open: usize) -> String {
@@ -450,6 +456,42 @@ mod tests {
                 todo_context(direct, &list, &options).unwrap(),
                 todo_context(via_handlebars, &list, &options).unwrap()
             );
+        }
+
+        /// A bounded block rendered from the part of the list it shows
+        /// (what the store reads of a long list) is the block of the whole
+        /// list, byte for byte, with the built-in templates and through
+        /// Handlebars.
+        #[test]
+        fn the_part_of_a_list_renders_as_the_whole_list(
+            phases in proptest::collection::vec(
+                (text(), proptest::collection::vec((text(), status()), 0..12)),
+                1..6,
+            ),
+            tool_active in any::<bool>(),
+            max_tasks in 1usize..8,
+            goal in any::<bool>(),
+        ) {
+            let (direct, via_handlebars) = both();
+            let list = list(phases);
+            let options = ContextOptions {
+                tool_active,
+                read_only_when_inactive: true,
+                max_tasks,
+                goal,
+                ..ContextOptions::default()
+            };
+            match ListPart::of(&list, max_tasks) {
+                Some(part) => {
+                    for templates in [direct, via_handlebars] {
+                        prop_assert_eq!(
+                            todo_context(templates, &part, &options).unwrap(),
+                            todo_context(templates, &list, &options).unwrap()
+                        );
+                    }
+                }
+                None => prop_assert!(list.counts().total <= max_tasks),
+            }
         }
     }
 }

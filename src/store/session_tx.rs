@@ -25,7 +25,7 @@ use crate::goal::{Goal, GoalOp, GoalResult, GoalStatus, MAX_TOKENS, Usage};
 use crate::prompt::{Gate, HiddenMessage, Injector};
 use crate::resources::file::{Loaded, load};
 use crate::store::GoalCall;
-use crate::todo::TodoList;
+use crate::todo::{Listed, TodoList};
 
 /// The session mark recording when the memory file was delivered.
 const MEMORY_MARK: &str = "memory.delivered";
@@ -172,6 +172,13 @@ impl SessionTx<'_> {
     pub fn todo_list(&self) -> Result<(TodoList, i64)> {
         let row = sessions::load_todos(&self.tx, &self.session)?;
         Ok((row.list, row.version))
+    }
+
+    /// The list as a `<todo_context>` block bounded to `max_tasks` shows
+    /// it: only that part when the list is longer (read from the list's
+    /// kept shape and the rows of the tasks it lists), else the whole list.
+    pub fn todo_listed(&self, max_tasks: usize) -> Result<Listed> {
+        super::shape::listed(&self.tx, &self.session, max_tasks)
     }
 
     /// The version of the list (0 for a new session), without reading it.

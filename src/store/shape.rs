@@ -28,7 +28,7 @@ use super::patch::KeyedList;
 use super::sql::{Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
-use crate::todo::{self, Counts, Tally, TodoList};
+use crate::todo::{self, Counts, Status, Tally, TodoList};
 
 /// The shape of one list (see the module doc). The field names are short:
 /// the text is rewritten with every version.
@@ -177,21 +177,7 @@ pub(crate) fn view_page(
         what: format!("todo list of session {session}"),
         why,
     };
-    let phases = tx.query_all(
-        "SELECT pos, name FROM phases WHERE session_id = ?1 ORDER BY pos",
-        params![session.as_str()],
-        |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
-    )?;
-    if phases.len() != shape.phases.len()
-        || phases
-            .iter()
-            .zip(&shape.phases)
-            .any(|((k, _), p)| *k != p.key)
-    {
-        return Err(corrupt(
-            "its kept shape names other phases than its rows".into(),
-        ));
-    }
+    let phases = phase_rows(tx, session, &shape)?;
     let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
     let phase = match &view.phase {
         None => None,
@@ -259,6 +245,158 @@ pub(crate) fn view_page(
         tasks,
     };
     Ok(Ok(todo::render_page(&[], &parts, view)))
+}
+
+/// What a `<todo_context>` block bounded to `max_tasks` shows of the
+/// session's list, read from its kept shape and the rows of the tasks it
+/// lists: [`todo::ListPart::of`] of the whole list. `Err(version)` when
+/// the block is not bounded (it lists every task) or the shape is not
+/// known; the caller then reads the whole list, at that version.
+///
+/// The listed tasks are the first `in_progress` task (looked for in the
+/// one phase the shape says has it) and the earliest open ones (looked for
+/// in the phases from the first with an open task to the one where enough
+/// of them are counted): the rows read are those phases', not the list's.
+pub(crate) fn context_part(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    max_tasks: usize,
+) -> Result<std::result::Result<todo::ListPart, i64>> {
+    let (version, shape) = load(tx, session)?;
+    let Some(shape) = shape else {
+        return Ok(Err(version));
+    };
+    let tallies = shape.tallies();
+    if !todo::bounded(Tally::sum(&tallies).counts().total, max_tasks) {
+        return Ok(Err(version));
+    }
+    let corrupt = |why: String| Error::Corrupt {
+        what: format!("todo list of session {session}"),
+        why,
+    };
+    let phases = phase_rows(tx, session, &shape)?;
+    let s = session.as_str();
+    let mut shown: Vec<(i64, i64, todo::Task)> = Vec::with_capacity(max_tasks);
+    if let Some(p) = tallies.iter().position(|t| t.get(Status::InProgress) > 0) {
+        let row = tx.query_opt(
+            "SELECT pos, content FROM tasks
+             WHERE session_id = ?1 AND phase_pos = ?2 AND status = 'in_progress'
+             ORDER BY pos LIMIT 1",
+            params![s, shape.phases[p].key],
+            |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
+        )?;
+        let (pos, content) = row.ok_or_else(|| {
+            corrupt("its kept shape counts a task in progress that its rows do not hold".into())
+        })?;
+        let mut task = todo::Task::pending(content);
+        task.status = Status::InProgress;
+        shown.push((shape.phases[p].key, pos, task));
+    }
+    // The open tasks that are not in progress, phase by phase.
+    let open = |t: &Tally| t.get(Status::Pending) + t.get(Status::Blocked);
+    let wanted = max_tasks.saturating_sub(shown.len());
+    let first = tallies.iter().position(|t| open(t) > 0);
+    if let (Some(first), true) = (first, wanted > 0) {
+        let (mut last, mut counted) = (first, 0);
+        for (p, tally) in tallies.iter().enumerate().skip(first) {
+            if open(tally) > 0 {
+                last = p;
+                counted += open(tally);
+            }
+            if counted >= wanted {
+                break;
+            }
+        }
+        let limit = i64::try_from(wanted).unwrap_or(i64::MAX);
+        let rows = tx.query_all(
+            "SELECT phase_pos, pos, content, status, blocker FROM tasks
+             WHERE session_id = ?1 AND phase_pos >= ?2 AND phase_pos <= ?3
+               AND status IN ('pending', 'blocked')
+             ORDER BY phase_pos, pos LIMIT ?4",
+            params![s, shape.phases[first].key, shape.phases[last].key, limit],
+            |r| {
+                let status = r.with_text(3, |text| {
+                    text.and_then(super::rows::parse_status)
+                        .ok_or_else(|| corrupt(format!("status {:?}", text.unwrap_or("NULL"))))
+                })??;
+                Ok((
+                    r.get::<i64>(0)?,
+                    r.get::<i64>(1)?,
+                    todo::Task {
+                        content: r.get::<String>(2)?,
+                        status,
+                        blocker: r.get::<Option<String>>(4)?,
+                        dropped_by: None,
+                    },
+                ))
+            },
+        )?;
+        if rows.len() != wanted.min(counted) {
+            return Err(corrupt(format!(
+                "its kept shape counts {} open tasks where its rows hold {}",
+                wanted.min(counted),
+                rows.len()
+            )));
+        }
+        shown.extend(rows);
+    }
+    shown.sort_unstable_by_key(|(p, t, _)| (*p, *t));
+    let mut part = todo::ListPart {
+        max_tasks,
+        phases: phases
+            .into_iter()
+            .zip(&tallies)
+            .map(|((_, name), tally)| todo::PartPhase {
+                name,
+                counts: tally.counts(),
+                tasks: Vec::new(),
+            })
+            .collect(),
+    };
+    let mut p = 0;
+    for (key, _, task) in shown {
+        while shape.phases.get(p).is_some_and(|phase| phase.key < key) {
+            p += 1;
+        }
+        if shape.phases.get(p).is_none_or(|phase| phase.key != key) {
+            return Err(corrupt("a task outside its phases".into()));
+        }
+        part.phases[p].tasks.push(task);
+    }
+    Ok(Ok(part))
+}
+
+/// The session's list as a block bounded to `max_tasks` shows it: only
+/// that part when the list is longer ([`context_part`]), else the whole
+/// list.
+pub(crate) fn listed(tx: &Tx<'_>, session: &SessionId, max_tasks: usize) -> Result<todo::Listed> {
+    Ok(match context_part(tx, session, max_tasks)? {
+        Ok(part) => todo::Listed::Part(part),
+        Err(0) => todo::Listed::Whole(TodoList::default()),
+        Err(_) => todo::Listed::Whole(super::rows::load(tx, session)?.list),
+    })
+}
+
+/// The session's phase rows `(position, name)`, checked against the
+/// phases of its kept shape.
+fn phase_rows(tx: &Tx<'_>, session: &SessionId, shape: &Shape) -> Result<Vec<(i64, String)>> {
+    let phases = tx.query_all(
+        "SELECT pos, name FROM phases WHERE session_id = ?1 ORDER BY pos",
+        params![session.as_str()],
+        |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
+    )?;
+    if phases.len() != shape.phases.len()
+        || phases
+            .iter()
+            .zip(&shape.phases)
+            .any(|((k, _), p)| *k != p.key)
+    {
+        return Err(Error::Corrupt {
+            what: format!("todo list of session {session}"),
+            why: "its kept shape names other phases than its rows".into(),
+        });
+    }
+    Ok(phases)
 }
 
 /// The `n` tasks from key `(phase_key, task_key)` on, in key order, with
@@ -431,6 +569,20 @@ mod tests {
                 prop_assert!(!expected.is_error, "{} {:?}", context, view);
                 narrow += 1;
             }
+        }
+        // The part of the list a bounded `<todo_context>` shows.
+        for max in [1, 2, 7, 50, 200] {
+            let expected = match todo::ListPart::of(&list, max) {
+                Some(part) => todo::Listed::Part(part),
+                None => todo::Listed::Whole(list.clone()),
+            };
+            prop_assert_eq!(
+                store.todo_listed(s, max).unwrap(),
+                expected,
+                "{} max_tasks {}",
+                context,
+                max
+            );
         }
         Ok(narrow)
     }

@@ -160,6 +160,13 @@ impl Store {
         })
     }
 
+    /// The list of `session` as a `<todo_context>` block bounded to
+    /// `max_tasks` shows it ([`SessionTx::todo_listed`](super::SessionTx::todo_listed)).
+    /// Takes no write lock.
+    pub fn todo_listed(&self, session: &SessionId, max_tasks: usize) -> Result<todo::Listed> {
+        self.in_read_tx(|tx| shape::listed(tx, session, max_tasks))
+    }
+
     /// Keeps the list of the last todo call in memory, for the next call on
     /// this store to use instead of reading it back when nothing has
     /// written to the database since (not this store's other methods, nor

@@ -5,6 +5,7 @@ mod apply;
 mod call;
 mod markdown;
 mod model;
+mod part;
 mod summary;
 pub(crate) mod text;
 
@@ -16,6 +17,8 @@ pub use call::{
 };
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
 pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
+pub use part::{ListPart, Listed, Listing, PartPhase};
+pub(crate) use part::{bounded, shown_tasks};
 pub use summary::{
     CHANGED_SHOWN, PAGE_BYTES, PAGE_TASKS, Report, SUMMARY_BYTES, SummaryKind, page_count, summary,
 };

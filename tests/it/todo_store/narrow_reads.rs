@@ -1,9 +1,12 @@
-//! `view` pages and the status line's counts read from the list's kept
-//! shape and the page's rows (issue 14): the same text as the pure engine
-//! prints from the whole list, after every kind of write.
+//! `view` pages, the status line's counts and the part of a long list a
+//! bounded `<todo_context>` shows, read from the list's kept shape and the
+//! rows they show (issue 14): the same as the pure engine takes from the
+//! whole list, after every kind of write.
 
 use goalkeeper::Store;
-use goalkeeper::todo::{self, Actor, Call, Op, Phase, Status, Task, TodoList, ViewPage};
+use goalkeeper::todo::{
+    self, Actor, Call, ListPart, Listed, Op, Phase, Status, Task, TodoList, ViewPage,
+};
 use serde_json::json;
 
 use super::common::*;
@@ -68,6 +71,14 @@ fn check(store: &Store, context: &str) {
         let (text, is_error) = store.todo_view(&session(), &view).unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
+    }
+    for max in [0, 1, 5, 200, 400] {
+        let expected = match ListPart::of(&list, max) {
+            Some(part) => Listed::Part(part),
+            None => Listed::Whole(list.clone()),
+        };
+        let listed = store.todo_listed(&session(), max).unwrap();
+        assert_eq!(listed, expected, "{context}: max_tasks {max}");
     }
 }
 
