@@ -4,19 +4,25 @@
 # binary on databases of its own built by this checkout's bench_db.
 #
 #   scripts/bench-compare.sh BEFORE AFTER [--runs N] [--warmup N] [--dir DIR]
+#                            [--before-db-tool BENCH_DB]
+#
+# --before-db-tool: the bench_db that builds BEFORE's databases, when the
+# schema changed between the two (BEFORE refuses a newer schema): say, the
+# examples/bench_db of the older commit.
 #
 # Needs the release examples (cargo build --release --example bench_db
 # --example bench_proc --example bench_mcp) and GNU time.
 set -euo pipefail
-[[ $# -ge 2 ]] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 BEFORE="$(abs "$1")"; AFTER="$(abs "$2")"; shift 2
-RUNS=200; WARMUP=20; DIR=""
+RUNS=200; WARMUP=20; DIR=""; BEFORE_DB_TOOL=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
         --warmup) WARMUP="$2"; shift 2 ;;
         --dir) DIR="$2"; shift 2 ;;
+        --before-db-tool) BEFORE_DB_TOOL="$(abs "$2")"; shift 2 ;;
         *) echo "bench-compare: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -30,10 +36,11 @@ unset GOALKEEPER_DB GOALKEEPER_SESSION
 echo "== machine: $(uptime)"
 for b in before after; do
     bin=$BEFORE; [[ $b == after ]] && bin=$AFTER
+    db_tool="$EX/bench_db"; [[ $b == before && -n $BEFORE_DB_TOOL ]] && db_tool=$BEFORE_DB_TOOL
     echo "== $b: $bin ($(stat -c %s "$bin") bytes; $(file -b "$bin" | cut -d, -f1-2))"
     for n in 10 1000 10000; do
         rm -f "$b-$n.db" "$b-$n.db-wal" "$b-$n.db-shm"
-        "$EX/bench_db" "$b-$n.db" --tasks "$n" --session "s$n" 2>/dev/null
+        "$db_tool" "$b-$n.db" --tasks "$n" --session "s$n" 2>/dev/null
         printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$n" "$DIR" > "hook-$n.json"
         printf '{"session_id":"s%s","model":{"display_name":"Opus"}}' "$n" > "status-$n.json"
     done

@@ -175,9 +175,9 @@ impl SqliteFile {
 /// back into the database: 64 pages, about nine mutations of a 10-task list
 /// (seven pages each).
 ///
-/// Chosen by measurement (BENCHMARKS.md, "Fifth pass"). Every process that
-/// finds no other connection open rebuilds SQLite's WAL index by reading
-/// the whole WAL back, which cost a `todo view` 0.39 ms per MiB of WAL in
+/// Chosen by measurement (BENCHMARKS.md, "Fifth pass, the command line").
+/// Every process that finds no other connection open rebuilds SQLite's
+/// WAL index by reading the whole WAL back, which cost a `todo view` 0.39 ms per MiB of WAL in
 /// one interleaved run (0.96 ms with an empty WAL, 1.35 ms with 1 MiB;
 /// `/bin/true` 0.51 ms). Each fold costs the writer that closes last five
 /// fsyncs (the WAL, its directory, the database; then the WAL and the
@@ -190,7 +190,8 @@ const CHECKPOINT_WAL_BYTES: u64 = 256 * 1024;
 
 impl Drop for SqliteFile {
     /// SQLite's last connection to close checkpoints the whole WAL into the
-    /// database with three or four fsyncs, then deletes it. A CLI process
+    /// database, syncing the WAL, its directory and the database, then
+    /// deletes it. A CLI process
     /// is one command, so that cost several times the command's own work
     /// on every write (5–25 ms on a shared disk). The store lets commits
     /// accumulate in the WAL across processes instead (its `-wal` and
