@@ -758,6 +758,39 @@ mod outside_writes {
         assert_eq!(shape.counts().closed, 6);
     }
 
+    /// A phase row added from outside does not fit the kept shape (phase
+    /// rows have no trigger): the narrow reads refuse, naming the problem,
+    /// rather than show a list that is not there.
+    #[test]
+    fn a_phase_written_from_outside_is_refused_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        let mut store = Store::open(&db).unwrap();
+        let s = SessionId::parse("s").unwrap();
+        store
+            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+            .unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute(
+                "INSERT INTO phases (session_id, pos, name) VALUES ('s', 7, 'Z')",
+                [],
+            )
+            .unwrap();
+        let page = ViewPage {
+            phase: None,
+            page: 2,
+        };
+        let err = store.todo_view(&s, &page).unwrap_err().to_string();
+        assert!(
+            err.contains("todo list of session s")
+                && err.contains("its kept shape names other phases than its rows"),
+            "{err}"
+        );
+        let err = store.todo_listed(&s, 10).unwrap_err().to_string();
+        assert!(err.contains("its kept shape names other phases"), "{err}");
+    }
+
     /// The migration to v5 computes the shape of every list already stored.
     #[test]
     fn the_migration_keeps_the_shape_of_every_stored_list() {
