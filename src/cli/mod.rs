@@ -38,7 +38,6 @@ mod watch;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{ArgMatches, Parser, Subcommand};
 use goalkeeper::integrations::host_session::{self, Host};
@@ -281,12 +280,12 @@ fn now_ms() -> Result<i64, Error> {
     }
 }
 
-/// Parses the arguments, runs the command and returns the exit code.
+/// Parses the arguments, runs the command and returns the exit status.
 ///
 /// A hook or the status line (the host runs them on every event) never
 /// fails the host: bad `GOALKEEPER_*` variables, a closed stderr or a panic
 /// are noted on stderr when it is open, and the exit status stays 0.
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // `--version` alone prints what clap would, without building the whole
     // command tree first (a third of the call's instructions).
@@ -298,7 +297,7 @@ pub fn main() -> ExitCode {
             "goalkeeper {}",
             env!("CARGO_PKG_VERSION")
         );
-        return ExitCode::SUCCESS;
+        return 0;
     }
     // The lines hosts and agents run on every turn skip clap (see `fast`).
     let fast = fast::parse(&args, &fast::Env::of_process());
@@ -321,7 +320,7 @@ pub fn main() -> ExitCode {
                 note(format!("{}; the hook did nothing", Hinted(&e)));
             }
         });
-        return ExitCode::SUCCESS;
+        return 0;
     }
     // An MCP server a host starts for its session follows the host, not
     // GOALKEEPER_SESSION, so a spoilt variable must not keep it from
@@ -346,18 +345,18 @@ pub fn main() -> ExitCode {
         }
     };
     let Some((cli, matches)) = parsed else {
-        return ExitCode::from(EXIT_USAGE);
+        return EXIT_USAGE;
     };
     match run(cli, matches.as_ref(), host_started) {
-        Ok(Outcome::Success) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(EXIT_REJECTED),
+        Ok(Outcome::Success) => 0,
+        Ok(Outcome::Rejected) => EXIT_REJECTED,
         Err(e) => {
             note!("{}", Hinted(&e));
-            ExitCode::from(match e.kind() {
+            match e.kind() {
                 ErrorKind::Rejected => EXIT_REJECTED,
                 ErrorKind::Usage => EXIT_USAGE,
                 _ => EXIT_STORAGE,
-            })
+            }
         }
     }
 }

@@ -616,3 +616,46 @@ fn a_gemini_or_codex_usage_log_that_is_not_a_regular_file_is_refused_at_once() {
         }
     }
 }
+
+/// Started with descriptors 0, 1 and 2 closed, a command that writes files
+/// and opens no database (whose SQLite would take the low descriptors
+/// itself) still runs and writes them whole, as with them open. Since
+/// src/main.rs replaced Rust's start-up, it opens the closed ones on
+/// /dev/null itself, as that start-up did.
+#[test]
+fn a_command_started_without_stdin_stdout_and_stderr_writes_its_files_whole() {
+    let env = TestEnv::new();
+    let (open, closed) = (env.dir().join("open"), env.dir().join("closed"));
+    for project in [&open, &closed] {
+        std::fs::create_dir(project).unwrap();
+    }
+    let program = env.std_cmd(&[]).get_program().to_owned();
+    let install = |project: &std::path::Path, redirect: &str| {
+        let out = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!(
+                "\"$0\" install claude-code --project \"$1\" --command goalkeeper {redirect}; echo \"exit $?\" > \"$1/status\""
+            ))
+            .arg(&program)
+            .arg(project)
+            .env_clear()
+            .env("GOALKEEPER_DB", env.db())
+            .env("GOALKEEPER_CONFIG", env.dir().join("config.toml"))
+            .env("GOALKEEPER_NOW", env.now_ms.to_string())
+            .current_dir(env.dir())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::read_to_string(project.join("status")).unwrap()
+    };
+    assert_eq!(install(&open, ">/dev/null"), "exit 0\n");
+    assert_eq!(install(&closed, "<&- >&- 2>&-"), "exit 0\n");
+    for file in [".claude/settings.json", ".mcp.json"] {
+        let written = std::fs::read_to_string(closed.join(file)).unwrap();
+        assert_eq!(
+            written,
+            std::fs::read_to_string(open.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
