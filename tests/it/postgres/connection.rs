@@ -237,3 +237,68 @@ fn tls_with_the_servers_ca_works_and_an_unknown_ca_is_refused() {
         assert_no_password(&text);
     }
 }
+
+/// A database of schema v4 (no kept shapes) is migrated to v5 at the
+/// next open: its lists read from their rows, with the same text, until
+/// their next write keeps a shape; nothing of them is lost.
+#[test]
+fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() {
+    use goalkeeper::store::Location;
+    use goalkeeper::todo::{Actor, Call, ViewPage};
+    use goalkeeper::{SessionId, Store};
+
+    let db = pg::database();
+    let location = Location::parse(&db.url()).unwrap();
+    let s = SessionId::parse("s").unwrap();
+    let items: Vec<String> = (0..250)
+        .map(|i| format!("task {i:03}, long enough to need a second page"))
+        .collect();
+    let init = serde_json::json!({"op": "init", "items": items}).to_string();
+    let page = ViewPage {
+        phase: None,
+        page: 2,
+    };
+    let before = {
+        let mut store = Store::open_location(&location).unwrap();
+        store.todo(&s, Call::Json(&init), Actor::Agent, 1).unwrap();
+        store.todo_view(&s, &page).unwrap()
+    };
+    let mut admin = db.admin();
+    admin
+        .batch_execute(
+            "DROP TRIGGER tasks_forget_shape ON tasks;
+             DROP FUNCTION goalkeeper_forget_shape();
+             ALTER TABLE sessions DROP COLUMN todo_shape;
+             UPDATE goalkeeper_schema SET version = 4;",
+        )
+        .unwrap();
+    let mut store = Store::open_location(&location).unwrap();
+    let version: i64 = admin
+        .query_one("SELECT version FROM goalkeeper_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 5);
+    let shape = |admin: &mut postgres::Client| -> Option<String> {
+        admin
+            .query_one("SELECT todo_shape FROM sessions WHERE id = 's'", &[])
+            .unwrap()
+            .get(0)
+    };
+    assert_eq!(shape(&mut admin), None);
+    assert_eq!(store.todo_view(&s, &page).unwrap(), before);
+    assert_eq!(store.status(&s).unwrap().1.total, 250);
+    let done = r#"{"op":"done","task":"task 000, long enough to need a second page"}"#;
+    store.todo(&s, Call::Json(done), Actor::Agent, 2).unwrap();
+    assert!(shape(&mut admin).is_some());
+    let (text, is_error) = store.todo_view(&s, &page).unwrap();
+    assert!(
+        !is_error && text.starts_with("Overall: 1/250 done, 249 open."),
+        "{text}"
+    );
+    // A task row written from outside forgets the shape on PostgreSQL too.
+    admin
+        .batch_execute("UPDATE tasks SET status = 'completed' WHERE pos = 5")
+        .unwrap();
+    assert_eq!(shape(&mut admin), None);
+    assert_eq!(store.status(&s).unwrap().1.closed, 2);
+}
