@@ -424,7 +424,8 @@ impl SessionTx<'_> {
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
-        let (list, _) = self.todo_list()?;
+        // Of a long list, only what the bounded block shows (as `context`).
+        let list = self.todo_listed(injector.max_tasks())?;
         let goal = self.goal()?;
         injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
     }

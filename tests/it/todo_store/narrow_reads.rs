@@ -4,6 +4,10 @@
 //! whole list, after every kind of write.
 
 use goalkeeper::Store;
+use goalkeeper::goal::GoalOp;
+use goalkeeper::prompt::{Injector, Templates};
+use goalkeeper::settings::Settings;
+use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{
     self, Actor, Call, ListPart, Listed, Op, Phase, Status, Task, TodoList, ViewPage,
 };
@@ -58,7 +62,7 @@ fn views() -> Vec<ViewPage> {
 
 /// Every view of [`views`] and the status line's counts agree with the
 /// pure engine on the whole list.
-fn check(store: &Store, context: &str) {
+fn check(store: &mut Store, context: &str) {
     let (list, version) = store.todo_list(&session()).unwrap();
     assert_eq!(
         store.status(&session()).unwrap().1,
@@ -80,14 +84,39 @@ fn check(store: &Store, context: &str) {
         let listed = store.todo_listed(&session(), max).unwrap();
         assert_eq!(listed, expected, "{context}: max_tasks {max}");
     }
+    // The goal-mode context the hooks and the MCP prompt render in their
+    // transaction, as the injector renders it from the whole list.
+    let injector = Injector::new(Templates::builtin(), Settings::default());
+    let goal = store.current_goal(&session()).unwrap();
+    let tools = ["todo".to_owned(), "goal".to_owned()];
+    let expected = injector
+        .goal_mode_context(goal.as_ref(), &list, &tools, NOW)
+        .unwrap();
+    assert_eq!(expected.is_ok(), goal.is_some(), "{context}");
+    let message = store
+        .goal_mode_context(&session(), &injector, &tools, NOW)
+        .unwrap();
+    assert_eq!(
+        format!("{message:?}"),
+        format!("{expected:?}"),
+        "{context}: goal-mode context"
+    );
 }
 
 #[test]
 fn views_and_counts_follow_every_write() {
     let mut s = store();
-    check(&s, "a new session");
+    check(&mut s, "a new session");
+    let objective = "Ship the parser".parse().unwrap();
+    let set = GoalOp::Set {
+        objective,
+        budget: None,
+    };
+    s.goal(&session(), GoalCall::Op(&set), Actor::User, NOW)
+        .unwrap();
+    check(&mut s, "with a goal");
     s.todo_import(&session(), long_list(), "test", NOW).unwrap();
-    check(&s, "after an import");
+    check(&mut s, "after an import");
     let calls = [
         json!({"op": "done", "task": name(1, 0)}),
         json!({"op": "start", "task": name(2, 5)}),
@@ -103,11 +132,11 @@ fn views_and_counts_follow_every_write() {
             .unwrap();
         // Every call but the last changes the list.
         assert_eq!(result.is_error, call["task"] == "no such task", "{call}");
-        check(&s, &format!("after {call}"));
+        check(&mut s, &format!("after {call}"));
     }
     for _ in 0..3 {
         s.todo_undo(&session(), NOW).unwrap();
-        check(&s, "after an undo");
+        check(&mut s, "after an undo");
     }
     s.todo(
         &session(),
@@ -116,7 +145,7 @@ fn views_and_counts_follow_every_write() {
         NOW,
     )
     .unwrap();
-    check(&s, "after an init");
+    check(&mut s, "after an init");
     s.todo_undo(&session(), NOW).unwrap();
-    check(&s, "after undoing the init");
+    check(&mut s, "after undoing the init");
 }
