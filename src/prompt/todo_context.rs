@@ -432,6 +432,17 @@ mod tests {
         "[ a-z&<>/\t\r\n\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{2029}\u{3000}\u{feff}\u{202a}-\u{202e}\u{2066}-\u{2069}数🚀]{1,24}"
     }
 
+    /// The options both proptests vary (the rest as by default).
+    fn options(tool_active: bool, max_tasks: usize, goal: bool) -> ContextOptions {
+        ContextOptions {
+            tool_active,
+            read_only_when_inactive: true,
+            max_tasks,
+            goal,
+            ..ContextOptions::default()
+        }
+    }
+
     proptest! {
         #[test]
         fn the_direct_rendering_matches_handlebars(
@@ -445,13 +456,7 @@ mod tests {
         ) {
             let (direct, via_handlebars) = both();
             let list = list(phases);
-            let options = ContextOptions {
-                tool_active,
-                read_only_when_inactive: true,
-                max_tasks,
-                goal,
-                ..ContextOptions::default()
-            };
+            let options = options(tool_active, max_tasks, goal);
             prop_assert_eq!(
                 todo_context(direct, &list, &options).unwrap(),
                 todo_context(via_handlebars, &list, &options).unwrap()
@@ -474,13 +479,7 @@ mod tests {
         ) {
             let (direct, via_handlebars) = both();
             let list = list(phases);
-            let options = ContextOptions {
-                tool_active,
-                read_only_when_inactive: true,
-                max_tasks,
-                goal,
-                ..ContextOptions::default()
-            };
+            let options = options(tool_active, max_tasks, goal);
             match ListPart::of(&list, max_tasks) {
                 Some(part) => {
                     for templates in [direct, via_handlebars] {

@@ -711,6 +711,19 @@ mod outside_writes {
     use crate::Store;
     use crate::todo::{Actor, Call, ViewPage};
 
+    /// A store in a file with session `s` holding [`long_init`]'s list;
+    /// the directory goes when the first value is dropped.
+    fn long_store() -> (tempfile::TempDir, std::path::PathBuf, Store, SessionId) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        let mut store = Store::open(&db).unwrap();
+        let s = SessionId::parse("s").unwrap();
+        store
+            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+            .unwrap();
+        (dir, db, store, s)
+    }
+
     fn long_init() -> String {
         let items: Vec<String> = (0..300)
             .map(|i| format!("task {i:03} with a text long enough to fill pages"))
@@ -723,13 +736,7 @@ mod outside_writes {
     /// edit, until the store writes the list again.
     #[test]
     fn a_row_written_from_outside_forgets_the_shape() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("g.db");
-        let mut store = Store::open(&db).unwrap();
-        let s = SessionId::parse("s").unwrap();
-        store
-            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
-            .unwrap();
+        let (_dir, db, mut store, s) = long_store();
         let kept = |store: &Store| store.in_read_tx(|tx| load(tx, &s)).unwrap().1;
         assert!(kept(&store).is_some());
         rusqlite::Connection::open(&db)
@@ -763,13 +770,7 @@ mod outside_writes {
     /// rather than show a list that is not there.
     #[test]
     fn a_phase_written_from_outside_is_refused_not_shown() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("g.db");
-        let mut store = Store::open(&db).unwrap();
-        let s = SessionId::parse("s").unwrap();
-        store
-            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
-            .unwrap();
+        let (_dir, db, store, s) = long_store();
         rusqlite::Connection::open(&db)
             .unwrap()
             .execute(
