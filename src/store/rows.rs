@@ -4,7 +4,7 @@
 //! the same texts; the diff and the replay are in [`super::patch`].
 
 use super::patch::{KeyedList, Patch, UndoStep};
-use super::sql::{Tx, params};
+use super::sql::{Row, Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{Counts, DroppedBy, Status};
@@ -39,10 +39,7 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
          WHERE session_id = ?1 ORDER BY phase_pos, pos",
         params![session.as_str()],
         |r| {
-            let status = r.with_text(3, |text| {
-                text.and_then(parse_status)
-                    .ok_or_else(|| corrupt(format!("status {:?}", text.unwrap_or("NULL"))))
-            })??;
+            let status = status_column(r, 3, session)?;
             let dropped_by = r.with_text(5, |text| match text {
                 None => Ok(None),
                 Some("user") => Ok(Some(DroppedBy::User)),
@@ -89,6 +86,17 @@ pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
     }
     counts.open = counts.total - counts.closed;
     Ok(counts)
+}
+
+/// Column `i` of a `tasks` row read in place as a status; a value no
+/// status has is a corrupt list of `session`.
+pub(crate) fn status_column(r: &Row<'_>, i: usize, session: &SessionId) -> Result<Status> {
+    r.with_text(i, |text| {
+        text.and_then(parse_status).ok_or_else(|| Error::Corrupt {
+            what: format!("todo list of session {session}"),
+            why: format!("status {:?}", text.unwrap_or("NULL")),
+        })
+    })?
 }
 
 pub(crate) fn parse_status(text: &str) -> Option<Status> {

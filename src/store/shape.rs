@@ -315,10 +315,7 @@ pub(crate) fn context_part(
              ORDER BY phase_pos, pos LIMIT ?4",
             params![s, shape.phases[first].key, shape.phases[last].key, limit],
             |r| {
-                let status = r.with_text(3, |text| {
-                    text.and_then(super::rows::parse_status)
-                        .ok_or_else(|| corrupt(format!("status {:?}", text.unwrap_or("NULL"))))
-                })??;
+                let status = super::rows::status_column(r, 3, session)?;
                 Ok((
                     r.get::<i64>(0)?,
                     r.get::<i64>(1)?,
@@ -415,13 +412,7 @@ fn page_rows(
          ORDER BY phase_pos, pos LIMIT ?4",
         params![session.as_str(), phase_key, task_key, limit],
         |r| {
-            let status = r.with_text(2, |text| {
-                text.and_then(super::rows::parse_status)
-                    .ok_or_else(|| Error::Corrupt {
-                        what: format!("todo list of session {session}"),
-                        why: format!("status {:?}", text.unwrap_or("NULL")),
-                    })
-            })??;
+            let status = super::rows::status_column(r, 2, session)?;
             Ok((
                 r.get::<i64>(0)?,
                 todo::Task {
