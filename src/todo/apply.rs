@@ -116,11 +116,10 @@ fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTas
             }
             list.phases[p].tasks[t].set_status(Status::InProgress);
         }
-        Op::Done(target) => {
+        Op::Done(target) | Op::Drop(target) | Op::Block(target, _) | Op::Unblock(target) => {
             let targeted = matches!(target, Target::Task(_));
             for_each_target(list, target, |phase, task| {
-                if task.status != Status::Completed && (targeted || task.status.is_open()) {
-                    task.set_status(Status::Completed);
+                if edit_task(task, op, actor, targeted) {
                     completed.push(CompletedTask {
                         phase: phase.to_owned(),
                         content: task.content.clone(),
@@ -128,27 +127,7 @@ fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTas
                 }
             })?;
         }
-        Op::Drop(target) => {
-            let targeted = matches!(target, Target::Task(_));
-            for_each_target(list, target, |_, task| drop_task(task, actor, targeted))?;
-        }
-        Op::Rm(target) => rm(list, target, actor)?,
-        Op::Block(target, reason) => {
-            for_each_target(list, target, |_, task| {
-                if task.status.is_open() {
-                    let note = reason.clone().or_else(|| task.blocker.take());
-                    task.set_status(Status::Blocked);
-                    task.blocker = note;
-                }
-            })?;
-        }
-        Op::Unblock(target) => {
-            for_each_target(list, target, |_, task| {
-                if task.status == Status::Blocked {
-                    task.set_status(Status::Pending);
-                }
-            })?;
-        }
+        Op::Rm(target) => rm(list, op, target, actor)?,
         Op::Append(phase, items) => append(list, phase, items)?,
     }
     Ok(completed)
@@ -261,6 +240,40 @@ pub fn normalize(list: &mut TodoList) {
     }
 }
 
+/// What `done`, `drop`, `block`, `unblock` and an agent's `rm` do to one
+/// task in their scope (`targeted`: the call named this task). Returns true
+/// when the task moved into `completed`. Every other op leaves the task
+/// as it is. The store's in-place path runs the same function on the one
+/// row a targeted call names.
+pub(crate) fn edit_task(task: &mut Task, op: &Op, actor: Actor, targeted: bool) -> bool {
+    match op {
+        Op::Done(_) => {
+            let completes = task.status != Status::Completed && (targeted || task.status.is_open());
+            if completes {
+                task.set_status(Status::Completed);
+            }
+            return completes;
+        }
+        Op::Drop(_) => drop_task(task, actor, targeted),
+        // An agent cannot make work disappear: open work is abandoned in
+        // place, and blocked work (waiting on someone else) is kept. (A
+        // user's `rm` removes the task; see `rm`.)
+        Op::Rm(_) if actor != Actor::User => {
+            if matches!(task.status, Status::Pending | Status::InProgress) {
+                task.set_status(Status::Abandoned);
+            }
+        }
+        Op::Block(_, reason) if task.status.is_open() => {
+            let note = reason.clone().or_else(|| task.blocker.take());
+            task.set_status(Status::Blocked);
+            task.blocker = note;
+        }
+        Op::Unblock(_) if task.status == Status::Blocked => task.set_status(Status::Pending),
+        _ => {}
+    }
+    false
+}
+
 fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
     match actor {
         Actor::User => {
@@ -280,15 +293,14 @@ fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
     }
 }
 
-fn rm(list: &mut TodoList, target: &Target, actor: Actor) -> Result<(), Vec<String>> {
+fn rm(list: &mut TodoList, op: &Op, target: &Target, actor: Actor) -> Result<(), Vec<String>> {
     match actor {
-        Actor::Agent | Actor::Goalkeeper => for_each_target(list, target, |_, task| {
-            // An agent cannot make work disappear: open work is abandoned in
-            // place, and blocked work (waiting on someone else) is kept.
-            if matches!(task.status, Status::Pending | Status::InProgress) {
-                task.set_status(Status::Abandoned);
-            }
-        }),
+        Actor::Agent | Actor::Goalkeeper => {
+            let targeted = matches!(target, Target::Task(_));
+            for_each_target(list, target, |_, task| {
+                edit_task(task, op, actor, targeted);
+            })
+        }
         Actor::User => {
             match target {
                 Target::All => list.phases.iter_mut().for_each(|p| p.tasks.clear()),

@@ -260,6 +260,12 @@ const OP_LIST: &str = "init, start, done, drop, rm, block, unblock, append, view
 /// Parses a JSON document into an [`Op`]. `list` is the current list, which
 /// op inference needs (bare `items` means `init` only while it is empty).
 pub fn parse_call(json: &str, list: &TodoList) -> Result<Parsed, CallError> {
+    parse_call_on(json, list.is_empty())
+}
+
+/// [`parse_call`] knowing only whether the list is `empty` (no tasks): all
+/// that reading a call takes of the list.
+pub(crate) fn parse_call_on(json: &str, empty: bool) -> Result<Parsed, CallError> {
     if json.len() > MAX_CALL_BYTES {
         return Err(CallError {
             op: None,
@@ -277,11 +283,16 @@ pub fn parse_call(json: &str, list: &TodoList) -> Result<Parsed, CallError> {
         )],
         repairs: Vec::new(),
     })?;
-    parse_value(&value, list)
+    parse_value_on(&value, empty)
 }
 
 /// Parses an already-decoded JSON value into an [`Op`]; see [`parse_call`].
 pub fn parse_value(value: &Value, list: &TodoList) -> Result<Parsed, CallError> {
+    parse_value_on(value, list.is_empty())
+}
+
+/// [`parse_value`] knowing only whether the list is `empty`.
+pub(crate) fn parse_value_on(value: &Value, empty: bool) -> Result<Parsed, CallError> {
     let mut reader = Reader::default();
     let decoded;
     let value = match value {
@@ -314,7 +325,7 @@ pub fn parse_value(value: &Value, list: &TodoList) -> Result<Parsed, CallError> 
     }
     let kind = match object.get("op").filter(|v| !v.is_null()) {
         Some(v) => reader.op(v),
-        None => reader.infer(object, list),
+        None => reader.infer(object, empty),
     };
     let Some(kind) = kind else {
         return Err(CallError {
@@ -413,13 +424,13 @@ impl Reader {
 
     /// SPEC §2.2 op inference for a call without `op`, from the fields
     /// given with something in them.
-    fn infer(&mut self, object: &Map<String, Value>, list: &TodoList) -> Option<OpKind> {
+    fn infer(&mut self, object: &Map<String, Value>, empty: bool) -> Option<OpKind> {
         let has = |key: &str| object.get(key).is_some_and(|v| !is_empty(v));
         if has("list") {
             Some(OpKind::Init)
         } else if has("items") && has("phase") {
             Some(OpKind::Append)
-        } else if has("items") && list.is_empty() {
+        } else if has("items") && empty {
             Some(OpKind::Init)
         } else {
             let why = if has("items") {

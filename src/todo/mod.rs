@@ -10,19 +10,24 @@ mod summary;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
+pub(crate) use apply::edit_task;
 pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
 pub use call::{
     CALL_FIELDS, CallError, Op, OpKind, Parsed, PhaseItems, Target, ViewPage, parse_call,
     parse_value,
 };
+pub(crate) use call::{parse_call_on, parse_value_on};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
 pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
 pub use part::{ListPart, Listed, Listing, PartPhase};
 pub(crate) use part::{bounded, shown_tasks};
+pub(crate) use summary::{
+    BLOCKED_SHOWN, Bounded, NEXT_SHOWN, PageParts, PageTasks, Tally, page_starts, render_bounded,
+    render_page, whole_floor,
+};
 pub use summary::{
     CHANGED_SHOWN, PAGE_BYTES, PAGE_TASKS, Report, SUMMARY_BYTES, SummaryKind, page_count, summary,
 };
-pub(crate) use summary::{PageParts, PageTasks, Tally, page_starts, render_page, whole_floor};
 pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;

@@ -36,9 +36,9 @@ const ERROR_BYTES: usize = 1024;
 /// The share the repairs line may take.
 const REPAIR_BYTES: usize = 512;
 /// At most this many next open tasks in a bounded summary.
-const NEXT_SHOWN: usize = 10;
+pub(crate) const NEXT_SHOWN: usize = 10;
 /// At most this many blocked tasks in a bounded summary.
-const BLOCKED_SHOWN: usize = 5;
+pub(crate) const BLOCKED_SHOWN: usize = 5;
 
 /// What the summary follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,22 +86,7 @@ impl<'a> Report<'a> {
     /// The summary text.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        if !self.errors.is_empty() {
-            out.push_str("Errors: ");
-            push_bounded(&mut out, self.errors, ERROR_BYTES, "problems");
-            out.push('\n');
-        }
-        if !self.repairs.is_empty() {
-            out.push_str("Repaired: ");
-            push_bounded(&mut out, self.repairs, REPAIR_BYTES, "repairs");
-            out.push_str(".\n");
-        }
-        if let SummaryKind::Unchanged(version) = self.kind {
-            let _ = writeln!(
-                out,
-                "No change: the list was already in that state, so it stays at version {version} and this call is not progress."
-            );
-        }
+        push_head(&mut out, self.errors, self.repairs, self.kind);
         if self.list.is_empty() {
             out.push_str(match self.kind {
                 SummaryKind::View | SummaryKind::Unchanged(_) => "Todo list is empty.",
@@ -124,7 +109,8 @@ impl<'a> Report<'a> {
                     if self.view.is_some() && self.errors.is_empty() {
                         push_page(&mut out, self.list, &ViewPage::first());
                     } else {
-                        push_bounded_summary(&mut out, self.list, self.changed);
+                        let parts = BoundedParts::of(self.list);
+                        push_bounded_summary(&mut out, &parts.parts(), self.changed);
                     }
                 }
             }
@@ -132,6 +118,98 @@ impl<'a> Report<'a> {
         out.truncate(out.trim_end().len());
         out
     }
+}
+
+/// The lines above every summary: the errors, the repairs, and the
+/// no-change notice.
+fn push_head(out: &mut String, errors: &[String], repairs: &[String], kind: SummaryKind) {
+    if !errors.is_empty() {
+        out.push_str("Errors: ");
+        push_bounded(out, errors, ERROR_BYTES, "problems");
+        out.push('\n');
+    }
+    if !repairs.is_empty() {
+        out.push_str("Repaired: ");
+        push_bounded(out, repairs, REPAIR_BYTES, "repairs");
+        out.push_str(".\n");
+    }
+    if let SummaryKind::Unchanged(version) = kind {
+        let _ = writeln!(
+            out,
+            "No change: the list was already in that state, so it stays at version {version} and this call is not progress."
+        );
+    }
+}
+
+/// What the summary of a list too long to repeat shows of it
+/// ([`push_bounded_summary`]), borrowed: the phases' names and tallies,
+/// and the first open and blocked tasks in list order, each with the
+/// index of its phase. The store fills it from the rows it reads
+/// (`store::in_place`); [`Report`] from the whole list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounded<'a> {
+    /// Every phase's name, in order.
+    pub names: &'a [&'a str],
+    /// Every phase's tally, in order.
+    pub tallies: &'a [Tally],
+    /// The first [`NEXT_SHOWN`] (or fewer) `pending` and `in_progress`
+    /// tasks.
+    pub next: &'a [(usize, &'a Task)],
+    /// The first [`BLOCKED_SHOWN`] (or fewer) `blocked` tasks.
+    pub blocked: &'a [(usize, &'a Task)],
+}
+
+/// The owned pieces a [`Bounded`] of a whole list borrows.
+struct BoundedParts<'a> {
+    names: Vec<&'a str>,
+    tallies: Vec<Tally>,
+    next: Vec<(usize, &'a Task)>,
+    blocked: Vec<(usize, &'a Task)>,
+}
+
+impl<'a> BoundedParts<'a> {
+    fn of(list: &'a TodoList) -> BoundedParts<'a> {
+        BoundedParts {
+            names: list.phases.iter().map(|p| p.name.as_str()).collect(),
+            tallies: tallies(list),
+            next: list
+                .tasks()
+                .filter(|(_, t)| workable(t.status))
+                .take(NEXT_SHOWN)
+                .collect(),
+            blocked: list
+                .tasks()
+                .filter(|(_, t)| t.status == Status::Blocked)
+                .take(BLOCKED_SHOWN)
+                .collect(),
+        }
+    }
+
+    fn parts(&self) -> Bounded<'_> {
+        Bounded {
+            names: &self.names,
+            tallies: &self.tallies,
+            next: &self.next,
+            blocked: &self.blocked,
+        }
+    }
+}
+
+/// The summary of a successful call on a list too long to repeat (its
+/// whole summary is over [`SUMMARY_BYTES`] by [`whole_floor`]), from what
+/// `parts` shows of it: what [`Report::render`] prints for that call on
+/// the whole list.
+pub(crate) fn render_bounded(
+    repairs: &[String],
+    changed: &[ChangedTask],
+    kind: SummaryKind,
+    parts: &Bounded<'_>,
+) -> String {
+    let mut out = String::new();
+    push_head(&mut out, &[], repairs, kind);
+    push_bounded_summary(&mut out, parts, changed);
+    out.truncate(out.trim_end().len());
+    out
 }
 
 /// Renders the summary of `list`, headed by `errors` when there are any.
@@ -214,7 +292,7 @@ pub(crate) fn whole_floor(list: &TodoList) -> usize {
 /// The summary of a list too long to repeat: the changed tasks, windows of
 /// the next open and the blocked tasks, the counts, the active phase, and
 /// how to see the rest.
-fn push_bounded_summary(out: &mut String, list: &TodoList, changed: &[ChangedTask]) {
+fn push_bounded_summary(out: &mut String, parts: &Bounded<'_>, changed: &[ChangedTask]) {
     // The lines above (errors, repairs) come out of the same budget.
     let spent = out.len();
     if !changed.is_empty() {
@@ -227,19 +305,20 @@ fn push_bounded_summary(out: &mut String, list: &TodoList, changed: &[ChangedTas
         }
     }
     let start = out.len();
-    let counts = list.counts();
-    let remaining = list.tasks().filter(|(_, t)| workable(t.status)).count();
+    let all = Tally::sum(parts.tallies);
+    let counts = all.counts();
+    let remaining = all.get(Status::Pending) + all.get(Status::InProgress);
     // The window stops where the budget does, after at least one task.
     let budget = SUMMARY_BYTES.saturating_sub(400 + spent);
     if remaining > 0 {
         let shown = remaining.min(NEXT_SHOWN);
         let _ = writeln!(out, "Remaining ({remaining}), the next {shown}:");
         let mut listed = 0;
-        for (p, task) in list.tasks().filter(|(_, t)| workable(t.status)).take(shown) {
+        for &(p, task) in parts.next.iter().take(shown) {
             if listed > 0 && out.len() - start > budget / 2 {
                 break;
             }
-            push_open(out, task, &one_line(&list.phases[p].name));
+            push_open(out, task, &one_line(parts.names[p]));
             listed += 1;
         }
         if listed < shown {
@@ -251,15 +330,11 @@ fn push_bounded_summary(out: &mut String, list: &TodoList, changed: &[ChangedTas
         let shown = counts.blocked.min(BLOCKED_SHOWN);
         let _ = writeln!(out, "Blocked ({}), the first {shown}:", counts.blocked);
         let mut listed = 0;
-        for (p, task) in list
-            .tasks()
-            .filter(|(_, t)| t.status == Status::Blocked)
-            .take(shown)
-        {
+        for &(p, task) in parts.blocked.iter().take(shown) {
             if listed > 0 && out.len() - start > budget {
                 break;
             }
-            push_blocked(out, task, &one_line(&list.phases[p].name));
+            push_blocked(out, task, &one_line(parts.names[p]));
             listed += 1;
         }
         if listed < shown {
@@ -269,12 +344,12 @@ fn push_bounded_summary(out: &mut String, list: &TodoList, changed: &[ChangedTas
             out.push_str(body);
         }
     }
-    push_counts(out, list, &counts);
+    push_counts_of(out, parts.names, parts.tallies, &counts);
     let _ = writeln!(
         out,
         "The whole list ({} tasks in {} phases) is not repeated here: {{\"op\": \"view\"}} lists it {PAGE_TASKS} tasks a page, {{\"op\": \"view\", \"phase\": NAME}} one phase.",
         counts.total,
-        list.phases.len()
+        parts.names.len()
     );
 }
 
@@ -438,6 +513,12 @@ impl Tally {
     /// The tasks at `status`.
     pub fn get(&self, status: Status) -> usize {
         self.0[status_index(status)]
+    }
+
+    /// Counts one task as moved from `from` to `to`.
+    pub fn moved(&mut self, from: Status, to: Status) {
+        self.0[status_index(from)] -= 1;
+        self.0[status_index(to)] += 1;
     }
 
     /// The tally of all of `tallies`.
