@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
 /// later version adds a step here and one in `migrations.rs`.
-const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5)];
+const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6)];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
@@ -125,6 +125,10 @@ $$;
 CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
     FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
 ";
+
+/// Schema v6: tasks indexed by their text, as on SQLite
+/// (`store::migrations::v6_tasks_by_content`).
+const V6: &str = crate::store::migrations::TASKS_BY_CONTENT;
 
 /// The marker table: one row, the schema version.
 const MARKER: &str = "goalkeeper_schema";

@@ -269,6 +269,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             "DROP TRIGGER tasks_forget_shape ON tasks;
              DROP FUNCTION goalkeeper_forget_shape();
              ALTER TABLE sessions DROP COLUMN todo_shape;
+             DROP INDEX tasks_by_content;
              UPDATE goalkeeper_schema SET version = 4;",
         )
         .unwrap();
@@ -277,7 +278,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     let shape = |admin: &mut postgres::Client| -> Option<String> {
         admin
             .query_one("SELECT todo_shape FROM sessions WHERE id = 's'", &[])
