@@ -133,10 +133,7 @@ pub fn run(
                 None | Some("-") => read_stdin()?,
                 Some(text) => text.to_owned(),
             };
-            let result =
-                ctx.store()?
-                    .todo(&ctx.session, Call::Json(&text), Actor::Agent, ctx.now_ms)?;
-            return Ok(print_result(ctx, result));
+            return print_call(ctx, Call::Json(&text), Actor::Agent);
         }
         TodoCommand::Init { phases, items } => init_call(phases, items, matches),
         TodoCommand::Start { task } => json!({"op": "start", "task": task}),
@@ -175,13 +172,25 @@ pub fn run(
             return Ok(print_result(ctx, result));
         }
     };
-    let result = ctx.store()?.todo(
-        &ctx.session,
-        Call::Value(&user_call),
-        Actor::User,
-        ctx.now_ms,
-    )?;
-    Ok(print_result(ctx, result))
+    print_call(ctx, Call::Value(&user_call), Actor::User)
+}
+
+/// Runs one todo call and prints its result: the text alone, which
+/// [`goalkeeper::Store::todo_text`] can often answer without reading the
+/// whole list, unless `--json` asks for the result with the list.
+fn print_call(ctx: &Context, call: Call<'_>, actor: Actor) -> Result<Outcome, Error> {
+    let mut store = ctx.store()?;
+    if ctx.json {
+        let result = store.todo(&ctx.session, call, actor, ctx.now_ms)?;
+        return Ok(print_result(ctx, result));
+    }
+    let (text, is_error) = store.todo_text(&ctx.session, call, actor, ctx.now_ms)?;
+    out!("{text}");
+    Ok(if is_error {
+        Outcome::Rejected
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Rebuilds the interleaving of `--phase` and `--item` from their argument

@@ -11,6 +11,7 @@ pub(crate) mod events;
 pub(crate) mod goals;
 mod host_turn;
 mod identity;
+mod in_place;
 mod location;
 mod marks;
 mod migrations;

@@ -376,7 +376,11 @@ pub(crate) fn listed(tx: &Tx<'_>, session: &SessionId, max_tasks: usize) -> Resu
 
 /// The session's phase rows `(position, name)`, checked against the
 /// phases of its kept shape.
-fn phase_rows(tx: &Tx<'_>, session: &SessionId, shape: &Shape) -> Result<Vec<(i64, String)>> {
+pub(crate) fn phase_rows(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    shape: &Shape,
+) -> Result<Vec<(i64, String)>> {
     let phases = tx.query_all(
         "SELECT pos, name FROM phases WHERE session_id = ?1 ORDER BY pos",
         params![session.as_str()],

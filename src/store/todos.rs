@@ -79,63 +79,52 @@ impl Store {
             cache
         };
         let (tx, session) = self.write_tx_for(session)?;
-        let session = &session;
-        let (keyed, version) = load_cached(&tx, session, cache)?;
-        let outcome = todo::run(keyed.list.clone(), call, actor);
-        let mut version = version;
-        let mut change = None;
-        if outcome.is_mutation() {
-            version += 1;
-            let op = outcome.op.as_ref().expect("a mutation has an op");
-            let made = change.insert(keyed.change_to(&outcome.list));
-            store_version(
-                &tx,
-                session,
-                &made.forward,
-                Version {
-                    number: version,
-                    shape: Shape::of(&outcome.list, &made.phase_keys, &made.task_keys),
-                    undo_to: Some(version - 1),
-                    restores: None,
-                    inverse: &made.inverse,
-                },
-                Logged {
-                    actor,
-                    op: op.kind().as_str(),
-                    payload: &op.to_json().to_string(),
-                    at_ms: now_ms,
-                },
-            )?;
-        } else if outcome.is_no_op() && actor == Actor::Agent {
-            // A no-op stores nothing (SPEC §2.2), but it is a well-formed
-            // call: the reminder about an earlier rejected one is done.
-            set_todo_error(&tx, session, None)?;
-        } else if needs_write(&outcome, actor) {
-            let error = outcome.errors.join("; ");
-            events::append_rejected(
-                &tx,
-                session,
-                EventKind::Todo,
-                outcome.kind.map(|k| k.as_str()),
-                &call.raw_payload(),
-                &error,
-                now_ms,
-            )?;
-            set_todo_error(&tx, session, Some(&error))?;
-        }
-        let (result, cache) = if caching {
-            let result = outcome.to_result(version);
-            let kept = match change {
-                Some(change) => change.keyed(outcome.list),
-                None => keyed,
-            };
-            (result, ListCache::of(caching, &tx, session, version, kept)?)
-        } else {
-            (outcome.into_result(version), None)
-        };
+        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
+    }
+
+    /// The text of one todo call for `session` as `actor` (what
+    /// [`Store::todo`] returns as the text of that call) and whether the
+    /// call was rejected; what it stores is what [`Store::todo`] stores.
+    /// A targeted `start`, `done`, `drop`, `block`, `unblock` or agent's
+    /// `rm` on a list too long to repeat is run on the rows it touches
+    /// ([`super::in_place`]); every other call on the whole list, in the
+    /// same one transaction. For a caller that prints only the text (the
+    /// CLI's `todo apply`).
+    pub fn todo_text(
+        &mut self,
+        session: &(impl SessionRef + ?Sized),
+        call: Call<'_>,
+        actor: Actor,
+        now_ms: i64,
+    ) -> Result<(String, bool)> {
+        Ok(self.todo_text_traced(session, call, actor, now_ms)?.0)
+    }
+
+    /// [`Store::todo_text`], and whether the call was run in place.
+    pub(crate) fn todo_text_traced(
+        &mut self,
+        session: &(impl SessionRef + ?Sized),
+        call: Call<'_>,
+        actor: Actor,
+        now_ms: i64,
+    ) -> Result<((String, bool), bool)> {
+        if is_view(&call) {
+            let result = self.todo(session, call, actor, now_ms)?;
+            return Ok(((result.text().to_owned(), result.is_error), false));
+        }
+        // What this writes is not in a kept list.
+        self.list_cache = None;
+        let (tx, session) = self.write_tx_for(session)?;
+        if let Some(text) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+            tx.commit()?;
+            return Ok(((text, false), true));
+        }
+        let (result, _) = call_in_tx(&tx, &session, None, false, call, actor, now_ms)?;
+        tx.commit()?;
+        Ok(((result.text().to_owned(), result.is_error), false))
     }
 
     /// The text of a user's `view` of `session` (what [`Store::todo`]
@@ -325,6 +314,73 @@ pub(crate) fn import_in_tx(
     Ok(result(list, "import", version))
 }
 
+/// Runs one call that may write inside the write transaction `tx`: read
+/// the list (`cache` when it is still current), apply the call, store what
+/// it changed or log what it got wrong. Returns the result and, when the
+/// store is `caching`, the list to keep for the next call.
+fn call_in_tx(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    cache: Option<ListCache>,
+    caching: bool,
+    call: Call<'_>,
+    actor: Actor,
+    now_ms: i64,
+) -> Result<(TodoResult, Option<ListCache>)> {
+    let (keyed, version) = load_cached(tx, session, cache)?;
+    let outcome = todo::run(keyed.list.clone(), call, actor);
+    let mut version = version;
+    let mut change = None;
+    if outcome.is_mutation() {
+        version += 1;
+        let op = outcome.op.as_ref().expect("a mutation has an op");
+        let made = change.insert(keyed.change_to(&outcome.list));
+        store_version(
+            tx,
+            session,
+            &made.forward,
+            Version {
+                number: version,
+                shape: Shape::of(&outcome.list, &made.phase_keys, &made.task_keys),
+                undo_to: Some(version - 1),
+                restores: None,
+                inverse: &made.inverse,
+            },
+            Logged {
+                actor,
+                op: op.kind().as_str(),
+                payload: &op.to_json().to_string(),
+                at_ms: now_ms,
+            },
+        )?;
+    } else if outcome.is_no_op() && actor == Actor::Agent {
+        // A no-op stores nothing (SPEC §2.2), but it is a well-formed
+        // call: the reminder about an earlier rejected one is done.
+        set_todo_error(tx, session, None)?;
+    } else if needs_write(&outcome, actor) {
+        let error = outcome.errors.join("; ");
+        events::append_rejected(
+            tx,
+            session,
+            EventKind::Todo,
+            outcome.kind.map(|k| k.as_str()),
+            &call.raw_payload(),
+            &error,
+            now_ms,
+        )?;
+        set_todo_error(tx, session, Some(&error))?;
+    }
+    if !caching {
+        return Ok((outcome.into_result(version), None));
+    }
+    let result = outcome.to_result(version);
+    let kept = match change {
+        Some(change) => change.keyed(outcome.list),
+        None => keyed,
+    };
+    Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+}
+
 pub(crate) fn take_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
     let error = read_todo_error(tx, session)?;
     if error.is_some() {
@@ -440,26 +496,26 @@ fn load(tx: &Tx<'_>, session: &SessionId) -> Result<(KeyedList, i64)> {
 }
 
 /// The version being written and how to undo it.
-struct Version<'a> {
-    number: i64,
+pub(super) struct Version<'a> {
+    pub number: i64,
     /// The shape of the list this version leaves.
-    shape: Shape,
-    undo_to: Option<i64>,
-    restores: Option<i64>,
-    inverse: &'a Patch,
+    pub shape: Shape,
+    pub undo_to: Option<i64>,
+    pub restores: Option<i64>,
+    pub inverse: &'a Patch,
 }
 
 /// Who made a change and how the event log records it.
-struct Logged<'a> {
-    actor: Actor,
-    op: &'a str,
-    payload: &'a str,
-    at_ms: i64,
+pub(super) struct Logged<'a> {
+    pub actor: Actor,
+    pub op: &'a str,
+    pub payload: &'a str,
+    pub at_ms: i64,
 }
 
 /// Writes a new version: the changed rows, the session row, the event and
 /// the undo step, inside `tx`.
-fn store_version(
+pub(super) fn store_version(
     tx: &Tx<'_>,
     session: &SessionId,
     forward: &Patch,
@@ -509,7 +565,7 @@ fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
         .flatten())
 }
 
-fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
+pub(super) fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
     tx.execute(
         "UPDATE sessions SET todo_error = ?2 WHERE id = ?1",
         params![session.as_str(), error],

@@ -13,6 +13,7 @@ mod log;
 mod marks;
 mod narrow_reads;
 mod sessions;
+mod text_only;
 mod undo;
 
 use goalkeeper::{SessionId, Store};

@@ -1,0 +1,407 @@
+//! A todo call that changes tasks in place, run on the rows it touches
+//! (issue 14): what a mutation costs follows the call, not the list.
+//!
+//! The calls an agent makes at every step name one task: `start`, `done`,
+//! `drop`, `block`, `unblock`, an agent's `rm`. On a list too long to
+//! repeat, such a call reads the kept shape ([`super::shape`]), the named
+//! task (by the index of task texts, schema v6) and the task in progress
+//! (in the one phase that has it), at most the earliest pending task when the call leaves nothing in
+//! progress, and after writing, the few rows its summary shows. It never
+//! reads the list into memory. The state changes are the pure engine's own
+//! ([`todo::edit_task`]; `start` and the single-active-task rule are the
+//! few lines below), and the summary is the engine's renderer fed from
+//! those rows ([`todo::render_bounded`]).
+//!
+//! Everything else goes the whole way, as [`Store::todo`](super::Store::todo)
+//! runs it: any other op, a phase or the whole list as target, a task that
+//! is not there (the error's hints look at the whole list), a list whose
+//! summary may fit whole, a list without a kept shape, a shape that does
+//! not say the list is normalized. The answer comes back as `None` before
+//! anything is written, so the caller runs the call on the whole list in
+//! the same transaction. A property test holds this path to the whole-list
+//! one: the same text, rows, shape, versions and undo, call after call.
+
+use super::patch::{Patch, TaskSet};
+use super::rows;
+use super::shape;
+use super::sql::{Dialect, Row, Tx, params};
+use super::todos::{Logged, Version, set_todo_error, store_version};
+use crate::SessionId;
+use crate::error::{Error, Result};
+use crate::todo::{
+    self, Actor, Call, ChangedTask, DroppedBy, Op, Parsed, Status, SummaryKind, Tally, Target, Task,
+};
+
+/// The rows of the task named `?2` and of the task in progress (in phase
+/// `?3`, `NULL` for none) of session `?1`.
+#[cfg(feature = "postgres")]
+const NAMED_AND_ACTIVE: &str =
+    "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
+     WHERE session_id = ?1 AND content = ?2
+     UNION ALL
+     SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
+     WHERE session_id = ?1 AND phase_pos = ?3 AND status = 'in_progress'";
+
+/// [`NAMED_AND_ACTIVE`] for SQLite, which is told to use the index of
+/// task texts: without statistics its planner prefers stepping through the
+/// session's rows by their primary key (it estimates both at ten rows),
+/// which on 1,000 tasks costs about a million instructions more.
+const NAMED_AND_ACTIVE_SQLITE: &str = "SELECT phase_pos, pos, content, status, blocker, dropped_by
+     FROM tasks INDEXED BY tasks_by_content
+     WHERE session_id = ?1 AND content = ?2
+     UNION ALL
+     SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
+     WHERE session_id = ?1 AND phase_pos = ?3 AND status = 'in_progress'";
+
+/// A task row the call reads: its key, the index of its phase, and the
+/// task before and after the call.
+struct Touched {
+    key: (i64, i64),
+    phase: usize,
+    before: Task,
+    after: Task,
+}
+
+/// Runs `call` on the rows it touches, inside the write transaction `tx`,
+/// and returns the text of its result; `None`, with nothing written, when
+/// the call must run on the whole list (see the module doc). A call that
+/// comes back as text succeeded: every rejected call goes the whole way.
+pub(super) fn run(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    call: Call<'_>,
+    actor: Actor,
+    now_ms: i64,
+) -> Result<Option<String>> {
+    let (version, Some(mut shape)) = shape::load(tx, session)? else {
+        return Ok(None);
+    };
+    let all = Tally::sum(&shape.tallies());
+    let in_progress = all.get(Status::InProgress);
+    let normalized = in_progress == 1 || (in_progress == 0 && all.get(Status::Pending) == 0);
+    if all.counts().total == 0 || shape.floor <= todo::SUMMARY_BYTES || !normalized {
+        return Ok(None);
+    }
+    // The list has tasks, which is all that reading a call takes of it.
+    let parsed = match call {
+        Call::Json(text) => todo::parse_call_on(text, false),
+        Call::Value(value) => todo::parse_value_on(value, false),
+        Call::Op(op) => Ok(Parsed {
+            op: op.clone(),
+            repairs: Vec::new(),
+        }),
+    };
+    let Ok(Parsed { op, repairs }) = parsed else {
+        return Ok(None);
+    };
+    let content = match &op {
+        Op::Start(content)
+        | Op::Done(Target::Task(content))
+        | Op::Drop(Target::Task(content))
+        | Op::Block(Target::Task(content), _)
+        | Op::Unblock(Target::Task(content)) => content,
+        Op::Rm(Target::Task(content)) if actor != Actor::User => content,
+        _ => return Ok(None),
+    };
+    let keys: Vec<i64> = shape.phases.iter().map(|p| p.key).collect();
+    let phase_of = |key: i64| keys.binary_search(&key).ok();
+
+    // The named task (found by the index of task texts) and the one in
+    // progress (in the one phase whose tally counts it), in one statement.
+    let active_phase = shape
+        .phases
+        .iter()
+        .find(|p| p.tally.get(Status::InProgress) > 0)
+        .map(|p| p.key);
+    let mut touched: Vec<Touched> = Vec::with_capacity(3);
+    let sql = match tx.dialect() {
+        Dialect::Sqlite => NAMED_AND_ACTIVE_SQLITE,
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => NAMED_AND_ACTIVE,
+    };
+    let rows = tx.query_all(
+        sql,
+        params![session.as_str(), content.as_str(), active_phase],
+        |r| task_row(r, session),
+    )?;
+    for (key, task) in rows {
+        if touched.iter().any(|t| t.key == key) {
+            continue;
+        }
+        let Some(phase) = phase_of(key.0) else {
+            return Ok(None);
+        };
+        touched.push(Touched {
+            key,
+            phase,
+            after: task.clone(),
+            before: task,
+        });
+    }
+    let named: Vec<usize> = (0..touched.len())
+        .filter(|&i| touched[i].before.content == *content)
+        .collect();
+    let active = touched
+        .iter()
+        .filter(|t| t.before.status == Status::InProgress)
+        .count();
+    let [target] = named[..] else {
+        return Ok(None);
+    };
+    if active != in_progress {
+        return Ok(None);
+    }
+
+    match &op {
+        Op::Start(_) => {
+            for task in &mut touched {
+                if task.after.status == Status::InProgress {
+                    task.after.set_status(Status::Pending);
+                }
+            }
+            touched[target].after.set_status(Status::InProgress);
+        }
+        _ => {
+            todo::edit_task(&mut touched[target].after, &op, actor, true);
+        }
+    }
+    // One task in progress, else the earliest pending one is promoted.
+    let mut tallies = shape.tallies();
+    for task in &touched {
+        tallies[task.phase].moved(task.before.status, task.after.status);
+    }
+    let now = Tally::sum(&tallies);
+    match now.get(Status::InProgress) {
+        0 if now.get(Status::Pending) > 0 => {
+            let promoted = earliest_pending(tx, session, &shape, &mut touched, &phase_of)?;
+            let Some(i) = promoted else {
+                return Ok(None);
+            };
+            touched[i].after.set_status(Status::InProgress);
+        }
+        0 | 1 => {}
+        _ => return Ok(None),
+    }
+
+    touched.sort_by_key(|t| t.key);
+    let changes: Vec<&Touched> = touched.iter().filter(|t| t.before != t.after).collect();
+    let phases = shape::phase_rows(tx, session, &shape)?;
+    let changed: Vec<ChangedTask> = changes
+        .iter()
+        .map(|t| ChangedTask {
+            phase: phases[t.phase].1.clone(),
+            content: t.after.content.clone(),
+            before: Some(t.before.status),
+            after: Some(t.after.status),
+        })
+        .collect();
+    let kind = if changes.is_empty() {
+        // A no-op stores nothing (SPEC §2.2), but it is a well-formed
+        // call: the reminder about an earlier rejected one is done.
+        if actor == Actor::Agent {
+            set_todo_error(tx, session, None)?;
+        }
+        SummaryKind::Unchanged(version)
+    } else {
+        for task in &changes {
+            shape.phases[task.phase]
+                .tally
+                .moved(task.before.status, task.after.status);
+        }
+        let set = |task: &Task, key: (i64, i64)| -> TaskSet {
+            (
+                key.0,
+                key.1,
+                task.status,
+                task.blocker.clone(),
+                task.dropped_by,
+            )
+        };
+        let forward = Patch {
+            tasks_set: changes.iter().map(|t| set(&t.after, t.key)).collect(),
+            ..Patch::default()
+        };
+        let inverse = Patch {
+            tasks_set: changes.iter().map(|t| set(&t.before, t.key)).collect(),
+            ..Patch::default()
+        };
+        store_version(
+            tx,
+            session,
+            &forward,
+            Version {
+                number: version + 1,
+                shape: shape.clone(),
+                undo_to: Some(version),
+                restores: None,
+                inverse: &inverse,
+            },
+            Logged {
+                actor,
+                op: op.kind().as_str(),
+                payload: &op.to_json().to_string(),
+                at_ms: now_ms,
+            },
+        )?;
+        SummaryKind::Mutation
+    };
+
+    // What the summary shows, read after the write.
+    let first = |open: fn(&Tally) -> bool| shape.phases.iter().find(|p| open(&p.tally));
+    let next = match first(|t| t.get(Status::Pending) + t.get(Status::InProgress) > 0) {
+        None => Vec::new(),
+        Some(from) => window(
+            tx,
+            session,
+            "SELECT phase_pos, content, status, blocker FROM tasks
+             WHERE session_id = ?1 AND phase_pos >= ?2 AND status IN ('pending', 'in_progress')
+             ORDER BY phase_pos, pos LIMIT ?3",
+            from.key,
+            todo::NEXT_SHOWN,
+        )?,
+    };
+    let blocked = match first(|t| t.get(Status::Blocked) > 0) {
+        None => Vec::new(),
+        Some(from) => window(
+            tx,
+            session,
+            "SELECT phase_pos, content, status, blocker FROM tasks
+             WHERE session_id = ?1 AND phase_pos >= ?2 AND status = 'blocked'
+             ORDER BY phase_pos, pos LIMIT ?3",
+            from.key,
+            todo::BLOCKED_SHOWN,
+        )?,
+    };
+    let in_phases = |rows: &[(i64, Task)]| -> Option<Vec<usize>> {
+        rows.iter().map(|(key, _)| phase_of(*key)).collect()
+    };
+    let (Some(next_phases), Some(blocked_phases)) = (in_phases(&next), in_phases(&blocked)) else {
+        return Err(corrupt(session, "a task outside its phases".into()));
+    };
+    let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
+    let next = pair(&next_phases, &next);
+    let blocked = pair(&blocked_phases, &blocked);
+    let parts = todo::Bounded {
+        names: &names,
+        tallies: &shape.tallies(),
+        next: &next,
+        blocked: &blocked,
+    };
+    Ok(Some(todo::render_bounded(&repairs, &changed, kind, &parts)))
+}
+
+/// The earliest task that is pending after the call: a touched one, or the
+/// first pending row the call did not touch. Returns its index in
+/// `touched` (the row is added when it was not there); `None` when the
+/// rows do not hold the pending task the shape counts.
+fn earliest_pending(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    shape: &shape::Shape,
+    touched: &mut Vec<Touched>,
+    phase_of: &impl Fn(i64) -> Option<usize>,
+) -> Result<Option<usize>> {
+    let mut best = touched
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.after.status == Status::Pending)
+        .map(|(i, t)| (t.key, i))
+        .min();
+    // Every untouched pending row was pending before the call, so it sits
+    // in a phase whose old tally counts one; at most `touched.len()` of
+    // the rows found are touched ones.
+    if let Some(from) = shape
+        .phases
+        .iter()
+        .find(|p| p.tally.get(Status::Pending) > 0)
+    {
+        let limit = i64::try_from(touched.len() + 1).unwrap_or(i64::MAX);
+        let rows = tx.query_all(
+            "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
+             WHERE session_id = ?1 AND phase_pos >= ?2 AND status = 'pending'
+             ORDER BY phase_pos, pos LIMIT ?3",
+            params![session.as_str(), from.key, limit],
+            |r| task_row(r, session),
+        )?;
+        let untouched = rows
+            .into_iter()
+            .find(|(key, _)| touched.iter().all(|t| t.key != *key));
+        if let Some((key, task)) = untouched
+            && best.is_none_or(|(best, _)| key < best)
+        {
+            let Some(phase) = phase_of(key.0) else {
+                return Ok(None);
+            };
+            touched.push(Touched {
+                key,
+                phase,
+                after: task.clone(),
+                before: task,
+            });
+            best = Some((key, touched.len() - 1));
+        }
+    }
+    Ok(best.map(|(_, i)| i))
+}
+
+/// Each row's task with the index of its phase.
+fn pair<'a>(phases: &[usize], rows: &'a [(i64, Task)]) -> Vec<(usize, &'a Task)> {
+    phases
+        .iter()
+        .copied()
+        .zip(rows.iter().map(|(_, t)| t))
+        .collect()
+}
+
+/// A whole task row with its key.
+fn task_row(r: &Row<'_>, session: &SessionId) -> Result<((i64, i64), Task)> {
+    let status = rows::status_column(r, 3, session)?;
+    let dropped_by = r.with_text(5, |text| match text {
+        None => Ok(None),
+        Some("user") => Ok(Some(DroppedBy::User)),
+        Some(other) => Err(corrupt(session, format!("dropped_by {other:?}"))),
+    })??;
+    Ok((
+        (r.get::<i64>(0)?, r.get::<i64>(1)?),
+        Task {
+            content: r.get::<String>(2)?,
+            status,
+            blocker: r.get::<Option<String>>(4)?,
+            dropped_by,
+        },
+    ))
+}
+
+/// The first `n` tasks `sql` selects from phase position `from` on, with
+/// their phase positions.
+fn window(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    sql: &str,
+    from: i64,
+    n: usize,
+) -> Result<Vec<(i64, Task)>> {
+    let limit = i64::try_from(n).unwrap_or(i64::MAX);
+    tx.query_all(sql, params![session.as_str(), from, limit], |r| {
+        let status = rows::status_column(r, 2, session)?;
+        Ok((
+            r.get::<i64>(0)?,
+            Task {
+                content: r.get::<String>(1)?,
+                status,
+                blocker: r.get::<Option<String>>(3)?,
+                dropped_by: None,
+            },
+        ))
+    })
+}
+
+fn corrupt(session: &SessionId, why: String) -> Error {
+    Error::Corrupt {
+        what: format!("todo list of session {session}"),
+        why,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! `Store::todo_text`, which the CLI's `todo apply` prints: on a list too
+//! long to repeat, a call that names one task is run on the rows it
+//! touches (`store::in_place`). Whatever path it takes, its text, the
+//! list, the versions, the event log, the pending error and undo are
+//! those of `Store::todo` given the same calls.
+
+use goalkeeper::Store;
+use goalkeeper::todo::Actor::{self, Agent, User};
+use goalkeeper::todo::{Call, Phase, Status, Task, TodoList};
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+fn task(i: usize) -> String {
+    format!("Task {i:04}: update the parser and its tests for case {i}")
+}
+
+/// Four phases of 60 tasks, the first 70 completed, some blocked.
+fn long_list() -> TodoList {
+    TodoList::new(
+        (0..4)
+            .map(|p| Phase {
+                name: format!("Phase {p}"),
+                tasks: (0..60)
+                    .map(|t| {
+                        let i = p * 60 + t;
+                        let mut task = Task::pending(task(i));
+                        if i < 70 {
+                            task.set_status(Status::Completed);
+                        } else if i % 11 == 0 {
+                            task.set_status(Status::Blocked);
+                            task.blocker = Some(format!("waits for review {i}"));
+                        }
+                        task
+                    })
+                    .collect(),
+            })
+            .collect(),
+    )
+}
+
+/// What a user or a model can see of the session.
+fn seen(store: &mut Store) -> impl PartialEq + std::fmt::Debug {
+    let s = session();
+    let (list, version) = store.todo_list(&s).unwrap();
+    let error = store.pending_todo_error(&s).unwrap();
+    (list, version, error, store.event_log(&s, 1_000).unwrap())
+}
+
+#[test]
+fn the_text_of_a_call_is_the_text_of_the_whole_call() {
+    let s = session();
+    let mut narrow = store();
+    let mut wide = store();
+    narrow.todo_import(&s, long_list(), "test", NOW).unwrap();
+    wide.todo_import(&s, long_list(), "test", NOW).unwrap();
+    let calls: Vec<(Value, Actor)> = vec![
+        (json!({"op": "start", "task": task(100)}), Agent),
+        (json!({"op": "done", "task": task(100)}), Agent),
+        (json!({"op": "done", "task": task(100)}), Agent),
+        (
+            json!({"op": "block", "task": task(71), "reason": "needs a key"}),
+            Agent,
+        ),
+        (json!({"op": "unblock", "task": task(77)}), User),
+        (json!({"op": "drop", "task": task(72)}), User),
+        (json!({"op": "rm", "task": task(73)}), Agent),
+        (json!({"op": "done", "task": "task 74"}), Agent),
+        (
+            json!({"op": "start", "task": task(200), "reason": "now"}),
+            Agent,
+        ),
+        (json!({"op": "rm", "task": task(75)}), User),
+        (
+            json!({"op": "append", "phase": "Phase 3", "items": ["one more"]}),
+            Agent,
+        ),
+        (json!({"op": "done", "phase": "Phase 1"}), User),
+        (json!({"op": "view"}), Agent),
+    ];
+    for (i, (call, actor)) in calls.iter().enumerate() {
+        let now = NOW + i as i64;
+        let (text, is_error) = narrow
+            .todo_text(&s, Call::Value(call), *actor, now)
+            .unwrap();
+        let expected = wide.todo(&s, Call::Value(call), *actor, now).unwrap();
+        assert_eq!(text, expected.text(), "{call}");
+        assert_eq!(is_error, expected.is_error, "{call}");
+        assert_eq!(seen(&mut narrow), seen(&mut wide), "{call}");
+    }
+    // The one rejected call (a task not named exactly) left its reminder
+    // until the next agent call that worked.
+    let rejected = wide.event_log(&s, 1_000).unwrap();
+    assert_eq!(rejected.iter().filter(|e| !e.ok).count(), 1);
+    for _ in 0..calls.len() {
+        let a = narrow.todo_undo(&s, NOW).map(|r| r.text().to_owned());
+        let b = wide.todo_undo(&s, NOW).map(|r| r.text().to_owned());
+        let (a, b) = (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
+        assert_eq!(a, b);
+        assert_eq!(seen(&mut narrow), seen(&mut wide));
+        if a.is_err() {
+            break;
+        }
+    }
+}
