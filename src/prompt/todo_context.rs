@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::templates::Templates;
 use crate::error::Result;
-use crate::sanitize::sanitize;
-use crate::todo::{self, ListPart, Listing, Status, Task, TodoList};
+use crate::sanitize::{sanitize, sanitize_into};
+use crate::todo::{self, ListPart, Listing, Status, TodoList};
 
 /// The settings and caller state the block depends on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,14 +125,14 @@ pub fn todo_context<'a>(
         return Ok(Err(Gate::NoTasks));
     }
     let bounded = todo::bounded(counts.total, options.max_tasks);
-    let prompt_phases = match list {
+    let phases = match list {
         Listing::Whole(list) => whole_phases(list, bounded, options.max_tasks),
         Listing::Part(part) => {
             debug_assert!(bounded && part.max_tasks == options.max_tasks);
             part_phases(part)
         }
     };
-    let shown_count: usize = prompt_phases.iter().map(|p| p.tasks.len()).sum();
+    let shown_count: usize = phases.iter().map(|p| p.tasks.len()).sum();
     let (closed, total, open) = (
         counts.closed.to_string(),
         counts.total.to_string(),
@@ -143,7 +143,7 @@ pub fn todo_context<'a>(
         closed: &closed,
         total: &total,
         open: &open,
-        phases: &prompt_phases,
+        phases: &[],
         read_only: !options.tool_active,
         bounded,
         shown: &shown_count,
@@ -158,15 +158,49 @@ pub fn todo_context<'a>(
         (false, _) => "goal-todo-context-extended",
     };
     if templates.is_builtin(name) {
-        let block = direct_block(templates, name, &data)?;
+        let block = direct_block(templates, name, &data, &phases)?;
         return Ok(Ok(name_the_tool(templates, name, block)));
     }
-    Ok(Ok(templates.render(name, &data)?))
+    let prompt_phases: Vec<PromptPhase> = phases.iter().map(BlockPhase::to_prompt).collect();
+    Ok(Ok(templates.render(
+        name,
+        &Data {
+            phases: &prompt_phases,
+            ..data
+        },
+    )?))
+}
+
+/// One phase with tasks as the block shows it, its text not yet
+/// sanitized: its name, the tasks it lists (status and text), and how
+/// many of its other tasks are closed and open (counted, not listed).
+struct BlockPhase<'l> {
+    name: &'l str,
+    tasks: Vec<(Status, &'l str)>,
+    hidden: (usize, usize),
+}
+
+impl BlockPhase<'_> {
+    /// The phase as a template sees it, sanitized.
+    fn to_prompt(&self) -> PromptPhase {
+        PromptPhase {
+            name: sanitize(self.name),
+            tasks: self
+                .tasks
+                .iter()
+                .map(|&(status, content)| PromptTask {
+                    status,
+                    content: sanitize(content),
+                })
+                .collect(),
+            hidden: hidden_line(self.hidden),
+        }
+    }
 }
 
 /// The phases with tasks of a whole list, each with the tasks the block
-/// lists (all of them unless `bounded`) and a line counting the others.
-fn whole_phases(list: &TodoList, bounded: bool, max_tasks: usize) -> Vec<PromptPhase> {
+/// lists (all of them unless `bounded`) and the count of the others.
+fn whole_phases(list: &TodoList, bounded: bool, max_tasks: usize) -> Vec<BlockPhase<'_>> {
     let shown = if bounded {
         todo::shown_tasks(list, max_tasks)
     } else {
@@ -181,46 +215,43 @@ fn whole_phases(list: &TodoList, bounded: bool, max_tasks: usize) -> Vec<PromptP
             let (mut closed_hidden, mut open_hidden) = (0, 0);
             for (t, task) in phase.tasks.iter().enumerate() {
                 if !bounded || shown.binary_search(&(p, t)).is_ok() {
-                    tasks.push(prompt_task(task));
+                    tasks.push((task.status, task.content.as_str()));
                 } else if task.status.is_closed() {
                     closed_hidden += 1;
                 } else {
                     open_hidden += 1;
                 }
             }
-            PromptPhase {
-                name: sanitize(&phase.name),
+            BlockPhase {
+                name: &phase.name,
                 tasks,
-                hidden: hidden_line(closed_hidden, open_hidden),
+                hidden: (closed_hidden, open_hidden),
             }
         })
         .collect()
 }
 
 /// [`whole_phases`] of a bounded block from the part of the list it shows.
-fn part_phases(part: &ListPart) -> Vec<PromptPhase> {
+fn part_phases(part: &ListPart) -> Vec<BlockPhase<'_>> {
     part.phases
         .iter()
         .filter(|p| p.counts.total > 0)
         .map(|phase| {
             let closed_shown = phase.tasks.iter().filter(|t| t.status.is_closed()).count();
-            PromptPhase {
-                name: sanitize(&phase.name),
-                tasks: phase.tasks.iter().map(prompt_task).collect(),
-                hidden: hidden_line(
+            BlockPhase {
+                name: &phase.name,
+                tasks: phase
+                    .tasks
+                    .iter()
+                    .map(|t| (t.status, t.content.as_str()))
+                    .collect(),
+                hidden: (
                     phase.counts.closed - closed_shown,
                     phase.counts.open - (phase.tasks.len() - closed_shown),
                 ),
             }
         })
         .collect()
-}
-
-fn prompt_task(task: &Task) -> PromptTask {
-    PromptTask {
-        status: task.status,
-        content: sanitize(&task.content),
-    }
 }
 
 /// The closing tag, on the last line of the block.
@@ -248,67 +279,93 @@ fn name_the_tool(templates: &Templates, name: &str, block: String) -> String {
 /// 20,000 instructions per task line on JSON maps and path lookups, which
 /// put a 1,000-task block at 3 ms.
 ///
-/// `Templates::render` still renders the template, without phases: the tag, the
-/// instructions, the counts, every line but the list. In both built-in
-/// templates the list is the last thing before the closing tag, so the
-/// phase and task lines (and a bounded block's per-phase "not shown" line)
-/// are written there in one pass, each trimmed as `Templates::render` trims
-/// every line. An override of a template goes through Handlebars whole.
-fn direct_block(templates: &Templates, name: &str, data: &Data<'_>) -> Result<String> {
-    let frame = templates.render(
-        name,
-        &Data {
-            phases: &[],
-            ..*data
-        },
-    )?;
-    let head = match frame.strip_suffix(CLOSING) {
+/// `Templates::render` still renders the template, without phases (`frame`
+/// has none): the tag, the instructions, the counts, every line but the
+/// list. In both built-in templates the list is the last thing before the
+/// closing tag, so the phase and task lines (and a bounded block's
+/// per-phase "not shown" line) are written there in one pass, each
+/// sanitized into the block as it is written and trimmed as
+/// `Templates::render` trims every line. An override of a template goes
+/// through Handlebars whole.
+fn direct_block(
+    templates: &Templates,
+    name: &str,
+    frame: &Data<'_>,
+    phases: &[BlockPhase<'_>],
+) -> Result<String> {
+    let text = templates.render(name, frame)?;
+    let head = match text.strip_suffix(CLOSING) {
         Some(head) if head.ends_with('\n') => head,
         // Not the shape written here: let Handlebars render it all.
-        _ => return templates.render(name, data),
-    };
-    let size = data
-        .phases
-        .iter()
-        .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.content.len() + 20).sum::<usize>())
-        .sum::<usize>();
-    let mut out = String::with_capacity(frame.len() + size);
-    out.push_str(head);
-    for phase in data.phases {
-        push_line(&mut out, &["- ", &phase.name]);
-        for task in &phase.tasks {
-            push_line(
-                &mut out,
-                &["  - [", task.status.as_str(), "] ", &task.content],
+        _ => {
+            let prompt_phases: Vec<PromptPhase> =
+                phases.iter().map(BlockPhase::to_prompt).collect();
+            return templates.render(
+                name,
+                &Data {
+                    phases: &prompt_phases,
+                    ..*frame
+                },
             );
         }
-        if !phase.hidden.is_empty() {
-            push_line(&mut out, &["  - (", &phase.hidden, ")"]);
+    };
+    let size = phases
+        .iter()
+        .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.1.len() + 20).sum::<usize>() + 50)
+        .sum::<usize>();
+    let mut out = String::with_capacity(text.len() + size);
+    out.push_str(head);
+    for phase in phases {
+        let start = out.len();
+        out.push_str("- ");
+        sanitize_into(&mut out, phase.name);
+        end_line(&mut out, start);
+        for &(status, content) in &phase.tasks {
+            let start = out.len();
+            out.push_str("  - [");
+            out.push_str(status.as_str());
+            out.push_str("] ");
+            sanitize_into(&mut out, content);
+            end_line(&mut out, start);
+        }
+        if phase.hidden != (0, 0) {
+            let start = out.len();
+            out.push_str("  - (");
+            push_hidden(&mut out, phase.hidden);
+            out.push(')');
+            end_line(&mut out, start);
         }
     }
     out.push_str(CLOSING);
     Ok(out)
 }
 
-/// Appends one line without its trailing whitespace, then a newline.
-fn push_line(out: &mut String, parts: &[&str]) {
-    let start = out.len();
-    for part in parts {
-        out.push_str(part);
-    }
+/// Ends the line that starts at `start`: its trailing whitespace goes,
+/// then a newline.
+fn end_line(out: &mut String, start: usize) {
     let end = start + out[start..].trim_end().len();
     out.truncate(end);
     out.push('\n');
 }
 
-fn hidden_line(closed: usize, open: usize) -> String {
+/// The line that counts a phase's `(closed, open)` tasks the block does
+/// not list; empty when it lists them all.
+fn hidden_line(hidden: (usize, usize)) -> String {
+    let mut line = String::new();
+    push_hidden(&mut line, hidden);
+    line
+}
+
+fn push_hidden(out: &mut String, (closed, open): (usize, usize)) {
+    use std::fmt::Write as _;
     let tasks = |n: usize| if n == 1 { "task" } else { "tasks" };
-    match (closed, open) {
-        (0, 0) => String::new(),
-        (c, 0) => format!("{c} closed {} not shown", tasks(c)),
-        (0, o) => format!("{o} more open {} not shown", tasks(o)),
-        (c, o) => format!("{c} closed and {o} more open tasks not shown"),
-    }
+    // Writing to a String does not fail.
+    let _ = match (closed, open) {
+        (0, 0) => Ok(()),
+        (c, 0) => write!(out, "{c} closed {} not shown", tasks(c)),
+        (0, o) => write!(out, "{o} more open {} not shown", tasks(o)),
+        (c, o) => write!(out, "{c} closed and {o} more open tasks not shown"),
+    };
 }
 
 #[cfg(test)]
