@@ -253,10 +253,13 @@ pub(crate) fn view_page(
 /// the block is not bounded (it lists every task) or the shape is not
 /// known; the caller then reads the whole list, at that version.
 ///
-/// The listed tasks are the first `in_progress` task (looked for in the
-/// one phase the shape says has it) and the earliest open ones (looked for
-/// in the phases from the first with an open task to the one where enough
-/// of them are counted): the rows read are those phases', not the list's.
+/// The listed tasks are the first `in_progress` task (in the one phase
+/// the shape says has it) and the earliest open ones (in the phases from
+/// the first with an open task to the one where enough of them are
+/// counted): the rows read are those phases', not the list's, by one
+/// statement ([`shown_rows`]) that stops at the last task listed; it
+/// runs a second time, over its one phase, for a task in progress outside
+/// those phases.
 pub(crate) fn context_part(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -275,28 +278,15 @@ pub(crate) fn context_part(
         why,
     };
     let phases = phase_rows(tx, session, &shape)?;
-    let s = session.as_str();
-    let mut shown: Vec<(i64, i64, todo::Task)> = Vec::with_capacity(max_tasks);
-    if let Some(p) = tallies.iter().position(|t| t.get(Status::InProgress) > 0) {
-        let row = tx.query_opt(
-            "SELECT pos, content FROM tasks
-             WHERE session_id = ?1 AND phase_pos = ?2 AND status = 'in_progress'
-             ORDER BY pos LIMIT 1",
-            params![s, shape.phases[p].key],
-            |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
-        )?;
-        let (pos, content) = row.ok_or_else(|| {
-            corrupt("its kept shape counts a task in progress that its rows do not hold".into())
-        })?;
-        let mut task = todo::Task::pending(content);
-        task.status = Status::InProgress;
-        shown.push((shape.phases[p].key, pos, task));
-    }
-    // The open tasks that are not in progress, phase by phase.
+    // The open tasks that are not in progress, by phase.
     let open = |t: &Tally| t.get(Status::Pending) + t.get(Status::Blocked);
-    let wanted = max_tasks.saturating_sub(shown.len());
-    let first = tallies.iter().position(|t| open(t) > 0);
-    if let (Some(first), true) = (first, wanted > 0) {
+    let ip = |t: &Tally| t.get(Status::InProgress);
+    let in_progress = tallies.iter().position(|t| ip(t) > 0);
+    let wanted = max_tasks.saturating_sub(usize::from(in_progress.is_some()));
+    // The phases from the first with an open task to the one where
+    // `wanted` of them are counted, and how many that is.
+    let mut opens = None;
+    if let (Some(first), true) = (tallies.iter().position(|t| open(t) > 0), wanted > 0) {
         let (mut last, mut counted) = (first, 0);
         for (p, tally) in tallies.iter().enumerate().skip(first) {
             if open(tally) > 0 {
@@ -307,37 +297,42 @@ pub(crate) fn context_part(
                 break;
             }
         }
-        let limit = i64::try_from(wanted).unwrap_or(i64::MAX);
-        let rows = tx.query_all(
-            "SELECT phase_pos, pos, content, status, blocker FROM tasks
-             WHERE session_id = ?1 AND phase_pos >= ?2 AND phase_pos <= ?3
-               AND status IN ('pending', 'blocked')
-             ORDER BY phase_pos, pos LIMIT ?4",
-            params![s, shape.phases[first].key, shape.phases[last].key, limit],
-            |r| {
-                let status = super::rows::status_column(r, 3, session)?;
-                Ok((
-                    r.get::<i64>(0)?,
-                    r.get::<i64>(1)?,
-                    todo::Task {
-                        content: r.get::<String>(2)?,
-                        status,
-                        blocker: r.get::<Option<String>>(4)?,
-                        dropped_by: None,
-                    },
-                ))
-            },
-        )?;
-        if rows.len() != wanted.min(counted) {
-            return Err(corrupt(format!(
-                "its kept shape counts {} open tasks where its rows hold {}",
-                wanted.min(counted),
-                rows.len()
-            )));
-        }
-        shown.extend(rows);
+        opens = Some((first, last, wanted.min(counted)));
     }
-    shown.sort_unstable_by_key(|(p, t, _)| (*p, *t));
+    // The runs of the statement, in key order: phases `lo..=hi`, whether
+    // to look for the task in progress there, how many open tasks.
+    let runs = match (in_progress, opens) {
+        (None, None) => [None, None],
+        (Some(p), None) => [Some((p, p, true, 0)), None],
+        (None, Some((first, last, n))) => [Some((first, last, false, n)), None],
+        (Some(p), Some((first, last, n))) if (first..=last).contains(&p) => {
+            [Some((first, last, true, n)), None]
+        }
+        (Some(p), Some((first, last, n))) if p < first => {
+            [Some((p, p, true, 0)), Some((first, last, false, n))]
+        }
+        (Some(p), Some((first, last, n))) => [Some((first, last, false, n)), Some((p, p, true, 0))],
+    };
+    let mut shown = Vec::with_capacity(max_tasks);
+    let (mut found_ip, mut open_read) = (false, 0);
+    for (lo, hi, with_ip, n) in runs.into_iter().flatten() {
+        let rows: usize = tallies[lo..=hi].iter().map(|t| t.counts().total).sum();
+        let keys = (shape.phases[lo].key, shape.phases[hi].key);
+        let (ip, open) = shown_rows(tx, session, keys, rows, (with_ip, n), &mut shown)?;
+        found_ip |= ip;
+        open_read += open;
+    }
+    if in_progress.is_some() && !found_ip {
+        return Err(corrupt(
+            "its kept shape counts a task in progress that its rows do not hold".into(),
+        ));
+    }
+    let open_wanted = opens.map_or(0, |(_, _, n)| n);
+    if open_read != open_wanted {
+        return Err(corrupt(format!(
+            "its kept shape counts {open_wanted} open tasks where its rows hold {open_read}"
+        )));
+    }
     let mut part = todo::ListPart {
         max_tasks,
         phases: phases
@@ -350,8 +345,9 @@ pub(crate) fn context_part(
             })
             .collect(),
     };
+    // The rows come in key order, and so do the phases.
     let mut p = 0;
-    for (key, _, task) in shown {
+    for (key, task) in shown {
         while shape.phases.get(p).is_some_and(|phase| phase.key < key) {
             p += 1;
         }
@@ -361,6 +357,61 @@ pub(crate) fn context_part(
         part.phases[p].tasks.push(task);
     }
     Ok(Ok(part))
+}
+
+/// Appends to `shown` the session's tasks in phases `keys` (row keys,
+/// both included) that a bounded block lists, as `(phase key, task)` in
+/// key order: the first `in_progress` one if `wanted.0`, and the first
+/// `wanted.1` pending or blocked ones; returns whether it found the one in
+/// progress, and how many open ones. `rows` (the tasks of those phases)
+/// bounds the statement; SQLite steps no further than the last task
+/// listed, and a row not listed is looked at only for its status.
+///
+/// The statement does not filter by status: a row costs less read and
+/// skipped here than a status test in SQL costs every row (a list of
+/// three statuses in SQL is an ephemeral index probed per row, two cost
+/// about 250 instructions a row), and the phases read are the ones with
+/// the tasks listed, so what it skips is the closed tasks among them.
+fn shown_rows(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    keys: (i64, i64),
+    rows: usize,
+    wanted: (bool, usize),
+    shown: &mut Vec<(i64, todo::Task)>,
+) -> Result<(bool, usize)> {
+    let limit = i64::try_from(rows).unwrap_or(i64::MAX);
+    let (mut ip_left, mut open_left) = wanted;
+    tx.query_each(
+        "SELECT phase_pos, status, content FROM tasks
+         WHERE session_id = ?1 AND phase_pos >= ?2 AND phase_pos <= ?3
+         ORDER BY phase_pos, pos LIMIT ?4",
+        params![session.as_str(), keys.0, keys.1, limit],
+        |r| {
+            let status = super::rows::status_column(r, 1, session)?;
+            let listed = match status {
+                Status::InProgress => std::mem::take(&mut ip_left),
+                Status::Pending | Status::Blocked if open_left > 0 => {
+                    open_left -= 1;
+                    true
+                }
+                _ => false,
+            };
+            if listed {
+                shown.push((
+                    r.get::<i64>(0)?,
+                    todo::Task {
+                        content: r.get::<String>(2)?,
+                        status,
+                        blocker: None,
+                        dropped_by: None,
+                    },
+                ));
+            }
+            Ok(ip_left || open_left > 0)
+        },
+    )?;
+    Ok((wanted.0 && !ip_left, wanted.1 - open_left))
 }
 
 /// The session's list as a block bounded to `max_tasks` shows it: only
@@ -654,6 +705,106 @@ mod tests {
                 check_views(&store, &s, &views, &context)?;
             }
         }
+    }
+
+    /// Stores `list` and checks that the part of it read narrowly for every
+    /// bound in `maxes` is [`todo::ListPart::of`] the list stored (or the
+    /// whole list); returns the list stored.
+    fn check_parts(list: TodoList, maxes: impl Iterator<Item = usize>, context: &str) -> TodoList {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = session();
+        store.todo_import(&s, list, "test", 1).unwrap();
+        let (list, _) = store.todo_list(&s).unwrap();
+        for max in maxes {
+            let expected = match todo::ListPart::of(&list, max) {
+                Some(part) => todo::Listed::Part(part),
+                None => todo::Listed::Whole(list.clone()),
+            };
+            let got = store.todo_listed(&s, max).unwrap();
+            assert_eq!(got, expected, "{context}, max_tasks {max}");
+        }
+        list
+    }
+
+    /// A list of phases of tasks `task 0`, `task 1`, … with these statuses.
+    fn list_of(statuses: &[Vec<Status>]) -> TodoList {
+        let mut n = 0;
+        TodoList::new(
+            statuses
+                .iter()
+                .enumerate()
+                .map(|(p, tasks)| Phase {
+                    name: format!("Phase {p}"),
+                    tasks: tasks
+                        .iter()
+                        .map(|&status| {
+                            let mut task = Task::pending(format!("task {n}"));
+                            task.set_status(status);
+                            if status == Status::Blocked {
+                                task.blocker = Some(format!("waits for {n}"));
+                            }
+                            n += 1;
+                            task
+                        })
+                        .collect(),
+                })
+                .collect(),
+        )
+    }
+
+    /// The task in progress is found wherever it is: in a phase before the
+    /// first open task, among the open tasks a block lists or after the
+    /// last of them in the same phase, in a phase after the last one read
+    /// for them (a second run of the statement), alone; and lists with
+    /// none (every open task blocked, every task closed). With closed,
+    /// blocked and empty phases around it, for every bound.
+    #[test]
+    fn the_task_in_progress_is_read_wherever_it_is() {
+        use Status::{Abandoned, Blocked, Completed, InProgress, Pending};
+        // Phase 0 closed, phase 1 empty, then open tasks with closed and
+        // blocked ones among them.
+        let statuses = vec![
+            vec![Completed, Abandoned, Completed],
+            vec![],
+            vec![Pending, Completed, Blocked, Pending],
+            vec![Abandoned, Pending, Pending],
+            vec![Pending, Completed, Pending],
+        ];
+        let total: usize = statuses.iter().map(Vec::len).sum();
+        for at in 0..total {
+            let mut placed = statuses.clone();
+            let (p, t) = (0..placed.len())
+                .flat_map(|p| (0..placed[p].len()).map(move |t| (p, t)))
+                .nth(at)
+                .unwrap();
+            placed[p][t] = InProgress;
+            let list = check_parts(
+                list_of(&placed),
+                1..total + 1,
+                &format!("task {at} in progress"),
+            );
+            assert_eq!(
+                list.in_progress().map(|(_, t)| t.content.as_str()),
+                Some(format!("task {at}").as_str())
+            );
+        }
+        // Every open task blocked: none in progress.
+        let blocked: Vec<Vec<Status>> = statuses
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|&s| if s == Pending { Blocked } else { s })
+                    .collect()
+            })
+            .collect();
+        let list = check_parts(list_of(&blocked), 1..total + 1, "every open task blocked");
+        assert!(list.in_progress().is_none());
+        // The one open task in progress, the others closed.
+        let one = vec![vec![Completed; 3], vec![Abandoned, InProgress, Completed]];
+        check_parts(list_of(&one), 1..6, "one open task");
+        // Every task closed: none listed.
+        let closed = vec![vec![Completed; 3], vec![Abandoned, Completed]];
+        check_parts(list_of(&closed), 1..5, "every task closed");
     }
 
     /// A list the size of the benchmarks' is read narrowly: its first page,

@@ -168,6 +168,32 @@ impl Tx<'_> {
         }
     }
 
+    /// Runs a query and hands its rows to `f` in order until `f` returns
+    /// false: SQLite steps no further than that row (PostgreSQL has
+    /// fetched every row the statement returns, so bound it with `LIMIT`
+    /// too).
+    pub(crate) fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value<'_>],
+        f: impl FnMut(&Row<'_>) -> Result<bool>,
+    ) -> Result<()> {
+        match self {
+            Tx::Sqlite(tx) => sqlite_query_each(tx, sql, params, f),
+            Tx::SqliteIn(conn) => sqlite_query_each(conn, sql, params, f),
+            #[cfg(feature = "postgres")]
+            Tx::Postgres(tx) => {
+                let mut f = f;
+                for row in &tx.query(sql, params)? {
+                    if !f(&Row::Postgres(row))? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Takes the session's write lock for the rest of the transaction, so
     /// two writers of one session run one after the other. SQLite's
     /// `BEGIN IMMEDIATE` already holds the whole database; PostgreSQL locks
@@ -237,6 +263,22 @@ fn sqlite_query_all<T>(
         out.push(f(&Row::Sqlite(row))?);
     }
     Ok(out)
+}
+
+fn sqlite_query_each(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[Value<'_>],
+    mut f: impl FnMut(&Row<'_>) -> Result<bool>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+    while let Some(row) = rows.next()? {
+        if !f(&Row::Sqlite(row))? {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// One result row of either backend.

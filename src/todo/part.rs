@@ -24,7 +24,9 @@ pub struct PartPhase {
     pub name: String,
     /// The counts of all its tasks.
     pub counts: Counts,
-    /// The tasks the block lists, in order.
+    /// The tasks the block lists, in order, as it shows them: status and
+    /// text, without a blocker note (`blocker` and `dropped_by` are
+    /// `None`; a block lists no closed task).
     pub tasks: Vec<Task>,
 }
 
@@ -51,7 +53,12 @@ impl ListPart {
                         .iter()
                         .enumerate()
                         .filter(|(t, _)| shown.binary_search(&(p, *t)).is_ok())
-                        .map(|(_, task)| task.clone())
+                        .map(|(_, task)| Task {
+                            content: task.content.clone(),
+                            status: task.status,
+                            blocker: None,
+                            dropped_by: None,
+                        })
                         .collect(),
                 })
                 .collect(),
