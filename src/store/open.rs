@@ -85,6 +85,14 @@ impl SqliteFile {
     /// persistent, so the statement that switches to it is skipped.
     fn setup(&self, in_wal: bool) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The query planner's stability guarantee: a plan does not depend
+        // on the values bound to a statement. Without it, binding a
+        // `LIMIT ?` (the narrow reads of `store::shape`) marks the statement
+        // expired, and its first step prepares it again with the value in
+        // it: about 65 K instructions more for a 1,000-task `context` or
+        // `todo view`, to reach the plan it already had.
+        self.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         if let Some(path) = &self.path {
             // No checkpoint when this connection closes, unless `Drop` says
             // otherwise. Until the file is known to be ours, a WAL a crashed

@@ -316,9 +316,12 @@ pub(crate) fn context_part(
     let mut shown = Vec::with_capacity(max_tasks);
     let (mut found_ip, mut open_read) = (false, 0);
     for (lo, hi, with_ip, n) in runs.into_iter().flatten() {
-        let rows: usize = tallies[lo..=hi].iter().map(|t| t.counts().total).sum();
-        let keys = (shape.phases[lo].key, shape.phases[hi].key);
-        let (ip, open) = shown_rows(tx, session, keys, rows, (with_ip, n), &mut shown)?;
+        let run = Run {
+            first: lo,
+            keys: (shape.phases[lo].key, shape.phases[hi].key),
+            totals: tallies[lo..=hi].iter().map(|t| t.counts().total).collect(),
+        };
+        let (ip, open) = shown_rows(tx, session, &run, (with_ip, n), &mut shown)?;
         found_ip |= ip;
         open_read += open;
     }
@@ -345,50 +348,64 @@ pub(crate) fn context_part(
             })
             .collect(),
     };
-    // The rows come in key order, and so do the phases.
-    let mut p = 0;
-    for (key, task) in shown {
-        while shape.phases.get(p).is_some_and(|phase| phase.key < key) {
-            p += 1;
-        }
-        if shape.phases.get(p).is_none_or(|phase| phase.key != key) {
-            return Err(corrupt("a task outside its phases".into()));
-        }
+    for (p, task) in shown {
         part.phases[p].tasks.push(task);
     }
     Ok(Ok(part))
 }
 
-/// Appends to `shown` the session's tasks in phases `keys` (row keys,
-/// both included) that a bounded block lists, as `(phase key, task)` in
-/// key order: the first `in_progress` one if `wanted.0`, and the first
-/// `wanted.1` pending or blocked ones; returns whether it found the one in
-/// progress, and how many open ones. `rows` (the tasks of those phases)
-/// bounds the statement; SQLite steps no further than the last task
-/// listed, and a row not listed is looked at only for its status.
+/// Phases read by one run of [`shown_rows`]: the position of the first in
+/// the list, the row keys of the first and the last, and how many tasks
+/// each has (from the kept shape).
+struct Run {
+    first: usize,
+    keys: (i64, i64),
+    totals: Vec<usize>,
+}
+
+const SHOWN_ROWS: &str = "SELECT status, content FROM tasks
+    WHERE session_id = ?1 AND phase_pos >= ?2 AND phase_pos <= ?3
+    ORDER BY phase_pos, pos LIMIT ?4";
+
+/// Appends to `shown` the session's tasks in the phases of `run` that a
+/// bounded block lists, as `(phase position, task)` in key order: the
+/// first `in_progress` one if `wanted.0`, and the first `wanted.1`
+/// pending or blocked ones; returns whether it found the one in progress,
+/// and how many open ones. The tasks of those phases bound the
+/// statement; SQLite steps no further than the last task listed, and a
+/// row not listed is looked at only for its status.
 ///
 /// The statement does not filter by status: a row costs less read and
 /// skipped here than a status test in SQL costs every row (a list of
 /// three statuses in SQL is an ephemeral index probed per row, two cost
 /// about 250 instructions a row), and the phases read are the ones with
 /// the tasks listed, so what it skips is the closed tasks among them.
+/// Nor does it read a row's phase: the rows come in key order, every row
+/// of each phase, and the shape says how many each has (it is written
+/// with the rows, and a row written any other way forgets it).
 fn shown_rows(
     tx: &Tx<'_>,
     session: &SessionId,
-    keys: (i64, i64),
-    rows: usize,
+    run: &Run,
     wanted: (bool, usize),
-    shown: &mut Vec<(i64, todo::Task)>,
+    shown: &mut Vec<(usize, todo::Task)>,
 ) -> Result<(bool, usize)> {
+    let rows: usize = run.totals.iter().sum();
     let limit = i64::try_from(rows).unwrap_or(i64::MAX);
     let (mut ip_left, mut open_left) = wanted;
+    // The phase of the next row, and how many rows of it are still to come.
+    let (mut p, mut left) = (0, run.totals[0]);
     tx.query_each(
-        "SELECT phase_pos, status, content FROM tasks
-         WHERE session_id = ?1 AND phase_pos >= ?2 AND phase_pos <= ?3
-         ORDER BY phase_pos, pos LIMIT ?4",
-        params![session.as_str(), keys.0, keys.1, limit],
+        SHOWN_ROWS,
+        params![session.as_str(), run.keys.0, run.keys.1, limit],
         |r| {
-            let status = super::rows::status_column(r, 1, session)?;
+            while left == 0 {
+                // The limit keeps the rows within the phases of the run.
+                p += 1;
+                left = run.totals[p];
+            }
+            left -= 1;
+            let status = super::rows::status_column(r, 0, session)?;
             let listed = match status {
                 Status::InProgress => std::mem::take(&mut ip_left),
                 Status::Pending | Status::Blocked if open_left > 0 => {
@@ -399,9 +416,9 @@ fn shown_rows(
             };
             if listed {
                 shown.push((
-                    r.get::<i64>(0)?,
+                    run.first + p,
                     todo::Task {
-                        content: r.get::<String>(2)?,
+                        content: r.get::<String>(1)?,
                         status,
                         blocker: None,
                         dropped_by: None,
@@ -451,6 +468,10 @@ pub(crate) fn phase_rows(
     Ok(phases)
 }
 
+const PAGE_ROWS: &str = "SELECT phase_pos, content, status, blocker FROM tasks
+    WHERE session_id = ?1 AND (phase_pos, pos) >= (?2, ?3)
+    ORDER BY phase_pos, pos LIMIT ?4";
+
 /// The `n` tasks from key `(phase_key, task_key)` on, in key order, with
 /// their phase positions.
 fn page_rows(
@@ -462,9 +483,7 @@ fn page_rows(
 ) -> Result<Vec<(i64, todo::Task)>> {
     let limit = i64::try_from(n).unwrap_or(i64::MAX);
     tx.query_all(
-        "SELECT phase_pos, content, status, blocker FROM tasks
-         WHERE session_id = ?1 AND (phase_pos, pos) >= (?2, ?3)
-         ORDER BY phase_pos, pos LIMIT ?4",
+        PAGE_ROWS,
         params![session.as_str(), phase_key, task_key, limit],
         |r| {
             let status = super::rows::status_column(r, 2, session)?;
@@ -805,6 +824,40 @@ mod tests {
         // Every task closed: none listed.
         let closed = vec![vec![Completed; 3], vec![Abandoned, Completed]];
         check_parts(list_of(&closed), 1..5, "every task closed");
+    }
+
+    /// The narrow reads bind their `LIMIT`, which, without the query
+    /// planner's stability guarantee that opening a store turns on, makes
+    /// SQLite prepare each of them a second time at its first step.
+    #[test]
+    fn a_bound_limit_does_not_prepare_a_narrow_read_twice() {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = session();
+        let statuses = vec![vec![Status::Pending; 150], vec![Status::Pending; 150]];
+        store
+            .todo_import(&s, list_of(&statuses), "test", 1)
+            .unwrap();
+        let part = store.todo_listed(&s, 10).unwrap();
+        assert!(matches!(part, todo::Listed::Part(_)));
+        let page = ViewPage {
+            phase: None,
+            page: 2,
+        };
+        store
+            .in_read_tx(|tx| view_page(tx, &s, &page))
+            .unwrap()
+            .expect("read narrowly");
+        let super::super::Backend::Sqlite(file) = &store.backend else {
+            unreachable!("an in-memory store is SQLite")
+        };
+        for sql in [SHOWN_ROWS, PAGE_ROWS] {
+            let stmt = file.conn.prepare_cached(sql).unwrap();
+            assert_eq!(
+                stmt.get_status(rusqlite::StatementStatus::RePrepare),
+                0,
+                "{sql}"
+            );
+        }
     }
 
     /// A list the size of the benchmarks' is read narrowly: its first page,
