@@ -149,3 +149,60 @@ fn views_and_counts_follow_every_write() {
     s.todo_undo(&session(), NOW).unwrap();
     check(&mut s, "after undoing the init");
 }
+
+/// The bounded context's narrow read finds the task in progress wherever
+/// it is (before the first open task's phase, among or after the open
+/// tasks it lists, in a later phase) and reads a list with none, on both
+/// backends: every check of [`check`] after an import of each placement.
+#[test]
+fn the_task_in_progress_is_read_wherever_it_is() {
+    use Status::{Abandoned, Blocked, Completed, InProgress, Pending};
+    let statuses = [
+        vec![Completed, Abandoned, Completed],
+        vec![],
+        vec![Pending, Completed, Blocked, Pending],
+        vec![Abandoned, Pending, Pending],
+        vec![Pending, Completed, Pending, Blocked, Pending],
+    ];
+    let list = |place: Option<usize>, rest: fn(Status) -> Status| {
+        let mut n = 0;
+        TodoList::new(
+            statuses
+                .iter()
+                .enumerate()
+                .map(|(p, tasks)| Phase {
+                    name: format!("Phase {p}"),
+                    tasks: tasks
+                        .iter()
+                        .map(|&status| {
+                            let mut task = Task::pending(format!("task {n} of the list"));
+                            task.set_status(if place == Some(n) {
+                                InProgress
+                            } else {
+                                rest(status)
+                            });
+                            n += 1;
+                            task
+                        })
+                        .collect(),
+                })
+                .collect(),
+        )
+    };
+    let mut s = store();
+    let total = statuses.iter().map(Vec::len).sum::<usize>();
+    for place in 0..total {
+        s.todo_import(&session(), list(Some(place), |s| s), "test", NOW)
+            .unwrap();
+        let (stored, _) = s.todo_list(&session()).unwrap();
+        let at = stored.in_progress().map(|(_, t)| t.content.clone());
+        assert_eq!(at, Some(format!("task {place} of the list")));
+        check(&mut s, &format!("task {place} in progress"));
+    }
+    // No task in progress: every open one blocked.
+    let blocked = |s| if s == Pending { Blocked } else { s };
+    s.todo_import(&session(), list(None, blocked), "test", NOW)
+        .unwrap();
+    assert!(s.todo_list(&session()).unwrap().0.in_progress().is_none());
+    check(&mut s, "every open task blocked");
+}
