@@ -4,7 +4,7 @@
 //! The calls an agent makes at every step name one task: `start`, `done`,
 //! `drop`, `block`, `unblock`, an agent's `rm`. On a list too long to
 //! repeat, such a call reads the kept shape ([`super::shape`]), the named
-//! task (by the index of task texts, schema v6) and the task in progress
+//! task (by the index of the start of task texts, schema v6) and the task in progress
 //! (in the one phase that has it), at most the earliest pending task when the call leaves nothing in
 //! progress, and after writing, the few rows its summary shows. It never
 //! reads the list into memory. The state changes are the pure engine's own
@@ -33,22 +33,23 @@ use crate::todo::{
 };
 
 /// The rows of the task named `?2` and of the task in progress (in phase
-/// `?3`, `NULL` for none) of session `?1`.
+/// `?3`, `NULL` for none) of session `?1`. The first half is answered by
+/// the index of the start of task texts (schema v6).
 #[cfg(feature = "postgres")]
 const NAMED_AND_ACTIVE: &str =
     "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
-     WHERE session_id = ?1 AND content = ?2
+     WHERE session_id = ?1 AND substr(content, 1, 64) = substr(?2, 1, 64) AND content = ?2
      UNION ALL
      SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
      WHERE session_id = ?1 AND phase_pos = ?3 AND status = 'in_progress'";
 
-/// [`NAMED_AND_ACTIVE`] for SQLite, which is told to use the index of
-/// task texts: without statistics its planner prefers stepping through the
-/// session's rows by their primary key (it estimates both at ten rows),
-/// which on 1,000 tasks costs about a million instructions more.
+/// [`NAMED_AND_ACTIVE`] for SQLite, which is told to use that index:
+/// without statistics its planner prefers stepping through the session's
+/// rows by their primary key (it estimates both at ten rows), which on
+/// 1,000 tasks costs about a million instructions more.
 const NAMED_AND_ACTIVE_SQLITE: &str = "SELECT phase_pos, pos, content, status, blocker, dropped_by
-     FROM tasks INDEXED BY tasks_by_content
-     WHERE session_id = ?1 AND content = ?2
+     FROM tasks INDEXED BY tasks_by_prefix
+     WHERE session_id = ?1 AND substr(content, 1, 64) = substr(?2, 1, 64) AND content = ?2
      UNION ALL
      SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
      WHERE session_id = ?1 AND phase_pos = ?3 AND status = 'in_progress'";

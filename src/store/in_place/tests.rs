@@ -356,7 +356,7 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
     }
 }
 
-/// SQLite finds the named task by the index of task texts, and the task
+/// SQLite finds the named task by the index of the start of task texts, and the task
 /// in progress by the primary key within its phase: no statement of the
 /// in-place path steps through the whole list.
 #[test]
@@ -374,7 +374,7 @@ fn the_named_task_is_found_by_its_index() {
     assert_eq!(
         searches,
         [
-            "SEARCH tasks USING INDEX tasks_by_content (session_id=? AND content=?)",
+            "SEARCH tasks USING INDEX tasks_by_prefix (session_id=? AND <expr>=?)",
             "SEARCH tasks USING PRIMARY KEY (session_id=? AND phase_pos=?)",
         ],
         "{plan:?}"

@@ -126,9 +126,9 @@ CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
     FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
 ";
 
-/// Schema v6: tasks indexed by their text, as on SQLite
-/// (`store::migrations::v6_tasks_by_content`).
-const V6: &str = crate::store::migrations::TASKS_BY_CONTENT;
+/// Schema v6: tasks indexed by the start of their text, as on SQLite
+/// (`store::migrations::v6_tasks_by_prefix`).
+const V6: &str = crate::store::migrations::TASKS_BY_PREFIX;
 
 /// The marker table: one row, the schema version.
 const MARKER: &str = "goalkeeper_schema";

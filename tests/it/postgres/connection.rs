@@ -269,7 +269,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             "DROP TRIGGER tasks_forget_shape ON tasks;
              DROP FUNCTION goalkeeper_forget_shape();
              ALTER TABLE sessions DROP COLUMN todo_shape;
-             DROP INDEX tasks_by_content;
+             DROP INDEX tasks_by_prefix;
              UPDATE goalkeeper_schema SET version = 4;",
         )
         .unwrap();

@@ -15,9 +15,11 @@ fn task(i: usize) -> String {
     format!("Task {i:04}: update the parser and its tests for case {i}")
 }
 
-/// Four phases of 60 tasks, the first 70 completed, some blocked.
+/// Four phases of 60 tasks, the first 70 completed, some blocked; in the
+/// last phase, two tasks whose texts differ only after 80 characters
+/// (the store indexes the first 64).
 fn long_list() -> TodoList {
-    TodoList::new(
+    let mut list = TodoList::new(
         (0..4)
             .map(|p| Phase {
                 name: format!("Phase {p}"),
@@ -36,6 +38,17 @@ fn long_list() -> TodoList {
                     .collect(),
             })
             .collect(),
+    );
+    list.phases[3].tasks.push(Task::pending(twin('a')));
+    list.phases[3].tasks.push(Task::pending(twin('b')));
+    list
+}
+
+/// A text of 80 characters and `end`.
+fn twin(end: char) -> String {
+    format!(
+        "{}{end}",
+        "Refactor the session store so that every write path shares one".repeat(2)
     )
 }
 
@@ -77,6 +90,12 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
         ),
         (json!({"op": "done", "phase": "Phase 1"}), User),
         (json!({"op": "view"}), Agent),
+        (json!({"op": "start", "task": twin('b')}), Agent),
+        (json!({"op": "done", "task": twin('a')}), Agent),
+        (
+            json!({"op": "block", "task": twin('b'), "reason": "review"}),
+            Agent,
+        ),
     ];
     for (i, (call, actor)) in calls.iter().enumerate() {
         let now = NOW + i as i64;
@@ -92,6 +111,18 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     // until the next agent call that worked.
     let rejected = wide.event_log(&s, 1_000).unwrap();
     assert_eq!(rejected.iter().filter(|e| !e.ok).count(), 1);
+    let (list, _) = narrow.todo_list(&s).unwrap();
+    let status = |end| {
+        list.tasks()
+            .find(|(_, t)| t.content == twin(end))
+            .unwrap()
+            .1
+            .status
+    };
+    assert_eq!(
+        (status('a'), status('b')),
+        (Status::Completed, Status::Blocked)
+    );
     for _ in 0..calls.len() {
         let a = narrow.todo_undo(&s, NOW).map(|r| r.text().to_owned());
         let b = wide.todo_undo(&s, NOW).map(|r| r.text().to_owned());
