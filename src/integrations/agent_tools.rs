@@ -17,7 +17,7 @@ use crate::Store;
 use crate::error::Result;
 use crate::goal::{AGENT_OPS, GoalResult, MAX_OBJECTIVE_CHARS};
 use crate::prompt::Templates;
-use crate::store::{GoalCall, SessionRef};
+use crate::store::{GoalCall, SessionRef, TodoAnswer};
 use crate::todo::{
     Actor, Call, MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, OpKind,
     TodoResult,
@@ -173,7 +173,7 @@ pub fn execute(
     arguments: &Value,
     now_ms: i64,
 ) -> Result<ExecResult> {
-    run(store, session, tool, arguments, now_ms).map(Executed::into_json)
+    run(store, session, tool, arguments, now_ms, false).map(Executed::into_json)
 }
 
 /// A tool call's result with its details still typed. [`execute`] turns
@@ -182,6 +182,8 @@ pub fn execute(
 pub(crate) enum Executed {
     /// A `todo` call.
     Todo(TodoResult),
+    /// A `todo` call answered without its list ([`Store::todo_answer`]).
+    TodoAnswer(TodoAnswer),
     /// A `goal` call.
     Goal(GoalResult),
     /// Anything else (an unknown tool, a failure), already as JSON.
@@ -193,19 +195,30 @@ impl Executed {
     pub(crate) fn into_json(self) -> ExecResult {
         match self {
             Executed::Todo(result) => to_json(result),
+            Executed::TodoAnswer(answer) => {
+                let facts = json!({
+                    "op": answer.op,
+                    "version": answer.version,
+                    "completed_tasks": answer.completed_tasks,
+                });
+                ToolResult::new(answer.text, facts, answer.is_error)
+            }
             Executed::Goal(result) => to_json(result),
             Executed::Other(result) => result,
         }
     }
 }
 
-/// [`execute`], with the details still typed.
+/// [`execute`], with the details still typed; a `todo` call's `list_free`
+/// (its answer without the list, which is cheaper on a long list) when
+/// the caller sends only the text and a few facts.
 pub(crate) fn run(
     store: &mut Store,
     session: &(impl SessionRef + ?Sized),
     tool: &str,
     arguments: &Value,
     now_ms: i64,
+    list_free: bool,
 ) -> Result<Executed> {
     match tool {
         TODO => {
@@ -217,12 +230,11 @@ pub(crate) fn run(
             } else {
                 Call::Value(arguments)
             };
-            Ok(Executed::Todo(store.todo(
-                session,
-                call,
-                Actor::Agent,
-                now_ms,
-            )?))
+            Ok(if list_free {
+                Executed::TodoAnswer(store.todo_answer(session, call, Actor::Agent, now_ms)?)
+            } else {
+                Executed::Todo(store.todo(session, call, Actor::Agent, now_ms)?)
+            })
         }
         GOAL => Ok(Executed::Goal(store.goal(
             session,

@@ -128,18 +128,19 @@ impl McpServer {
     /// Runs one tool call. Never fails: a rejected or malformed call, an
     /// unknown tool and a storage failure (also logged) are error results.
     pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
-        self.run(tool, arguments).into_json()
+        self.run(tool, arguments, false).into_json()
     }
 
-    /// [`McpServer::call`], with the details still typed.
-    fn run(&self, tool: &str, arguments: &Value) -> Executed {
+    /// [`McpServer::call`], with the details still typed; `list_free`
+    /// answers a `todo` call without its list (what the protocol sends).
+    fn run(&self, tool: &str, arguments: &Value, list_free: bool) -> Executed {
         if !self.tools.iter().any(|spec| spec.name == tool) {
             let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
             return Executed::Other(unknown_tool(tool, &offered));
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            agent_tools::run(&mut store, self, tool, arguments, now_ms)
+            agent_tools::run(&mut store, self, tool, arguments, now_ms, list_free)
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));
@@ -492,7 +493,7 @@ impl ServerHandler for Handler {
         let name = request.name.into_owned();
         // The store call blocks (up to the busy timeout) while another
         // process holds the database; keep it off the protocol loop.
-        let result = tokio::task::spawn_blocking(move || server.run(&name, &arguments))
+        let result = tokio::task::spawn_blocking(move || server.run(&name, &arguments, true))
             .await
             .unwrap_or_else(|e| {
                 (self.server.log)(&format!("a tool call panicked: {e}"));
@@ -575,6 +576,15 @@ fn tool_result(result: Executed) -> CallToolResult {
             );
             let text = result.text().to_owned();
             (text, result.is_error, Some(Value::Object(facts)))
+        }
+        Executed::TodoAnswer(answer) => {
+            let mut facts = Map::new();
+            if let Some(op) = answer.op {
+                facts.insert("op".into(), op.into());
+            }
+            facts.insert("version".into(), answer.version.into());
+            facts.insert("completed_tasks".into(), answer.completed_tasks.into());
+            (answer.text, answer.is_error, Some(Value::Object(facts)))
         }
         other => {
             let result = other.into_json();

@@ -29,7 +29,8 @@ use super::todos::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{
-    self, Actor, Call, ChangedTask, DroppedBy, Op, Parsed, Status, SummaryKind, Tally, Target, Task,
+    self, Actor, Call, ChangedTask, DroppedBy, Op, OpKind, Parsed, Status, SummaryKind, Tally,
+    Target, Task,
 };
 
 /// The rows of the task named `?2` and of the task in progress (in phase
@@ -63,17 +64,31 @@ struct Touched {
     after: Task,
 }
 
-/// Runs `call` on the rows it touches, inside the write transaction `tx`,
-/// and returns the text of its result; `None`, with nothing written, when
-/// the call must run on the whole list (see the module doc). A call that
-/// comes back as text succeeded: every rejected call goes the whole way.
+/// A call run in place: it succeeded (every rejected call goes the whole
+/// way).
+pub(super) struct Placed {
+    /// The text of its result.
+    pub text: String,
+    /// Its op.
+    pub op: OpKind,
+    /// The list's version after it.
+    pub version: i64,
+    /// How many tasks it moved into `completed` (0 or 1).
+    pub completed: usize,
+    /// The rows it rewrote, as they are now (empty for a no-op).
+    pub sets: Vec<TaskSet>,
+}
+
+/// Runs `call` on the rows it touches, inside the write transaction `tx`;
+/// `None`, with nothing written, when the call must run on the whole list
+/// (see the module doc).
 pub(super) fn run(
     tx: &Tx<'_>,
     session: &SessionId,
     call: Call<'_>,
     actor: Actor,
     now_ms: i64,
-) -> Result<Option<String>> {
+) -> Result<Option<Placed>> {
     let (version, Some(mut shape)) = shape::load(tx, session)? else {
         return Ok(None);
     };
@@ -153,6 +168,7 @@ pub(super) fn run(
         return Ok(None);
     }
 
+    let mut completed = false;
     match &op {
         Op::Start(_) => {
             for task in &mut touched {
@@ -162,9 +178,7 @@ pub(super) fn run(
             }
             touched[target].after.set_status(Status::InProgress);
         }
-        _ => {
-            todo::edit_task(&mut touched[target].after, &op, actor, true);
-        }
+        _ => completed = todo::edit_task(&mut touched[target].after, &op, actor, true),
     }
     // One task in progress, else the earliest pending one is promoted.
     let mut tallies = shape.tallies();
@@ -196,6 +210,13 @@ pub(super) fn run(
             after: Some(t.after.status),
         })
         .collect();
+    let mut placed = Placed {
+        text: String::new(),
+        op: op.kind(),
+        version,
+        completed: usize::from(completed),
+        sets: Vec::new(),
+    };
     let kind = if changes.is_empty() {
         // A no-op stores nothing (SPEC §2.2), but it is a well-formed
         // call: the reminder about an earlier rejected one is done.
@@ -244,6 +265,8 @@ pub(super) fn run(
                 at_ms: now_ms,
             },
         )?;
+        placed.version = version + 1;
+        placed.sets = forward.tasks_set;
         SummaryKind::Mutation
     };
 
@@ -288,7 +311,8 @@ pub(super) fn run(
         next: &next,
         blocked: &blocked,
     };
-    Ok(Some(todo::render_bounded(&repairs, &changed, kind, &parts)))
+    placed.text = todo::render_bounded(&repairs, &changed, kind, &parts);
+    Ok(Some(placed))
 }
 
 /// The earliest task that is pending after the call: a touched one, or the

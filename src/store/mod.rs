@@ -48,6 +48,7 @@ pub use rows::UNDO_DEPTH;
 pub use session_ref::{PointerRead, SessionRef};
 pub use session_tx::{Continuation, Memory, SessionTx};
 pub use sessions::SessionInfo;
+pub use todos::TodoAnswer;
 pub use watch::{SessionSnapshot, SessionSummary};
 
 #[cfg(test)]

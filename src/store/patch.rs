@@ -173,6 +173,29 @@ impl KeyedList {
         }
     }
 
+    /// Rewrites the status and notes of the rows `sets` names, in place
+    /// (what a patch of status changes alone does, without rebuilding the
+    /// list); false, with nothing changed, when one of them is not here.
+    pub fn set_rows(&mut self, sets: &[TaskSet]) -> bool {
+        let mut at = Vec::with_capacity(sets.len());
+        for (p, k, ..) in sets {
+            let Ok(phase) = self.phase_keys.binary_search(p) else {
+                return false;
+            };
+            let Ok(task) = self.task_keys[phase].binary_search(k) else {
+                return false;
+            };
+            at.push((phase, task));
+        }
+        for ((phase, task), (_, _, status, blocker, dropped_by)) in at.into_iter().zip(sets) {
+            let task = &mut self.list.phases[phase].tasks[task];
+            task.status = *status;
+            task.blocker.clone_from(blocker);
+            task.dropped_by = *dropped_by;
+        }
+        true
+    }
+
     /// Applies `patch` in memory, as a backend applies it to its rows.
     /// `None` when the patch names a row that is not there (or puts one
     /// that is): the stored history does not fit this list.

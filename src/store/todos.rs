@@ -22,6 +22,34 @@ use crate::todo::{
 };
 use crate::tool_result::ToolResult;
 
+/// A todo call's result without the list (see [`Store::todo_answer`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TodoAnswer {
+    /// The result's text, as [`TodoResult::text`].
+    pub text: String,
+    /// True when the call was rejected.
+    pub is_error: bool,
+    /// The op that ran or was attempted; `None` when unreadable.
+    pub op: Option<String>,
+    /// The list's version after the call.
+    pub version: i64,
+    /// How many tasks the call moved into `completed`.
+    pub completed_tasks: usize,
+}
+
+impl TodoAnswer {
+    /// The answer of a whole result.
+    fn of(result: &TodoResult) -> TodoAnswer {
+        TodoAnswer {
+            text: result.text().to_owned(),
+            is_error: result.is_error,
+            op: result.details.op.clone(),
+            version: result.details.version,
+            completed_tasks: result.details.completed_tasks.len(),
+        }
+    }
+}
+
 impl Store {
     /// Runs one todo call for `session` as `actor`.
     ///
@@ -87,12 +115,8 @@ impl Store {
 
     /// The text of one todo call for `session` as `actor` (what
     /// [`Store::todo`] returns as the text of that call) and whether the
-    /// call was rejected; what it stores is what [`Store::todo`] stores.
-    /// A targeted `start`, `done`, `drop`, `block`, `unblock` or agent's
-    /// `rm` on a list too long to repeat is run on the rows it touches
-    /// ([`super::in_place`]); every other call on the whole list, in the
-    /// same one transaction. For a caller that prints only the text (the
-    /// CLI's `todo apply`).
+    /// call was rejected: [`Store::todo_answer`] without its facts. For a
+    /// caller that prints only the text (the CLI's `todo apply`).
     pub fn todo_text(
         &mut self,
         session: &(impl SessionRef + ?Sized),
@@ -100,31 +124,73 @@ impl Store {
         actor: Actor,
         now_ms: i64,
     ) -> Result<(String, bool)> {
-        Ok(self.todo_text_traced(session, call, actor, now_ms)?.0)
+        let answer = self.todo_answer(session, call, actor, now_ms)?;
+        Ok((answer.text, answer.is_error))
     }
 
-    /// [`Store::todo_text`], and whether the call was run in place.
-    pub(crate) fn todo_text_traced(
+    /// One todo call for `session` as `actor`, answered without the list:
+    /// what it stores is what [`Store::todo`] stores, and the answer is its
+    /// result's text and facts. A targeted `start`, `done`, `drop`,
+    /// `block`, `unblock` or agent's `rm` on a list too long to repeat is
+    /// run on the rows it touches ([`super::in_place`]); every other call
+    /// on the whole list, in the same one transaction. A list this store
+    /// keeps ([`Store::keep_lists`]) is kept up to date either way. For the
+    /// MCP server, which sends the model the text and a few facts.
+    pub fn todo_answer(
         &mut self,
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
         now_ms: i64,
-    ) -> Result<((String, bool), bool)> {
+    ) -> Result<TodoAnswer> {
+        Ok(self.todo_answer_traced(session, call, actor, now_ms)?.0)
+    }
+
+    /// [`Store::todo_answer`], and whether the call was run in place.
+    pub(crate) fn todo_answer_traced(
+        &mut self,
+        session: &(impl SessionRef + ?Sized),
+        call: Call<'_>,
+        actor: Actor,
+        now_ms: i64,
+    ) -> Result<(TodoAnswer, bool)> {
         if is_view(&call) {
             let result = self.todo(session, call, actor, now_ms)?;
-            return Ok(((result.text().to_owned(), result.is_error), false));
+            return Ok((TodoAnswer::of(&result), false));
         }
-        // What this writes is not in a kept list.
-        self.list_cache = None;
+        let caching = self.caching;
+        let cache = self.list_cache.take();
         let (tx, session) = self.write_tx_for(session)?;
-        if let Some(text) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+        let cache = match cache {
+            Some(cache) if cache.is_current(&tx, &session)? => Some(cache),
+            _ => None,
+        };
+        if let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+            // The kept list gets the rows the call rewrote, and the stamp
+            // of what this transaction leaves.
+            let cache = match (cache, stamp(&tx)?) {
+                (Some(mut cache), Some(stamp)) => cache.keyed.set_rows(&placed.sets).then(|| {
+                    cache.version = placed.version;
+                    cache.stamp = stamp;
+                    cache
+                }),
+                _ => None,
+            };
             tx.commit()?;
-            return Ok(((text, false), true));
+            self.list_cache = cache;
+            let answer = TodoAnswer {
+                text: placed.text,
+                is_error: false,
+                op: Some(placed.op.as_str().to_owned()),
+                version: placed.version,
+                completed_tasks: placed.completed,
+            };
+            return Ok((answer, true));
         }
-        let (result, _) = call_in_tx(&tx, &session, None, false, call, actor, now_ms)?;
+        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, now_ms)?;
         tx.commit()?;
-        Ok(((result.text().to_owned(), result.is_error), false))
+        self.list_cache = cache;
+        Ok((TodoAnswer::of(&result), false))
     }
 
     /// The text of a user's `view` of `session` (what [`Store::todo`]
@@ -452,6 +518,16 @@ impl ListCache {
     }
 }
 
+impl ListCache {
+    /// True when this is `session`'s list as `tx` sees it: nothing has
+    /// written to the database since it was kept.
+    fn is_current(&self, tx: &Tx<'_>, session: &SessionId) -> Result<bool> {
+        Ok(self.session == *session
+            && sessions::todo_version(tx, session)? == self.version
+            && stamp(tx)? == Some(self.stamp))
+    }
+}
+
 /// `(data_version, total_changes)` of `tx`'s connection; `None` on a
 /// backend without them (PostgreSQL: its lists are always read back).
 fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
@@ -474,12 +550,9 @@ fn load_cached(
     cache: Option<ListCache>,
 ) -> Result<(KeyedList, i64)> {
     if let Some(cache) = cache
-        && cache.session == *session
+        && cache.is_current(tx, session)?
     {
-        let version = sessions::todo_version(tx, session)?;
-        if version == cache.version && stamp(tx)? == Some(cache.stamp) {
-            return Ok((cache.keyed, version));
-        }
+        return Ok((cache.keyed, cache.version));
     }
     load(tx, session)
 }

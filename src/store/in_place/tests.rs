@@ -1,5 +1,5 @@
 //! The in-place path against the whole-list one: two stores get the same
-//! calls, one through [`Store::todo_text`], one through [`Store::todo`],
+//! calls, one through [`Store::todo_answer`], one through [`Store::todo`],
 //! and must agree on everything a user or a model can see.
 
 use std::cell::Cell;
@@ -122,9 +122,14 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
     let whole = Cell::new(0usize);
     let mut runner = TestRunner::new(Config::with_cases(96));
     runner
-        .run(&(list(), steps()), |(first, steps)| {
+        .run(&(list(), steps(), any::<bool>()), |(first, steps, keep)| {
             let s = session();
             let mut narrow = Store::open_in_memory().unwrap();
+            // A store that keeps its lists (the MCP server's) must keep
+            // them right through calls run in place: its `view`s show it.
+            if keep {
+                narrow.keep_lists();
+            }
             let mut wide = Store::open_in_memory().unwrap();
             narrow.todo_import(&s, first.clone(), "test", 1).unwrap();
             wide.todo_import(&s, first, "test", 1).unwrap();
@@ -146,11 +151,19 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
                     );
                 } else {
                     let (got, placed) = narrow
-                        .todo_text_traced(&s, Call::Value(&call), actor, now)
+                        .todo_answer_traced(&s, Call::Value(&call), actor, now)
                         .unwrap();
                     let expected = wide.todo(&s, Call::Value(&call), actor, now).unwrap();
-                    prop_assert_eq!(&got.0, expected.text(), "{}", context);
-                    prop_assert_eq!(got.1, expected.is_error, "{}", context);
+                    prop_assert_eq!(&got.text, expected.text(), "{}", context);
+                    prop_assert_eq!(got.is_error, expected.is_error, "{}", context);
+                    prop_assert_eq!(&got.op, &expected.details.op, "{}", context);
+                    prop_assert_eq!(got.version, expected.details.version, "{}", context);
+                    prop_assert_eq!(
+                        got.completed_tasks,
+                        expected.details.completed_tasks.len(),
+                        "{}",
+                        context
+                    );
                     if placed {
                         in_place.set(in_place.get() + 1);
                     } else {
@@ -229,9 +242,10 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
         ),
     ];
     for (call, actor) in &calls {
-        let ((text, is_error), placed) = narrow
-            .todo_text_traced(&s, Call::Value(call), *actor, 5)
+        let (answer, placed) = narrow
+            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
             .unwrap();
+        let (text, is_error) = (answer.text, answer.is_error);
         let expected = wide.todo(&s, Call::Value(call), *actor, 5).unwrap();
         assert!(placed, "{call} went the whole way");
         assert!(!is_error, "{text}");
@@ -292,9 +306,10 @@ fn what_the_rows_cannot_answer_goes_the_whole_way() {
     ];
     for (call, actor, rejected) in &calls {
         let before = seen(&store);
-        let ((text, is_error), placed) = store
-            .todo_text_traced(&s, Call::Value(call), *actor, 5)
+        let (answer, placed) = store
+            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
             .unwrap();
+        let (text, is_error) = (answer.text, answer.is_error);
         assert!(!placed, "{call}");
         assert_eq!(is_error, *rejected, "{call}: {text}");
         if *rejected {
@@ -339,7 +354,7 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
         }
         let call = json!({"op": "done", "task": task(1)});
         let (_, placed) = store
-            .todo_text_traced(&s, Call::Value(&call), Actor::Agent, 5)
+            .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
             .unwrap();
         assert!(!placed, "shaped: {shaped}");
         let (list, _) = store.todo_list(&s).unwrap();

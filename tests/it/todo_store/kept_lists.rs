@@ -122,3 +122,55 @@ fn sessions_do_not_share_a_kept_list() {
     let list = call(&mut server, &db, &one, r#"{"op":"done","task":"a"}"#);
     assert_eq!(show(&list), "Tasks: [x] a");
 }
+
+/// A kept list stays right when calls are answered without it
+/// (`Store::todo_answer`, as the MCP server sends them): on a long list
+/// those run on the rows they touch, and the kept list takes their rows;
+/// another connection's write in between is still seen.
+#[test]
+fn calls_answered_without_the_list_keep_it_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let s = session();
+    let mut server = kept(&db);
+    let task = |i: usize| format!("Task {i:03}: a text long enough to keep the summary bounded");
+    let items: Vec<String> = (0..120).map(task).collect();
+    let init = serde_json::json!({"op": "init", "items": items}).to_string();
+    call(&mut server, &db, &s, &init);
+    let answer = |server: &mut Store, json: String| {
+        let answer = server
+            .todo_answer(&s, Call::Json(&json), Agent, NOW)
+            .unwrap();
+        assert!(!answer.is_error, "{json}: {}", answer.text);
+        answer
+    };
+    let done = answer(
+        &mut server,
+        format!(r#"{{"op":"done","task":"{}"}}"#, task(0)),
+    );
+    assert_eq!(
+        (done.op.as_deref(), done.version, done.completed_tasks),
+        (Some("done"), 2, 1)
+    );
+    answer(
+        &mut server,
+        format!(r#"{{"op":"block","task":"{}"}}"#, task(5)),
+    );
+    // Another process starts task 9.
+    let mut other = Store::open(&db).unwrap();
+    let start = format!(r#"{{"op":"start","task":"{}"}}"#, task(9));
+    other.todo(&s, Call::Json(&start), User, NOW).unwrap();
+    drop(other);
+    answer(
+        &mut server,
+        format!(r#"{{"op":"drop","task":"{}"}}"#, task(2)),
+    );
+    // The kept list answers the view; `call` checks it against the rows.
+    let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
+    let status = |i: usize| list.phases[0].tasks[i].status;
+    use goalkeeper::todo::Status::*;
+    assert_eq!(
+        [status(0), status(1), status(2), status(5), status(9)],
+        [Completed, Pending, Abandoned, Blocked, InProgress]
+    );
+}
