@@ -570,8 +570,13 @@ pub fn hook_gave_up() -> String {
 
 /// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.
 pub fn write_stdout(args: std::fmt::Arguments<'_>) {
-    let text = args.to_string();
-    let _ = writeln!(std::io::stdout().lock(), "{}", sanitize::terminal(&text));
+    write_stdout_line(&args.to_string());
+}
+
+/// [`write_stdout`] of a text already at hand, without copying it first
+/// (a 16 KB `<todo_context>`).
+pub fn write_stdout_line(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{}", sanitize::terminal(text));
 }
 
 /// Writes text to stdout as it is given lines (no newline added), safe for

@@ -151,7 +151,7 @@ fn print_message(ctx: &Context, message: &HiddenMessage) {
     if ctx.json {
         print_json(message);
     } else {
-        out!("{}", message.content);
+        super::write_stdout_line(&message.content);
     }
 }
 
