@@ -115,6 +115,32 @@ impl Shape {
 /// The session's list version and kept shape: `(0, None)` for a session
 /// never written, `(v, None)` when the shape is not known.
 pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<(i64, Option<Shape>)> {
+    load_as(tx, session)
+}
+
+/// What a bounded `<todo_context>` needs of a kept shape: each phase's
+/// row key and tally. Reading only these skips the pages' lists, which
+/// are most of the text.
+#[derive(Deserialize)]
+struct Tallies {
+    #[serde(rename = "p")]
+    phases: Vec<PhaseTally>,
+}
+
+#[derive(Deserialize)]
+struct PhaseTally {
+    #[serde(rename = "k")]
+    key: i64,
+    #[serde(rename = "n")]
+    tally: Tally,
+}
+
+/// [`load`], read as `T`: the whole [`Shape`] or the part of it a read
+/// needs.
+fn load_as<T: serde::de::DeserializeOwned>(
+    tx: &Tx<'_>,
+    session: &SessionId,
+) -> Result<(i64, Option<T>)> {
     let row = tx.query_opt(
         "SELECT todo_version, todo_shape FROM sessions WHERE id = ?1",
         params![session.as_str()],
@@ -265,11 +291,11 @@ pub(crate) fn context_part(
     session: &SessionId,
     max_tasks: usize,
 ) -> Result<std::result::Result<todo::ListPart, i64>> {
-    let (version, shape) = load(tx, session)?;
+    let (version, shape) = load_as::<Tallies>(tx, session)?;
     let Some(shape) = shape else {
         return Ok(Err(version));
     };
-    let tallies = shape.tallies();
+    let tallies: Vec<Tally> = shape.phases.iter().map(|p| p.tally).collect();
     if !todo::bounded(Tally::sum(&tallies).counts().total, max_tasks) {
         return Ok(Err(version));
     }
@@ -277,7 +303,7 @@ pub(crate) fn context_part(
         what: format!("todo list of session {session}"),
         why,
     };
-    let phases = phase_rows(tx, session, &shape)?;
+    let phases = phase_rows_of(tx, session, shape.phases.iter().map(|p| p.key))?;
     // The open tasks that are not in progress, by phase.
     let open = |t: &Tally| t.get(Status::Pending) + t.get(Status::Blocked);
     let ip = |t: &Tally| t.get(Status::InProgress);
@@ -449,17 +475,21 @@ pub(crate) fn phase_rows(
     session: &SessionId,
     shape: &Shape,
 ) -> Result<Vec<(i64, String)>> {
+    phase_rows_of(tx, session, shape.phases.iter().map(|p| p.key))
+}
+
+/// [`phase_rows`], checked against the phase keys `keys` of a kept shape.
+fn phase_rows_of(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    keys: impl ExactSizeIterator<Item = i64>,
+) -> Result<Vec<(i64, String)>> {
     let phases = tx.query_all(
         "SELECT pos, name FROM phases WHERE session_id = ?1 ORDER BY pos",
         params![session.as_str()],
         |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
     )?;
-    if phases.len() != shape.phases.len()
-        || phases
-            .iter()
-            .zip(&shape.phases)
-            .any(|((k, _), p)| *k != p.key)
-    {
+    if phases.len() != keys.len() || phases.iter().zip(keys).any(|((k, _), key)| *k != key) {
         return Err(Error::Corrupt {
             what: format!("todo list of session {session}"),
             why: "its kept shape names other phases than its rows".into(),
