@@ -81,6 +81,10 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
         }
         Err(gate) => explain(args.explain, "goal-mode context", gate),
     }
+    // The process ends after this command, and its exit frees the list (a
+    // String per task shown, 200 of a long list) as it frees the store's
+    // memory (`Store::exits_with_process`).
+    std::mem::forget(list);
     Ok(Outcome::Success)
 }
 
