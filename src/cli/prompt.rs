@@ -39,8 +39,9 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let mut store = ctx.store()?;
     // One transaction: the memory file goes first, once per session. Only
     // its delivery writes (a mark); otherwise this is a read, which takes
-    // no write lock and never waits behind a writer.
-    let due = {
+    // no write lock and never waits behind a writer. Without a memory file
+    // nothing is due, and nothing needs reading to know it.
+    let due = injector.settings().memory.file.is_some() && {
         let read = store.begin_read(&ctx.session)?;
         let due = read.memory_due(&injector)?;
         read.commit()?;
