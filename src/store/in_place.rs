@@ -29,8 +29,7 @@ use super::todos::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{
-    self, Actor, Call, ChangedTask, DroppedBy, Op, OpKind, Parsed, Status, SummaryKind, Tally,
-    Target, Task,
+    self, Actor, Call, ChangedTask, Op, OpKind, Parsed, Status, SummaryKind, Tally, Target, Task,
 };
 
 /// The rows of the task named `?2` and of the task in progress (in phase
@@ -62,6 +61,19 @@ struct Touched {
     phase: usize,
     before: Task,
     after: Task,
+}
+
+impl Touched {
+    /// The row of `task`, at `key` in phase `phase`, before the call
+    /// changes it.
+    fn new(key: (i64, i64), phase: usize, task: Task) -> Touched {
+        Touched {
+            key,
+            phase,
+            after: task.clone(),
+            before: task,
+        }
+    }
 }
 
 /// A call run in place: it succeeded (every rejected call goes the whole
@@ -147,12 +159,7 @@ pub(super) fn run(
         let Some(phase) = phase_of(key.0) else {
             return Ok(None);
         };
-        touched.push(Touched {
-            key,
-            phase,
-            after: task.clone(),
-            before: task,
-        });
+        touched.push(Touched::new(key, phase, task));
     }
     let named: Vec<usize> = (0..touched.len())
         .filter(|&i| touched[i].before.content == *content)
@@ -258,12 +265,7 @@ pub(super) fn run(
                 restores: None,
                 inverse: &inverse,
             },
-            Logged {
-                actor,
-                op: op.kind().as_str(),
-                payload: &op.to_json().to_string(),
-                at_ms: now_ms,
-            },
+            Logged::op(actor, &op, now_ms),
         )?;
         placed.version = version + 1;
         placed.sets = forward.tasks_set;
@@ -357,12 +359,7 @@ fn earliest_pending(
             let Some(phase) = phase_of(key.0) else {
                 return Ok(None);
             };
-            touched.push(Touched {
-                key,
-                phase,
-                after: task.clone(),
-                before: task,
-            });
+            touched.push(Touched::new(key, phase, task));
             best = Some((key, touched.len() - 1));
         }
     }
@@ -380,19 +377,13 @@ fn pair<'a>(phases: &[usize], rows: &'a [(i64, Task)]) -> Vec<(usize, &'a Task)>
 
 /// A whole task row with its key.
 fn task_row(r: &Row<'_>, session: &SessionId) -> Result<((i64, i64), Task)> {
-    let status = rows::status_column(r, 3, session)?;
-    let dropped_by = r.with_text(5, |text| match text {
-        None => Ok(None),
-        Some("user") => Ok(Some(DroppedBy::User)),
-        Some(other) => Err(corrupt(session, format!("dropped_by {other:?}"))),
-    })??;
     Ok((
         (r.get::<i64>(0)?, r.get::<i64>(1)?),
         Task {
             content: r.get::<String>(2)?,
-            status,
+            status: rows::status_column(r, 3, session)?,
             blocker: r.get::<Option<String>>(4)?,
-            dropped_by,
+            dropped_by: rows::dropped_column(r, 5, session)?,
         },
     ))
 }
@@ -408,16 +399,7 @@ fn window(
 ) -> Result<Vec<(i64, Task)>> {
     let limit = i64::try_from(n).unwrap_or(i64::MAX);
     tx.query_all(sql, params![session.as_str(), from, limit], |r| {
-        let status = rows::status_column(r, 2, session)?;
-        Ok((
-            r.get::<i64>(0)?,
-            Task {
-                content: r.get::<String>(1)?,
-                status,
-                blocker: r.get::<Option<String>>(3)?,
-                dropped_by: None,
-            },
-        ))
+        rows::shown_task(r, session)
     })
 }
 

@@ -7,7 +7,7 @@ use super::patch::{KeyedList, Patch, UndoStep};
 use super::sql::{Row, Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
-use crate::todo::{Counts, DroppedBy, Status};
+use crate::todo::{Counts, DroppedBy, Status, Task};
 
 /// How far back `todo undo` reaches, in versions of the list: it restores
 /// any of the last `UNDO_DEPTH` versions, and refuses an older one. The
@@ -40,11 +40,7 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
         params![session.as_str()],
         |r| {
             let status = status_column(r, 3, session)?;
-            let dropped_by = r.with_text(5, |text| match text {
-                None => Ok(None),
-                Some("user") => Ok(Some(DroppedBy::User)),
-                Some(other) => Err(corrupt(format!("dropped_by {other:?}"))),
-            })??;
+            let dropped_by = dropped_column(r, 5, session)?;
             Ok((
                 r.get::<i64>(0)?,
                 r.get::<i64>(1)?,
@@ -97,6 +93,39 @@ pub(crate) fn status_column(r: &Row<'_>, i: usize, session: &SessionId) -> Resul
             why: format!("status {:?}", text.unwrap_or("NULL")),
         })
     })?
+}
+
+/// Column `i` of a `tasks` row read in place as its dropped mark; a value
+/// no mark has is a corrupt list of `session`.
+pub(crate) fn dropped_column(
+    r: &Row<'_>,
+    i: usize,
+    session: &SessionId,
+) -> Result<Option<DroppedBy>> {
+    r.with_text(i, |text| match text {
+        None => Ok(None),
+        Some("user") => Ok(Some(DroppedBy::User)),
+        Some(other) => Err(Error::Corrupt {
+            what: format!("todo list of session {session}"),
+            why: format!("dropped_by {other:?}"),
+        }),
+    })?
+}
+
+/// A task as a summary shows it (no dropped mark), with its phase's
+/// position, from the columns `phase_pos, content, status, blocker` of a
+/// `tasks` row.
+pub(crate) fn shown_task(r: &Row<'_>, session: &SessionId) -> Result<(i64, Task)> {
+    let status = status_column(r, 2, session)?;
+    Ok((
+        r.get::<i64>(0)?,
+        Task {
+            content: r.get::<String>(1)?,
+            status,
+            blocker: r.get::<Option<String>>(3)?,
+            dropped_by: None,
+        },
+    ))
 }
 
 pub(crate) fn parse_status(text: &str) -> Option<Status> {

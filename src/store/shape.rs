@@ -515,18 +515,7 @@ fn page_rows(
     tx.query_all(
         PAGE_ROWS,
         params![session.as_str(), phase_key, task_key, limit],
-        |r| {
-            let status = super::rows::status_column(r, 2, session)?;
-            Ok((
-                r.get::<i64>(0)?,
-                todo::Task {
-                    content: r.get::<String>(1)?,
-                    status,
-                    blocker: r.get::<Option<String>>(3)?,
-                    dropped_by: None,
-                },
-            ))
-        },
+        |r| super::rows::shown_task(r, session),
     )
 }
 

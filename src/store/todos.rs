@@ -324,7 +324,7 @@ impl Store {
             Logged {
                 actor: Actor::User,
                 op: "undo",
-                payload: &json!({"op": "undo", "restored_version": target}).to_string(),
+                payload: json!({"op": "undo", "restored_version": target}).to_string(),
                 at_ms: now_ms,
             },
         )?;
@@ -373,7 +373,7 @@ pub(crate) fn import_in_tx(
         Logged {
             actor: Actor::User,
             op: "import",
-            payload: &json!({"op": "import", "source": source}).to_string(),
+            payload: json!({"op": "import", "source": source}).to_string(),
             at_ms: now_ms,
         },
     )?;
@@ -412,12 +412,7 @@ fn call_in_tx(
                 restores: None,
                 inverse: &made.inverse,
             },
-            Logged {
-                actor,
-                op: op.kind().as_str(),
-                payload: &op.to_json().to_string(),
-                at_ms: now_ms,
-            },
+            Logged::op(actor, op, now_ms),
         )?;
     } else if outcome.is_no_op() && actor == Actor::Agent {
         // A no-op stores nothing (SPEC §2.2), but it is a well-formed
@@ -582,8 +577,21 @@ pub(super) struct Version<'a> {
 pub(super) struct Logged<'a> {
     pub actor: Actor,
     pub op: &'a str,
-    pub payload: &'a str,
+    pub payload: String,
     pub at_ms: i64,
+}
+
+impl Logged<'_> {
+    /// A todo call's `op` by `actor` at `at_ms`, recorded as its canonical
+    /// JSON.
+    pub fn op(actor: Actor, op: &Op, at_ms: i64) -> Logged<'static> {
+        Logged {
+            actor,
+            op: op.kind().as_str(),
+            payload: op.to_json().to_string(),
+            at_ms,
+        }
+    }
 }
 
 /// Writes a new version: the changed rows, the session row, the event and
@@ -613,7 +621,7 @@ pub(super) fn store_version(
             actor: logged.actor.as_str(),
             kind: EventKind::Todo,
             op: Some(logged.op),
-            payload: logged.payload,
+            payload: &logged.payload,
             error: None,
             version: Some(version.number),
         },

@@ -515,9 +515,11 @@ impl Tally {
         self.0[status_index(status)]
     }
 
-    /// Counts one task as moved from `from` to `to`.
+    /// Counts one task as moved from `from` to `to` (a tally that had
+    /// none at `from` stays at zero there rather than wrapping).
     pub fn moved(&mut self, from: Status, to: Status) {
-        self.0[status_index(from)] -= 1;
+        let was = &mut self.0[status_index(from)];
+        *was = was.saturating_sub(1);
         self.0[status_index(to)] += 1;
     }
 
