@@ -187,9 +187,12 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
             Ok(())
         })
         .unwrap();
-    // Both paths ran, the in-place one for most calls.
+    // Both paths ran, each for a good share of the calls (about a third
+    // run in place: a fifth of the lists are short, and a third of the
+    // calls are of other kinds or name no task).
+    let calls = in_place.get() + whole.get();
     assert!(
-        in_place.get() > whole.get() / 2 && whole.get() > 0,
+        in_place.get() * 10 > calls && whole.get() * 10 > calls,
         "in place {}, whole {}",
         in_place.get(),
         whole.get()
