@@ -73,7 +73,7 @@ impl Store {
         let cache = if is_view(&call) {
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
-            let (keyed, version) = load_cached(&tx, session, cache)?;
+            let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;
             let KeyedList {
                 list,
                 phase_keys,
@@ -107,6 +107,7 @@ impl Store {
             cache
         };
         let (tx, session) = self.write_tx_for(session)?;
+        let cache = current(&tx, &session, cache)?;
         let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
@@ -161,10 +162,7 @@ impl Store {
         let caching = self.caching;
         let cache = self.list_cache.take();
         let (tx, session) = self.write_tx_for(session)?;
-        let cache = match cache {
-            Some(cache) if cache.is_current(&tx, &session)? => Some(cache),
-            _ => None,
-        };
+        let cache = current(&tx, &session, cache)?;
         if let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
             // of what this transaction leaves.
@@ -381,7 +379,8 @@ pub(crate) fn import_in_tx(
 }
 
 /// Runs one call that may write inside the write transaction `tx`: read
-/// the list (`cache` when it is still current), apply the call, store what
+/// the list (`cache`, when there is one: the kept list, which
+/// [`current`] found current in `tx`), apply the call, store what
 /// it changed or log what it got wrong. Returns the result and, when the
 /// store is `caching`, the list to keep for the next call.
 fn call_in_tx(
@@ -393,7 +392,7 @@ fn call_in_tx(
     actor: Actor,
     now_ms: i64,
 ) -> Result<(TodoResult, Option<ListCache>)> {
-    let (keyed, version) = load_cached(tx, session, cache)?;
+    let (keyed, version) = load_kept(tx, session, cache)?;
     let outcome = todo::run(keyed.list.clone(), call, actor);
     let mut version = version;
     let mut change = None;
@@ -537,19 +536,30 @@ fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
     }
 }
 
-/// The session's list and version: `cache` when nothing has written to the
-/// database since it was taken, else read from the rows.
-fn load_cached(
+/// `cache` if it is `session`'s list as `tx` sees it (nothing has written
+/// to the database since it was kept), else `None`.
+fn current(
     tx: &Tx<'_>,
     session: &SessionId,
     cache: Option<ListCache>,
-) -> Result<(KeyedList, i64)> {
-    if let Some(cache) = cache
-        && cache.is_current(tx, session)?
-    {
-        return Ok((cache.keyed, cache.version));
+) -> Result<Option<ListCache>> {
+    match cache {
+        Some(cache) if cache.is_current(tx, session)? => Ok(Some(cache)),
+        _ => Ok(None),
     }
-    load(tx, session)
+}
+
+/// The session's list and version: the kept list `current` (see
+/// [`current`]) when there is one, else read from the rows.
+fn load_kept(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    current: Option<ListCache>,
+) -> Result<(KeyedList, i64)> {
+    match current {
+        Some(cache) => Ok((cache.keyed, cache.version)),
+        None => load(tx, session),
+    }
 }
 
 /// The session's list with its row keys, and its version.
