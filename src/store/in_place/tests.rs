@@ -398,3 +398,61 @@ fn the_named_task_is_found_by_its_index() {
         "{plan:?}"
     );
 }
+
+/// A row the kept shape does not know of (written from outside, with the
+/// shape put back by hand, so the trigger's forgetting is undone) that the
+/// summary would list is a corrupt list: the call is refused with the
+/// session named, and its transaction, writes included, is rolled back.
+#[test]
+fn a_row_outside_the_shapes_phases_is_refused_and_nothing_is_stored() {
+    let s = session();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let mut store = Store::open(&db).unwrap();
+    // One phase of 60 long tasks, all completed but the last two.
+    let mut list = list_of(&[vec![(Status::Completed, false); 60]], 60);
+    for task in &mut list.phases[0].tasks[58..] {
+        task.set_status(Status::Pending);
+    }
+    store.todo_import(&s, list, "test", 1).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let shape: String = conn
+        .query_row("SELECT todo_shape FROM sessions", [], |r| r.get(0))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO tasks (session_id, phase_pos, pos, content, status) VALUES ('s', 99, 0, 'stray', 'pending')",
+        [],
+    )
+    .unwrap();
+    conn.execute("UPDATE sessions SET todo_shape = ?1", [&shape])
+        .unwrap();
+    let state = |conn: &rusqlite::Connection| -> (i64, String, i64) {
+        conn.query_row(
+            "SELECT todo_version, todo_shape, (SELECT count(*) FROM events) FROM sessions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    };
+    let statuses = |conn: &rusqlite::Connection| -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT status FROM tasks ORDER BY phase_pos, pos")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    let (before, rows_before) = (state(&conn), statuses(&conn));
+    let call = json!({"op": "done", "task": format!("task 59 {}", "x".repeat(60))});
+    let err = store
+        .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("todo list of session s") && err.contains("a task outside its phases"),
+        "{err}"
+    );
+    assert_eq!(state(&conn), before);
+    assert_eq!(statuses(&conn), rows_before);
+}
