@@ -14,11 +14,9 @@
 //! - a panic is reported by the panic hook and exits 101;
 //! - `std::process::exit` flushes stdout.
 //!
-//! And before SQLite starts: its memory statistics are off. SQLite counts
-//! every allocation it makes (for `sqlite3_memory_used` and a soft heap
-//! limit, which goalkeeper uses neither of) under a global mutex: about
-//! 1,100 lock and unlock pairs in one `context`, 85 K instructions of
-//! every command that opens the store.
+//! And before SQLite starts, its memory is configured (`heap`): no
+//! statistics, and the binary's heap, a bump arena in front of `malloc`
+//! that Rust allocates from too.
 //!
 //! Not kept: std's one-line message on a stack overflow (the process still
 //! ends with SIGSEGV), and the name "main" of the main thread in a panic
@@ -27,6 +25,12 @@
 #![cfg_attr(not(test), no_main)]
 
 mod cli;
+mod heap;
+
+/// Rust's heap is the arena SQLite's is (see `heap`).
+#[cfg(not(test))]
+#[global_allocator]
+static HEAP: heap::Heap = heap::Heap;
 
 /// The entry point the C runtime calls.
 #[cfg(not(test))]
@@ -37,11 +41,8 @@ extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> lib
     // disposition for SIGPIPE.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     // SAFETY: no other thread exists yet and nothing has used SQLite, which
-    // is when `sqlite3_config` may be called; had SQLite started, it would
-    // refuse (SQLITE_MISUSE) and change nothing.
-    unsafe {
-        rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as libc::c_int)
-    };
+    // is when SQLite may be configured.
+    unsafe { heap::configure_sqlite() };
     let status = std::panic::catch_unwind(cli::main).unwrap_or(101);
     std::process::exit(i32::from(status))
 }

@@ -66,3 +66,36 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(env.dir().join(name).exists());
 }
+
+/// The binary's heap is a 2 MiB arena in front of `malloc` (`src/heap.rs`):
+/// a command that allocates several times that, in blocks that grow
+/// (reading a 1 MB file, writing a 10,000-task list, printing it back),
+/// goes on in `malloc` once the arena is used up, and no byte is lost.
+#[test]
+fn commands_that_outgrow_the_heap_arena_keep_every_byte() {
+    let env = TestEnv::new();
+    let mut markdown = String::from("# Long phase\n");
+    for i in 0..10_000 {
+        // About 97 bytes a line: the file stays under the 1 MiB import limit.
+        let pad = "x".repeat(60 + i % 40);
+        markdown.push_str(&format!("- [ ] Task {i:05} {pad}\n"));
+    }
+    assert!(markdown.len() > 950_000, "{}", markdown.len());
+    std::fs::write(env.dir().join("TODO.md"), &markdown).unwrap();
+    env.ok(&["todo", "import"]);
+    let exported = env.ok(&["todo", "export", "-"]);
+    let body = exported
+        .split_once("\n\n")
+        .map(|(header, body)| {
+            assert!(header.starts_with("<!-- goalkeeper export"), "{header}");
+            body
+        })
+        .unwrap();
+    // The import starts the first task, as every list keeps one open task
+    // in progress; the rest comes back as it went in.
+    let expected = markdown.replacen("- [ ] Task 00000", "- [/] Task 00000", 1);
+    assert_eq!(body, expected, "the list comes back as it went in");
+    let last = format!("Task 09999 {}", "x".repeat(60 + 9_999 % 40));
+    let done = env.ok(&["todo", "done", &last]);
+    assert!(done.contains("Overall: 1/10000 done, 9999 open."), "{done}");
+}
