@@ -25,6 +25,7 @@ const STEPS: &[Step] = &[
     v4_tasks_as_rows,
     v5_kept_shapes,
     v6_tasks_by_prefix,
+    v7_early_v6_index,
 ];
 
 /// The schema version this build writes.
@@ -260,9 +261,31 @@ fn v6_tasks_by_prefix(tx: &Transaction<'_>) -> Result<()> {
     Ok(tx.execute_batch(TASKS_BY_PREFIX)?)
 }
 
+/// The text of [`TASKS_BY_PREFIX`], as a literal for `concat!`.
+macro_rules! tasks_by_prefix {
+    () => {
+        "CREATE INDEX IF NOT EXISTS tasks_by_prefix ON tasks (session_id, substr(content, 1, 64));"
+    };
+}
+
 /// The DDL of [`v6_tasks_by_prefix`], the same text on both backends.
-pub(crate) const TASKS_BY_PREFIX: &str =
-    "CREATE INDEX IF NOT EXISTS tasks_by_prefix ON tasks (session_id, substr(content, 1, 64));";
+pub(crate) const TASKS_BY_PREFIX: &str = tasks_by_prefix!();
+
+/// The index of [`v6_tasks_by_prefix`] for a database that an early build
+/// of v6 migrated. That build (on main for twenty minutes, between
+/// 2f24649 and 9a39d87, in no release) indexed the whole text as
+/// `tasks_by_content`; a database it brought to v6 has no
+/// `tasks_by_prefix`, and every call the in-place path takes failed on it
+/// with "no such index: tasks_by_prefix" (SQLite's statement names the
+/// index it must use). On any other database this step writes nothing but
+/// the version.
+fn v7_early_v6_index(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(EARLY_V6_INDEX)?)
+}
+
+/// The DDL of [`v7_early_v6_index`], the same text on both backends.
+pub(crate) const EARLY_V6_INDEX: &str =
+    concat!("DROP INDEX IF EXISTS tasks_by_content;", tasks_by_prefix!());
 
 fn parse_list(json: &str, session: &SessionId, version: i64) -> Result<TodoList> {
     serde_json::from_str(json).map_err(|e| Error::Corrupt {

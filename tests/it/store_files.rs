@@ -378,3 +378,68 @@ fn a_database_whose_creation_was_killed_with_a_journal_behind_opens() {
     let mut store = Store::open(&path).expect("a half-created database of ours opens");
     agent(&mut store, r#"{"op":"init","items":["works"]}"#);
 }
+
+/// An early build of schema v6 (on main for twenty minutes) indexed whole
+/// task texts as `tasks_by_content`. A database it migrated says v6 but
+/// has no `tasks_by_prefix`, which the statement of a call on one task
+/// names: v7 gives it the index, and the call that failed on it before
+/// ("no such index") runs.
+#[test]
+fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("early-v6.db");
+    let items: Vec<String> = (0..300)
+        .map(|i| format!("Task {i:03}: a step of the plan, long enough to keep its list long"))
+        .collect();
+    {
+        let mut s = Store::open(&path).unwrap();
+        let init = serde_json::json!({"op": "init", "items": items}).to_string();
+        agent(&mut s, &init);
+    }
+    let indexes = |conn: &rusqlite::Connection| -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    let version = |conn: &rusqlite::Connection| -> i64 {
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    let latest = {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let latest = version(&conn);
+        conn.execute_batch(
+            "DROP INDEX tasks_by_prefix;
+             CREATE INDEX tasks_by_content ON tasks (session_id, content);
+             PRAGMA user_version = 6;",
+        )
+        .unwrap();
+        assert_eq!(indexes(&conn), ["tasks_by_content"]);
+        latest
+    };
+    assert!(latest > 6, "{latest}");
+    let mut s = Store::open(&path).unwrap();
+    let call = format!(r#"{{"op":"done","task":"{}"}}"#, items[150]);
+    let (text, is_error) = s
+        .todo_text(
+            &session(),
+            goalkeeper::todo::Call::Json(&call),
+            goalkeeper::todo::Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    assert!(!is_error, "{text}");
+    assert!(text.contains("Overall: 1/300 done"), "{text}");
+    assert_eq!(
+        list(&mut s).phases[0].tasks[150].status,
+        goalkeeper::todo::Status::Completed
+    );
+    drop(s);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(version(&conn), latest);
+    assert_eq!(indexes(&conn), ["tasks_by_prefix"]);
+}

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
 /// later version adds a step here and one in `migrations.rs`.
-const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6)];
+const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7)];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
@@ -129,6 +129,10 @@ CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
 /// Schema v6: tasks indexed by the start of their text, as on SQLite
 /// (`store::migrations::v6_tasks_by_prefix`).
 const V6: &str = crate::store::migrations::TASKS_BY_PREFIX;
+
+/// Schema v7: v6's index for a database an early build of v6 migrated,
+/// as on SQLite (`store::migrations::v7_early_v6_index`).
+const V7: &str = crate::store::migrations::EARLY_V6_INDEX;
 
 /// The marker table: one row, the schema version.
 const MARKER: &str = "goalkeeper_schema";

@@ -278,7 +278,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     let shape = |admin: &mut postgres::Client| -> Option<String> {
         admin
             .query_one("SELECT todo_shape FROM sessions WHERE id = 's'", &[])
@@ -302,4 +302,58 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .unwrap();
     assert_eq!(shape(&mut admin), None);
     assert_eq!(store.status(&s).unwrap().1.closed, 2);
+}
+
+/// A database an early build of v6 migrated (its index `tasks_by_content`
+/// on the whole text, no `tasks_by_prefix`) gets v6's index at v7, as on
+/// SQLite, and a call on one task runs on it.
+#[test]
+fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
+    use goalkeeper::store::Location;
+    use goalkeeper::todo::{Actor, Call};
+    use goalkeeper::{SessionId, Store};
+
+    let db = pg::database();
+    let location = Location::parse(&db.url()).unwrap();
+    let s = SessionId::parse("s").unwrap();
+    let items: Vec<String> = (0..300)
+        .map(|i| format!("task {i:03}, a step of the plan long enough to keep the list long"))
+        .collect();
+    let init = serde_json::json!({"op": "init", "items": items}).to_string();
+    Store::open_location(&location)
+        .unwrap()
+        .todo(&s, Call::Json(&init), Actor::Agent, 1)
+        .unwrap();
+    let mut admin = db.admin();
+    let indexes = |admin: &mut postgres::Client| -> Vec<String> {
+        admin
+            .query(
+                "SELECT indexname::text FROM pg_indexes WHERE tablename = 'tasks' AND indexname <> 'tasks_pkey' ORDER BY 1",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    admin
+        .batch_execute(
+            "DROP INDEX tasks_by_prefix;
+             CREATE INDEX tasks_by_content ON tasks (session_id, content);
+             UPDATE goalkeeper_schema SET version = 6;",
+        )
+        .unwrap();
+    assert_eq!(indexes(&mut admin), ["tasks_by_content"]);
+    let mut store = Store::open_location(&location).unwrap();
+    let done = serde_json::json!({"op": "done", "task": items[150]}).to_string();
+    let (text, is_error) = store
+        .todo_text(&s, Call::Json(&done), Actor::Agent, 2)
+        .unwrap();
+    assert!(!is_error && text.contains("Overall: 1/300 done"), "{text}");
+    assert_eq!(indexes(&mut admin), ["tasks_by_prefix"]);
+    let version: i64 = admin
+        .query_one("SELECT version FROM goalkeeper_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 7);
 }
