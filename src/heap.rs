@@ -66,7 +66,10 @@ struct Arena {
 }
 
 // SAFETY: `top` is only moved by atomic operations, and a byte below it
-// belongs to the one block that bumped past it.
+// belongs to the one block that bumped past it. A block given back
+// (release) and bumped again by another thread (acquire) is the one hand
+// over of bytes between threads: what the first thread wrote to them
+// happens before what the second writes.
 unsafe impl Sync for Arena {}
 
 impl Arena {
@@ -84,7 +87,7 @@ impl Arena {
             let end = top.checked_add(size).filter(|&end| end <= self.len)?;
             match self
                 .top
-                .compare_exchange_weak(top, end, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange_weak(top, end, Ordering::Acquire, Ordering::Relaxed)
             {
                 // SAFETY: `top..end` is within the region.
                 Ok(_) => return Some(unsafe { self.start.add(top) }),
@@ -100,7 +103,7 @@ impl Arena {
         // to the arena, not to the process.
         let _ =
             self.top
-                .compare_exchange(offset + size, offset, Ordering::Relaxed, Ordering::Relaxed);
+                .compare_exchange(offset + size, offset, Ordering::Release, Ordering::Relaxed);
     }
 
     /// Grows or shrinks the block of `old` bytes at `p` to `new` bytes in
@@ -111,7 +114,7 @@ impl Arena {
         match offset.checked_add(new) {
             Some(end) if end <= self.len => self
                 .top
-                .compare_exchange(offset + old, end, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange(offset + old, end, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok(),
             _ => false,
         }
