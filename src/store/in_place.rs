@@ -27,7 +27,7 @@ use super::shape;
 use super::sql::{Dialect, Row, Tx, params};
 use super::todos::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::todo::{
     self, Actor, Call, ChangedTask, Op, OpKind, Parsed, Status, SummaryKind, Tally, Target, Task,
 };
@@ -302,7 +302,7 @@ pub(super) fn run(
         rows.iter().map(|(key, _)| phase_of(*key)).collect()
     };
     let (Some(next_phases), Some(blocked_phases)) = (in_phases(&next), in_phases(&blocked)) else {
-        return Err(corrupt(session, "a task outside its phases".into()));
+        return Err(rows::corrupt_list(session, "a task outside its phases"));
     };
     let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
     let next = pair(&next_phases, &next);
@@ -401,13 +401,6 @@ fn window(
     tx.query_all(sql, params![session.as_str(), from, limit], |r| {
         rows::shown_task(r, session)
     })
-}
-
-fn corrupt(session: &SessionId, why: String) -> Error {
-    Error::Corrupt {
-        what: format!("todo list of session {session}"),
-        why,
-    }
 }
 
 #[cfg(test)]

@@ -22,10 +22,7 @@ pub(crate) const UNDO_TO_UNKNOWN: i64 = -1;
 
 /// A session's list with the keys of its rows; empty when it has none.
 pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
-    let corrupt = |why: String| Error::Corrupt {
-        what: format!("todo list of session {session}"),
-        why,
-    };
+    let corrupt = |why: String| corrupt_list(session, why);
     let phases = tx.query_all(
         "SELECT pos, name FROM phases WHERE session_id = ?1 ORDER BY pos",
         params![session.as_str()],
@@ -64,10 +61,8 @@ pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
     )?;
     let mut counts = Counts::default();
     for (status, n) in rows {
-        let status = parse_status(&status).ok_or_else(|| Error::Corrupt {
-            what: format!("todo list of session {session}"),
-            why: format!("status {status:?}"),
-        })?;
+        let status = parse_status(&status)
+            .ok_or_else(|| corrupt_list(session, format!("status {status:?}")))?;
         let n = usize::try_from(n).unwrap_or(0);
         counts.total += n;
         match status {
@@ -88,10 +83,8 @@ pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
 /// status has is a corrupt list of `session`.
 pub(crate) fn status_column(r: &Row<'_>, i: usize, session: &SessionId) -> Result<Status> {
     r.with_text(i, |text| {
-        text.and_then(parse_status).ok_or_else(|| Error::Corrupt {
-            what: format!("todo list of session {session}"),
-            why: format!("status {:?}", text.unwrap_or("NULL")),
-        })
+        text.and_then(parse_status)
+            .ok_or_else(|| corrupt_list(session, format!("status {:?}", text.unwrap_or("NULL"))))
     })?
 }
 
@@ -105,10 +98,7 @@ pub(crate) fn dropped_column(
     r.with_text(i, |text| match text {
         None => Ok(None),
         Some("user") => Ok(Some(DroppedBy::User)),
-        Some(other) => Err(Error::Corrupt {
-            what: format!("todo list of session {session}"),
-            why: format!("dropped_by {other:?}"),
-        }),
+        Some(other) => Err(corrupt_list(session, format!("dropped_by {other:?}"))),
     })?
 }
 
@@ -126,6 +116,15 @@ pub(crate) fn shown_task(r: &Row<'_>, session: &SessionId) -> Result<(i64, Task)
             dropped_by: None,
         },
     ))
+}
+
+/// The error for a todo list of `session` whose rows or kept shape do not
+/// read as one, saying `why`.
+pub(crate) fn corrupt_list(session: &SessionId, why: impl Into<String>) -> Error {
+    Error::Corrupt {
+        what: format!("todo list of session {session}"),
+        why: why.into(),
+    }
 }
 
 pub(crate) fn parse_status(text: &str) -> Option<Status> {
@@ -190,10 +189,10 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
             ],
         )?;
         if changed != 1 {
-            return Err(Error::Corrupt {
-                what: format!("todo list of session {session}"),
-                why: format!("no task row ({p}, {k}) to update"),
-            });
+            return Err(corrupt_list(
+                session,
+                format!("no task row ({p}, {k}) to update"),
+            ));
         }
     }
     Ok(())

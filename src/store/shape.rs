@@ -25,9 +25,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::patch::KeyedList;
+use super::rows::corrupt_list;
 use super::sql::{Tx, params};
 use crate::SessionId;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::todo::{self, Counts, Status, Tally, TodoList};
 
 /// The shape of one list (see the module doc). The field names are short:
@@ -151,10 +152,10 @@ fn load_as<T: serde::de::DeserializeOwned>(
     };
     let shape = match text {
         None => None,
-        Some(text) => Some(serde_json::from_str(&text).map_err(|e| Error::Corrupt {
-            what: format!("todo list of session {session}"),
-            why: format!("its kept shape does not read: {e}"),
-        })?),
+        Some(text) => Some(
+            serde_json::from_str(&text)
+                .map_err(|e| corrupt_list(session, format!("its kept shape does not read: {e}")))?,
+        ),
     };
     Ok((version, shape))
 }
@@ -199,10 +200,7 @@ pub(crate) fn view_page(
     if total == 0 || (*view == todo::ViewPage::first() && shape.floor <= todo::PAGE_BYTES) {
         return Ok(Err(version));
     }
-    let corrupt = |why: String| Error::Corrupt {
-        what: format!("todo list of session {session}"),
-        why,
-    };
+    let corrupt = |why: String| corrupt_list(session, why);
     let phases = phase_rows(tx, session, &shape)?;
     let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
     let phase = match &view.phase {
@@ -299,10 +297,7 @@ pub(crate) fn context_part(
     if !todo::bounded(Tally::sum(&tallies).counts().total, max_tasks) {
         return Ok(Err(version));
     }
-    let corrupt = |why: String| Error::Corrupt {
-        what: format!("todo list of session {session}"),
-        why,
-    };
+    let corrupt = |why: String| corrupt_list(session, why);
     let phases = phase_rows_of(tx, session, shape.phases.iter().map(|p| p.key))?;
     // The open tasks that are not in progress, by phase.
     let open = |t: &Tally| t.get(Status::Pending) + t.get(Status::Blocked);
@@ -490,10 +485,10 @@ fn phase_rows_of(
         |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
     )?;
     if phases.len() != keys.len() || phases.iter().zip(keys).any(|((k, _), key)| *k != key) {
-        return Err(Error::Corrupt {
-            what: format!("todo list of session {session}"),
-            why: "its kept shape names other phases than its rows".into(),
-        });
+        return Err(corrupt_list(
+            session,
+            "its kept shape names other phases than its rows",
+        ));
     }
     Ok(phases)
 }
