@@ -128,22 +128,30 @@ impl SqliteFile {
     /// newer goalkeeper, before anything writes to it. Returns the schema
     /// version found (0 for a new database).
     fn check_identity(&self) -> Result<i64> {
-        // One statement, so one snapshot: a process creating the database
-        // at this moment commits its tables and its application id together.
+        // One read transaction, so one snapshot: a process creating the
+        // database at this moment commits its tables and its application id
+        // together. Plain `PRAGMA` statements read the header without
+        // parsing the schema; the table-valued `pragma_application_id()`
+        // that one `SELECT` could combine builds a virtual table for each
+        // (about 30 K instructions a process). The tables are counted only
+        // for a file without an application id.
         let (app_id, version, tables) = retry_busy(|| {
-            self.conn.query_row(
-                "SELECT (SELECT application_id FROM pragma_application_id()),
-                        (SELECT user_version FROM pragma_user_version()),
-                        (SELECT count(*) FROM sqlite_master)",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, i64>(2)?,
-                    ))
-                },
-            )
+            let conn: &Connection = &self.conn;
+            let tx = rusqlite::Transaction::new_unchecked(
+                conn,
+                rusqlite::TransactionBehavior::Deferred,
+            )?;
+            let pragma = |name: &str| tx.query_row(name, [], |r| r.get::<_, i64>(0));
+            let app_id = pragma("PRAGMA application_id")?;
+            let version = pragma("PRAGMA user_version")?;
+            let tables = if app_id == 0 {
+                pragma("SELECT count(*) FROM sqlite_master")?
+            } else {
+                0
+            };
+            // A read: ending it by rollback (the drop) or commit is the same.
+            drop(tx);
+            Ok((app_id, version, tables))
         })
         .map_err(|e| match (e.sqlite_error_code(), &self.path) {
             (Some(ErrorCode::NotADatabase), Some(path)) => Error::NotOurDatabase {
