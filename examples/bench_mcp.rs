@@ -8,7 +8,9 @@
 //! Starts the server on `DB` for `SESSION`, initializes it, then times
 //! `tools/call` round trips (the request line written until its response
 //! line is read): `todo` `start` of `TASK_A` and `TASK_B` in turn (so every
-//! call writes), and `todo` `view`. Prints the median, mean and p90 in ms.
+//! call writes), and `todo` `view`; and, as the baseline measured in the
+//! same run, `ping` (the protocol's round trip through the server's stdin,
+//! runtime and stdout, no store). Prints the median, mean and p90 in ms.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, ExitCode, Stdio};
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
     let cases = [
         ("start (a write)", None),
         ("view", Some(json!({"op": "view"}))),
+        ("ping (baseline)", Some(Value::Null)),
     ];
     for (name, fixed) in cases {
         let mut times = Vec::with_capacity(runs);
@@ -69,13 +72,23 @@ fn main() -> ExitCode {
             let arguments = fixed.clone().unwrap_or_else(
                 || json!({"op": "start", "task": if i % 2 == 0 { &args[3] } else { &args[4] }}),
             );
+            let ping = arguments.is_null();
             let started = Instant::now();
-            let reply = request(
-                "tools/call",
-                json!({"name": "todo", "arguments": arguments}),
-            );
+            let reply = if ping {
+                request("ping", json!({}))
+            } else {
+                request(
+                    "tools/call",
+                    json!({"name": "todo", "arguments": arguments}),
+                )
+            };
             let ms = started.elapsed().as_secs_f64() * 1000.0;
-            if reply["result"]["isError"] != json!(false) {
+            let failed = if ping {
+                reply.get("result").is_none()
+            } else {
+                reply["result"]["isError"] != json!(false)
+            };
+            if failed {
                 eprintln!("bench_mcp: {name}: unexpected reply {reply}");
                 drop(request);
                 let _ = child.wait();

@@ -148,6 +148,18 @@ impl Store {
         }
     }
 
+    /// Whether the store's calls must stay off an async runtime's thread:
+    /// the PostgreSQL client drives a runtime of its own for every
+    /// statement, which tokio refuses to start inside another. SQLite calls
+    /// may run anywhere.
+    pub fn needs_own_thread(&self) -> bool {
+        match &self.backend {
+            Backend::Sqlite(_) => false,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => true,
+        }
+    }
+
     /// Where the store is, for messages: the path, the URL with its
     /// password hidden, or `:memory:`.
     pub fn describe(&self) -> String {
