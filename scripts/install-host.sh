@@ -26,6 +26,8 @@ if [ -x "$exe" ] && [ -f "$cache/.complete" ]; then
 fi
 # Install beside the cache and move it into place, so an interrupted install
 # is never mistaken for a complete one.
+# A fresh machine has no cache directory yet (nor, maybe, ~/.cache).
+mkdir -p "$(dirname "$cache")"
 tmp="$(mktemp -d "${cache}.partial.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 # A private prefix: nothing global, no lock file in the clone.
