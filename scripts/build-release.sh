@@ -7,9 +7,11 @@
 #
 # The flags go to the binary's own compilation only (`cargo rustc`), so the
 # proc-macro crates, which cannot be built with crt-static, build as usual.
-# --pie keeps a position-independent executable (static-pie: ASLR for the
-# binary's own code, at the price of relocating it at start-up); the default
-# is a fixed-address static executable.
+# The frequent commands' functions are placed together
+# (scripts/hot-functions.txt). --pie keeps a position-independent
+# executable (static-pie: ASLR for the binary's own code, at the price of
+# relocating it at start-up); the default is a fixed-address static
+# executable.
 #
 # Installing the same binary: `RUSTFLAGS='-C target-feature=+crt-static'
 # cargo install --path . --target x86_64-unknown-linux-gnu` (with --target,
@@ -20,6 +22,16 @@ cd "$(dirname "$0")/.."
 FLAGS=(-C target-feature=+crt-static)
 if [[ "${1:-}" != "--pie" ]]; then
     FLAGS+=(-C relocation-model=static)
+fi
+# The functions the frequent commands run, placed side by side, so that a
+# process maps fewer pages of code (scripts/hot-functions.sh says how the
+# list is made). The option is lld's, rustc's default linker on
+# x86_64-unknown-linux-gnu since Rust 1.90; with another linker the binary
+# is built without it.
+if rustc -vV | grep -q '^host: x86_64-unknown-linux-gnu$' \
+    && [ "$(rustc -vV | sed -n 's/^release: 1\.\([0-9]*\)\..*/\1/p')" -ge 90 ] 2>/dev/null; then
+    FLAGS+=(-C "link-arg=-Wl,--symbol-ordering-file=$PWD/scripts/hot-functions.txt"
+        -C link-arg=-Wl,--no-warn-symbol-ordering)
 fi
 cargo rustc --release --locked --quiet --bin goalkeeper -- "${FLAGS[@]}"
 file target/release/goalkeeper 2>/dev/null || true
