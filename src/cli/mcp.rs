@@ -54,7 +54,8 @@ pub fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
 /// the runtime. tokio's `stdin()` starts a blocking-pool task for every
 /// read: per request, one more thread switch than this (each costs tens of
 /// microseconds on a busy machine; a round trip is 0.2-0.4 ms). At most
-/// two reads (128 KiB) wait in the channel; the thread then waits too.
+/// two reads wait in the channel; the thread then waits too. Each read
+/// goes into one 64 KiB buffer and is handed on as a copy of what it read.
 /// The thread ends at the end of the input; the process's exit ends it if
 /// the server stops first.
 struct StdinThread {
@@ -68,14 +69,11 @@ impl StdinThread {
         let (sender, chunks) = tokio::sync::mpsc::channel(2);
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
+            let mut buffer = vec![0; 64 * 1024];
             loop {
-                let mut chunk = vec![0; 64 * 1024];
-                let read = match stdin.read(&mut chunk) {
+                let read = match stdin.read(&mut buffer) {
                     Ok(0) => return,
-                    Ok(n) => {
-                        chunk.truncate(n);
-                        Ok(chunk)
-                    }
+                    Ok(n) => Ok(buffer[..n].to_vec()),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e) => Err(e),
                 };
