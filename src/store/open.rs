@@ -141,11 +141,11 @@ impl SqliteFile {
                 conn,
                 rusqlite::TransactionBehavior::Deferred,
             )?;
-            let pragma = |name: &str| tx.query_row(name, [], |r| r.get::<_, i64>(0));
-            let app_id = pragma("PRAGMA application_id")?;
-            let version = pragma("PRAGMA user_version")?;
+            let integer = |sql: &str| tx.query_row(sql, [], |r| r.get::<_, i64>(0));
+            let app_id = integer("PRAGMA application_id")?;
+            let version = integer("PRAGMA user_version")?;
             let tables = if app_id == 0 {
-                pragma("SELECT count(*) FROM sqlite_master")?
+                integer("SELECT count(*) FROM sqlite_master")?
             } else {
                 0
             };
