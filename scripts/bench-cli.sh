@@ -85,7 +85,7 @@ rm -f template-*.db*
 # Tasks N/2 and N/2+1 are pending in the builder's list; each timed run
 # starts one of them after an untimed run started the other, so every timed
 # run changes the list and writes it.
-task() { printf 'Task %05d: update the parser and its tests for case %d' "$1" "$1"; }
+source "$ROOT/scripts/bench-inputs.sh"
 A="$(task $((TASKS / 2)))"
 B="$(task $((TASKS / 2 + 1)))"
 start_call() { printf '{"op":"start","task":"%s"}' "$1"; }

@@ -28,6 +28,7 @@ while [[ $# -gt 0 ]]; do
 done
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 EX="$ROOT/target/release/examples"
+source "$ROOT/scripts/bench-inputs.sh"
 [[ -n "$DIR" ]] || DIR="$(mktemp -d "${TMPDIR:-/tmp}/goalkeeper-compare.XXXXXX")"
 mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"; cd "$DIR"
 : > config.toml
@@ -41,8 +42,8 @@ for b in before after; do
     for n in 10 1000 10000; do
         rm -f "$b-$n.db" "$b-$n.db-wal" "$b-$n.db-shm"
         "$db_tool" "$b-$n.db" --tasks "$n" --session "s$n" 2>/dev/null
-        printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$n" "$DIR" > "hook-$n.json"
-        printf '{"session_id":"s%s","model":{"display_name":"Opus"}}' "$n" > "status-$n.json"
+        hook_input "s$n" "$DIR" > "hook-$n.json"
+        status_input "s$n" > "status-$n.json"
     done
 done
 python3 - "$BEFORE" "$AFTER" "$DIR" > cases.json <<'PY'
@@ -67,11 +68,10 @@ PY
 echo
 echo "== whole process, $RUNS interleaved runs per case after $WARMUP warm-up runs (ms; ratio = median / median of /bin/true)"
 "$EX/bench_proc" cases.json --runs "$RUNS" --warmup "$WARMUP"
-task() { printf 'Task %05d: update the parser and its tests for case %d' "$1" "$1"; }
 echo
 echo "== MCP round trips on one long-lived server (1000 calls after 50)"
 for n in 10 1000; do
-    p=0; (( n >= 100 )) && p=$(( (n + 99) / 100 * 2 / 5 * 100 ))
+    p=$(pending "$n")
     for b in before after; do
         bin=$BEFORE; [[ $b == after ]] && bin=$AFTER
         echo "-- $b, $n tasks"

@@ -65,20 +65,12 @@ echo "== binary: $GK ($(stat -c %s "$GK") bytes)"
 
 SIZES=(10 1000)
 [[ $BIG -eq 1 ]] && SIZES+=(10000)
-task() { printf 'Task %05d: update the parser and its tests for case %d' "$1" "$1"; }
-pending() { # the first pending task of bench_db's list of $1 tasks
-    local n=$1 phases=$(( ($1 + 99) / 100 ))
-    if (( n >= 100 )); then echo $(( phases * 2 / 5 * 100 )); else echo 0; fi
-}
+source "$ROOT/scripts/bench-inputs.sh"
 for n in "${SIZES[@]}"; do
     rm -f "s$n.db" "s$n.db-wal" "s$n.db-shm"
     "$EX/bench_db" "s$n.db" --tasks "$n" --session "s$n" 2>/dev/null
 done
 
-hook_input() {
-    printf '{"session_id":"%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$1" "$DIR"
-}
-status_input() { printf '{"session_id":"%s","model":{"display_name":"Opus"}}' "$1"; }
 
 python3 - "$GK" "$DIR" "${SIZES[@]}" > cases.json <<'PY'
 import json, sys
@@ -102,7 +94,7 @@ for n in sizes:
 print(json.dumps(cases, indent=1))
 PY
 for n in "${SIZES[@]}"; do
-    hook_input "s$n" > "hook-$n.json"
+    hook_input "s$n" "$DIR" > "hook-$n.json"
     status_input "s$n" > "status-$n.json"
 done
 # Sanity: the status line and the hook print something on these sessions.

@@ -11,8 +11,8 @@
 # (about 1.3 MB), a `todo view` takes 113 page faults instead of 145, and
 # every command 5-10 % less wall time (BENCHMARKS.md, "Eighth pass").
 #
-# How: builds the release binary as build-release.sh does but with its
-# symbols and without an ordering, runs `--version`, `todo view`,
+# How: builds the release binary with its symbols and without an ordering
+# (build-release.sh --symbols), runs `--version`, `todo view`,
 # `context`, `todo apply`, a Claude Code `UserPromptSubmit` hook event and
 # the status line on a 10-task and a 1,000-task session (examples/bench_db)
 # under callgrind, and writes every function any of them ran, the ones
@@ -24,9 +24,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 command -v valgrind >/dev/null || { echo "hot-functions: needs valgrind" >&2; exit 2; }
 
+source "$ROOT/scripts/bench-inputs.sh"
 cargo build --release --quiet --example bench_db
-cargo rustc --release --locked --quiet --bin goalkeeper -- \
-    -C target-feature=+crt-static -C relocation-model=static -C strip=none
+scripts/build-release.sh --symbols >/dev/null
 GK="$ROOT/target/release/goalkeeper"
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/goalkeeper-hot.XXXXXX")"
 trap 'rm -rf "$DIR"' EXIT
@@ -42,16 +42,13 @@ profile() { # STDIN_FILE ARGS...: one command under callgrind
     valgrind --tool=callgrind --dump-instr=no --compress-strings=no --demangle=no \
         --callgrind-out-file="$DIR/cg.$run" "$GK" "$@" < "$input" > /dev/null 2>&1
 }
-task() { printf 'Task %05d: update the parser and its tests for case %d' "$1" "$1"; }
 profile /dev/null --version
 for n in 10 1000; do
     db="$DIR/s$n.db"
     target/release/examples/bench_db "$db" --tasks "$n" --session "s$n" 2>/dev/null
-    first=0
-    (( n >= 100 )) && first=$(( (n + 99) / 100 * 2 / 5 * 100 ))
-    printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' \
-        "$n" "$DIR" > "$DIR/hook.json"
-    printf '{"session_id":"s%s","model":{"display_name":"Opus"}}' "$n" > "$DIR/status.json"
+    first=$(pending "$n")
+    hook_input "s$n" "$DIR" > "$DIR/hook.json"
+    status_input "s$n" > "$DIR/status.json"
     profile /dev/null --db "$db" --session "s$n" todo view
     profile /dev/null --db "$db" --session "s$n" context
     profile /dev/null --db "$db" --session "s$n" todo apply \
