@@ -37,9 +37,45 @@ impl Rng {
     }
 }
 
+/// Waits until no other client is connected to the test database. A
+/// SIGKILLed client may have sent its COMMIT before it died; the server
+/// still carries it out, and only then sees the closed socket and ends the
+/// backend. Reading before that can see the commit land halfway through
+/// the reads.
+fn settle(admin: &mut postgres::Client) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let others: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND backend_type = 'client backend' \
+                 AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if others == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{others} killed clients' backends still running after 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// The session's task contents in list order, its version, and the
-/// versions of its todo events in log order.
+/// versions of its todo events in log order, read in one snapshot once the
+/// killed client's backend has ended.
 fn state(admin: &mut postgres::Client, session: &str) -> (Vec<String>, i64, Vec<i64>) {
+    settle(admin);
+    let mut admin = admin
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .unwrap();
     let tasks = admin
         .query(
             "SELECT content FROM tasks WHERE session_id = $1 ORDER BY phase_pos, pos",
@@ -65,6 +101,7 @@ fn state(admin: &mut postgres::Client, session: &str) -> (Vec<String>, i64, Vec<
         .iter()
         .map(|r| r.get(0))
         .collect();
+    admin.commit().unwrap();
     (tasks, version, versions)
 }
 
