@@ -44,14 +44,124 @@ pub fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
             what: "cannot start the MCP server's runtime".into(),
             source,
         })?;
-    let served = runtime.block_on(serve(server, StdinThread::start(), SyncStdout));
+    let served = runtime.block_on(async {
+        match StdinFd::register() {
+            Some(stdin) => serve(server, stdin, SyncStdout).await,
+            None => serve(server, StdinThread::start(), SyncStdout).await,
+        }
+    });
     // Do not wait for a stdin read that may never end.
     runtime.shutdown_background();
     served.map(|()| Outcome::Success)
 }
 
-/// Standard input, read by a thread of its own that hands what it read to
-/// the runtime. tokio's `stdin()` starts a blocking-pool task for every
+/// Standard input as the runtime's own event source, when it is a pipe or
+/// a socket (as every host starts an MCP server): the runtime's thread
+/// waits in `epoll` for the request and reads it itself, one thread switch
+/// per request fewer than [`StdinThread`]. The descriptor stays blocking
+/// (`O_NONBLOCK` belongs to the open file, which the host may share): a
+/// read happens only once `poll(2)` says that it will not block, and this
+/// process is the pipe's only reader.
+struct StdinFd {
+    fd: tokio::io::unix::AsyncFd<RawStdin>,
+}
+
+/// File descriptor 0, never closed by us.
+struct RawStdin;
+
+impl std::os::fd::AsRawFd for RawStdin {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        libc::STDIN_FILENO
+    }
+}
+
+impl StdinFd {
+    /// `None` when standard input is not a pipe or a socket (a regular
+    /// file, which `epoll` refuses; a terminal, which the thread serves as
+    /// well) or cannot be registered.
+    fn register() -> Option<StdinFd> {
+        // SAFETY: fstat fills the struct it is given, zeroed here.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: descriptor 0 and a valid pointer; a closed descriptor fails.
+        if unsafe { libc::fstat(libc::STDIN_FILENO, &mut stat) } != 0 {
+            return None;
+        }
+        let kind = stat.st_mode & libc::S_IFMT;
+        if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
+            return None;
+        }
+        // SAFETY: descriptor 0 is open (fstat said so) and nothing in this
+        // process closes or replaces it while the server runs.
+        let fd = unsafe {
+            tokio::io::unix::AsyncFd::register_with_interest(
+                RawStdin,
+                tokio::io::Interest::READABLE,
+            )
+        }
+        .ok()?;
+        Some(StdinFd { fd })
+    }
+}
+
+/// Whether a read of standard input would return at once: data, the end of
+/// the input, or an error.
+fn stdin_ready() -> bool {
+    let mut poll = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    let n = unsafe { libc::poll(&mut poll, 1, 0) };
+    n != 0
+}
+
+impl tokio::io::AsyncRead for StdinFd {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if buf.remaining() == 0 {
+            return Poll::Ready(Ok(()));
+        }
+        loop {
+            let mut guard = match self.fd.poll_read_ready(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(guard)) => guard,
+            };
+            // The readiness may be older than the last read, which took
+            // what had come: wait for the next event instead of blocking.
+            if !stdin_ready() {
+                guard.clear_ready();
+                continue;
+            }
+            let unfilled = buf.initialize_unfilled();
+            // SAFETY: reads into the initialized, unfilled part of `buf`.
+            let n = unsafe {
+                libc::read(
+                    libc::STDIN_FILENO,
+                    unfilled.as_mut_ptr().cast(),
+                    unfilled.len(),
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Poll::Ready(Err(e));
+            }
+            buf.advance(n as usize);
+            return Poll::Ready(Ok(()));
+        }
+    }
+}
+
+/// Standard input that cannot wait in the runtime's `epoll` (a regular
+/// file, a terminal; see [`StdinFd`]), read by a thread of its own that
+/// hands what it read to the runtime. tokio's `stdin()` starts a blocking-pool task for every
 /// read: per request, one more thread switch than this (each costs tens of
 /// microseconds on a busy machine; a round trip is 0.2-0.4 ms). At most
 /// two reads wait in the channel; the thread then waits too. Each read

@@ -89,6 +89,15 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Writes `text` as it is, without a newline, and flushes it.
+    pub(crate) fn send_line_raw(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(text.as_bytes())
+            .expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
     /// Sends a request and returns the whole response (`result` or `error`).
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
@@ -627,4 +636,88 @@ fn with_session_from_claude_code_the_tools_follow_the_hooks_session() {
         default.contains("fallback") && !default.contains("in the claude session"),
         "{default}"
     );
+}
+
+/// Standard input that is a regular file (`goalkeeper mcp < requests`)
+/// cannot wait in `epoll`: the server reads it on a thread of its own,
+/// answers every request in it and stops at its end.
+#[test]
+fn a_file_as_standard_input_is_served_to_its_end() {
+    let env = TestEnv::new();
+    let settings = env.dir().join("settings.toml");
+    std::fs::write(&settings, "").unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "file", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "todo", "arguments": {"op": "init", "items": ["A", "B"]}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "todo", "arguments": {"op": "done", "task": "A"}}}),
+    ];
+    let input = env.dir().join("requests.jsonl");
+    let text: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let output = env
+        .std_cmd(&["--db", &env.location(), "--session", "f", "mcp"])
+        .env("GOALKEEPER_CONFIG", &settings)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(1), &json!(2), &json!(3)], "{answers:?}");
+    assert!(!is_error(&answers[2]["result"]), "{:?}", answers[2]);
+    let view = env
+        .cmd(&["--session", "f", "todo", "view"])
+        .output()
+        .unwrap();
+    let view = String::from_utf8(view.stdout).unwrap();
+    assert!(view.contains("Overall: 1/2 done"), "{view}");
+}
+
+/// On a pipe the server waits for input in its runtime's own event loop.
+/// A request split across writes, with a pause between them, and one
+/// larger than a pipe's buffer (so that it arrives in many reads) are each
+/// answered once, whole; the end of the input ends the server.
+#[test]
+fn a_request_in_pieces_and_a_large_one_are_each_answered() {
+    let env = TestEnv::new();
+    let mut server = Server::start(&env, "pieces");
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "todo", "arguments": {"op": "init", "items": ["first", "second"]}}})
+    .to_string();
+    let (head, tail) = call.split_at(call.len() / 2);
+    server.send_line_raw(head);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(server.drain(Duration::from_millis(100)).is_empty());
+    server.send_line(tail);
+    let first = server.response(7);
+    assert_eq!(first["result"]["_meta"]["goalkeeper/result"]["version"], 1);
+
+    // About 300 KB: 300 tasks of 1,000 characters.
+    let items: Vec<String> = (0..300)
+        .map(|i| format!("{i:03} {}", "x".repeat(996)))
+        .collect();
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "todo", "arguments": {"op": "append", "phase": "Big", "items": items}}}),
+    );
+    let big = server.response(8);
+    assert!(!is_error(&big["result"]), "{big}");
+    assert_eq!(big["result"]["_meta"]["goalkeeper/result"]["version"], 2);
+    assert!(server.drain(Duration::from_millis(100)).is_empty());
+    assert_eq!(server.stop(), "[exit status: 0]");
+    let view = env
+        .cmd(&["--session", "pieces", "todo", "view"])
+        .output()
+        .unwrap();
+    let view = String::from_utf8(view.stdout).unwrap();
+    assert!(view.contains("0/302 done"), "{view}");
 }
