@@ -638,6 +638,16 @@ fn with_session_from_claude_code_the_tools_follow_the_hooks_session() {
     );
 }
 
+/// What `goalkeeper todo view` prints for `session`.
+fn cli_view(env: &TestEnv, session: &str) -> String {
+    let output = env
+        .cmd(&["--session", session, "todo", "view"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// Standard input that is a regular file (`goalkeeper mcp < requests`)
 /// cannot wait in `epoll`: the server reads it on a thread of its own,
 /// answers every request in it and stops at its end.
@@ -674,11 +684,7 @@ fn a_file_as_standard_input_is_served_to_its_end() {
     let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
     assert_eq!(ids, [&json!(1), &json!(2), &json!(3)], "{answers:?}");
     assert!(!is_error(&answers[2]["result"]), "{:?}", answers[2]);
-    let view = env
-        .cmd(&["--session", "f", "todo", "view"])
-        .output()
-        .unwrap();
-    let view = String::from_utf8(view.stdout).unwrap();
+    let view = cli_view(&env, "f");
     assert!(view.contains("Overall: 1/2 done"), "{view}");
 }
 
@@ -714,10 +720,6 @@ fn a_request_in_pieces_and_a_large_one_are_each_answered() {
     assert_eq!(big["result"]["_meta"]["goalkeeper/result"]["version"], 2);
     assert!(server.drain(Duration::from_millis(100)).is_empty());
     assert_eq!(server.stop(), "[exit status: 0]");
-    let view = env
-        .cmd(&["--session", "pieces", "todo", "view"])
-        .output()
-        .unwrap();
-    let view = String::from_utf8(view.stdout).unwrap();
+    let view = cli_view(&env, "pieces");
     assert!(view.contains("0/302 done"), "{view}");
 }
