@@ -105,15 +105,25 @@ impl StdinFd {
 
 /// Whether a read of standard input would return at once: data, the end of
 /// the input, or an error.
-fn stdin_ready() -> bool {
+fn stdin_ready() -> std::io::Result<bool> {
     let mut poll = libc::pollfd {
         fd: libc::STDIN_FILENO,
         events: libc::POLLIN,
         revents: 0,
     };
-    // SAFETY: one valid pollfd, no waiting.
-    let n = unsafe { libc::poll(&mut poll, 1, 0) };
-    n != 0
+    loop {
+        // SAFETY: one valid pollfd, no waiting.
+        match unsafe { libc::poll(&mut poll, 1, 0) } {
+            0 => return Ok(false),
+            n if n > 0 => return Ok(true),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
 }
 
 impl tokio::io::AsyncRead for StdinFd {
@@ -133,9 +143,13 @@ impl tokio::io::AsyncRead for StdinFd {
             };
             // The readiness may be older than the last read, which took
             // what had come: wait for the next event instead of blocking.
-            if !stdin_ready() {
-                guard.clear_ready();
-                continue;
+            match stdin_ready() {
+                Ok(true) => {}
+                Ok(false) => {
+                    guard.clear_ready();
+                    continue;
+                }
+                Err(e) => return Poll::Ready(Err(e)),
             }
             let unfilled = buf.initialize_unfilled();
             // SAFETY: reads into the initialized, unfilled part of `buf`.
@@ -161,9 +175,10 @@ impl tokio::io::AsyncRead for StdinFd {
 
 /// Standard input that cannot wait in the runtime's `epoll` (a regular
 /// file, a terminal; see [`StdinFd`]), read by a thread of its own that
-/// hands what it read to the runtime. tokio's `stdin()` starts a blocking-pool task for every
-/// read: per request, one more thread switch than this (each costs tens of
-/// microseconds on a busy machine; a round trip is 0.2-0.4 ms). At most
+/// hands what it read to the runtime. tokio's `stdin()` starts a
+/// blocking-pool task for every read: per request, one more thread switch
+/// than this (each costs tens of microseconds on a busy machine; a round
+/// trip is 0.2-0.4 ms). At most
 /// two reads wait in the channel; the thread then waits too. Each read
 /// goes into one 64 KiB buffer and is handed on as a copy of what it read.
 /// The thread ends at the end of the input; the process's exit ends it if
