@@ -67,14 +67,7 @@ impl Server {
     }
 
     pub(crate) fn initialize(&mut self) -> Value {
-        let result = self.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "goalkeeper-tests", "version": "0"}
-            }),
-        );
+        let result = self.request("initialize", initialize_params());
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         result["result"].clone()
     }
@@ -185,6 +178,15 @@ impl Drop for Server {
             let _ = child.wait();
         }
     }
+}
+
+/// The parameters of the tests' `initialize` request.
+fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "goalkeeper-tests", "version": "0"}
+    })
 }
 
 pub(crate) fn text(result: &Value) -> &str {
@@ -654,12 +656,8 @@ fn cli_view(env: &TestEnv, session: &str) -> String {
 #[test]
 fn a_file_as_standard_input_is_served_to_its_end() {
     let env = TestEnv::new();
-    let settings = env.dir().join("settings.toml");
-    std::fs::write(&settings, "").unwrap();
     let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "file", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "todo", "arguments": {"op": "init", "items": ["A", "B"]}}}),
@@ -670,8 +668,7 @@ fn a_file_as_standard_input_is_served_to_its_end() {
     let text: String = requests.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(&input, text).unwrap();
     let output = env
-        .std_cmd(&["--db", &env.location(), "--session", "f", "mcp"])
-        .env("GOALKEEPER_CONFIG", &settings)
+        .std_cmd(&["--session", "f", "mcp"])
         .stdin(std::fs::File::open(&input).unwrap())
         .output()
         .unwrap();
