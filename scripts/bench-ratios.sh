@@ -71,7 +71,6 @@ for n in "${SIZES[@]}"; do
     "$EX/bench_db" "s$n.db" --tasks "$n" --session "s$n" 2>/dev/null
 done
 
-
 python3 - "$GK" "$DIR" "${SIZES[@]}" > cases.json <<'PY'
 import json, sys
 gk, d, sizes = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3:]]

@@ -8,7 +8,7 @@
 # Why: a process maps the binary's code a fault at a time (the kernel maps
 # up to 64 KiB around each faulting page). Spread over 7.8 MB of code, the
 # functions of one `todo view` touched 59 such windows. Placed together
-# (about 1.3 MB), a `todo view` takes 113 page faults instead of 145, and
+# (about 1.3 MB), a `todo view` takes 118 page faults instead of 162, and
 # every command 5-10 % less wall time (BENCHMARKS.md, "Eighth pass").
 #
 # How: builds the release binary with its symbols and without an ordering
