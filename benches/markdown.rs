@@ -1,4 +1,4 @@
-//! Markdown export and import (SPEC §4) on lists of 10 / 1,000 / 10,000
+//! Markdown export and import (DESIGN.md §4) on lists of 10 / 1,000 / 10,000
 //! tasks.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Making stored text safe to place inside a prompt (SPEC §3.2).
+//! Making stored text safe to place inside a prompt (DESIGN.md §3.2).
 //!
 //! Phase names, task contents and blocker notes become one safe line: line
 //! breaks and tabs turn into visible backslash escapes, `&`, `<` and `>` are
@@ -81,7 +81,7 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(blank_controls(&escape_breaks(text), false))
 }
 
-/// Text for a terminal (SPEC §3.2): the same rule, for output that may span
+/// Text for a terminal (DESIGN.md §3.2): the same rule, for output that may span
 /// lines (an export, a report, an error): line feeds and tabs stay, every
 /// other character [`sanitize`] turns into a space (carriage returns
 /// included, which could overwrite what was printed) becomes one; markup

@@ -1,4 +1,4 @@
-//! The result shape shared by the `todo` and `goal` tools (SPEC §2.4): a text
+//! The result shape shared by the `todo` and `goal` tools (DESIGN.md §2.4): a text
 //! summary for the model, structured details for hosts, and an error flag.
 
 use serde::Serialize;

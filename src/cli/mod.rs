@@ -3,7 +3,7 @@
 
 /// `println!` that ignores a closed stdout (`goalkeeper ... | head`): the
 /// reader is gone, so there is no one left to tell. The text goes through
-/// the terminal rule of SPEC §3.2 ([`sanitize::terminal`]).
+/// the terminal rule of DESIGN.md §3.2 ([`sanitize::terminal`]).
 ///
 /// [`sanitize::terminal`]: goalkeeper::sanitize::terminal
 macro_rules! out {
@@ -441,7 +441,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         json: cli.json,
         now_ms,
     };
-    // SPEC §6: a `--set` that names no setting, or gives a wrong value, is
+    // DESIGN.md §6: a `--set` that names no setting, or gives a wrong value, is
     // an error in every command, even one that reads no setting. Hooks and
     // the status line never fail the host: they say so and do nothing.
     if let Err(e) = Settings::load_from(None, &ctx.sets) {

@@ -1,5 +1,5 @@
 //! `goalkeeper system-prompt` and `goalkeeper workspace link|status`: the
-//! context resources around an agent (SPEC §10).
+//! context resources around an agent (DESIGN.md §10).
 
 use std::path::PathBuf;
 

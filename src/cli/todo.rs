@@ -237,7 +237,7 @@ fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatche
 
 /// `todo export`: the list as markdown, with a provenance comment on top.
 ///
-/// The file is written through [`UserDir`] (SPEC §12). A file that does not
+/// The file is written through [`UserDir`] (DESIGN.md §12). A file that does not
 /// start with that comment was not written by goalkeeper (a hand-written
 /// TODO.md): it is replaced only with `--force`. Either way the old file is
 /// kept as `<name>.bak-<stamp>` before it is replaced.

@@ -13,7 +13,7 @@
 //! blocked, the continuation (which then asks for what they need) is sent
 //! once per state: the next continuation that sees the same mark sends
 //! nothing and lets the agent stop, without counting towards the guard
-//! (waiting for the user is not a runaway; SPEC §3.4).
+//! (waiting for the user is not a runaway; DESIGN.md §3.4).
 
 use super::model::{BudgetNotice, Goal, GoalStatus};
 

@@ -1,4 +1,4 @@
-//! The goal lifecycle and its accounting as pure transitions (SPEC §5):
+//! The goal lifecycle and its accounting as pure transitions (DESIGN.md §5):
 //! `(current goal, op, actor, now) -> new state and a message`, or a refusal
 //! that changes nothing.
 

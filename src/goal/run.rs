@@ -68,7 +68,7 @@ impl Outcome {
             ),
             None => ToolResult::new(
                 // Field and op names echo the caller's text: one safe
-                // line, as the todo tool's errors (SPEC §3.2).
+                // line, as the todo tool's errors (DESIGN.md §3.2).
                 format!(
                     "Errors: {}",
                     crate::sanitize::one_line(&self.errors.join("; "))

@@ -1,4 +1,4 @@
-//! Which host session a command acts on (SPEC §8 `--session-from HOST`),
+//! Which host session a command acts on (DESIGN.md §8 `--session-from HOST`),
 //! and the goal queued for a host's next session.
 //!
 //! Every host adapter records the session it runs in, per working
@@ -59,7 +59,7 @@ impl Host {
     }
 
     /// The names the host shows the model for goalkeeper's tools, which
-    /// the prompts use (SPEC §3.4). Claude Code prefixes MCP tools
+    /// the prompts use (DESIGN.md §3.4). Claude Code prefixes MCP tools
     /// (`mcp__goalkeeper__todo`); the other hosts keep `todo` and `goal`
     /// here until their adapters name theirs.
     pub fn tool_names(self) -> ToolNames {

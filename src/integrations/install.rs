@@ -130,7 +130,7 @@ impl InstallReport {
 
 /// Installs into `project` with `command` as the goalkeeper executable.
 ///
-/// The files are written through [`UserDir`] (SPEC §12): under a lock on
+/// The files are written through [`UserDir`] (DESIGN.md §12): under a lock on
 /// the project directory, read, merged and written, so two installs at once
 /// both land; a `.claude` or a file that is a symlink is refused; the
 /// replaced file keeps its mode and its values exactly, and the old one is

@@ -1,4 +1,4 @@
-//! The MCP server (SPEC §9): the `todo` and `goal` tools, and the
+//! The MCP server (DESIGN.md §9): the `todo` and `goal` tools, and the
 //! goal-mode context as a prompt, for one session over newline-delimited
 //! JSON-RPC (stdio in `goalkeeper mcp`).
 //!
@@ -113,7 +113,7 @@ impl McpServer {
         self
     }
 
-    /// Resolves the session on every call from `source` (SPEC §8
+    /// Resolves the session on every call from `source` (DESIGN.md §8
     /// `--session-from`), falling back to the session given to
     /// [`McpServer::new`] while the host has not run in the directory.
     pub fn with_session_source(mut self, source: SessionSource) -> Self {
@@ -159,7 +159,7 @@ impl McpServer {
         })
     }
 
-    /// The goal-mode context of the session (SPEC §3.4) with both tools
+    /// The goal-mode context of the session (DESIGN.md §3.4) with both tools
     /// active, or why there is none.
     pub fn goal_mode_context(&self) -> Result<std::result::Result<String, String>> {
         let now_ms = (self.clock)()?;
@@ -193,7 +193,7 @@ impl SessionRef for McpServer {
 /// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to
 /// keep pipelined calls in arrival order.
 ///
-/// Every request gets an answer (SPEC §9): the relay answers what rmcp would
+/// Every request gets an answer (DESIGN.md §9): the relay answers what rmcp would
 /// drop in silence itself, a line that is not JSON (`-32700`, id null), a
 /// line that is not UTF-8 (`-32700`, with the request's id when it can be
 /// read), a line over 16 MiB (`-32600`, read to its end in bounded memory)
@@ -602,7 +602,7 @@ impl ServerHandler for Handler {
 /// The MCP shape of a tool result: the summary as the only content, and
 /// `isError`. No `structuredContent`: Claude Code and Codex send only that
 /// to the model when it is present, so the model would read JSON instead
-/// of the summary (SPEC §2.4, §9). A few facts for programs (the op, the
+/// of the summary (DESIGN.md §2.4, §9). A few facts for programs (the op, the
 /// list's version, how many tasks the call completed, the goal's status
 /// and tokens) go in `_meta` under `goalkeeper/result`, which hosts do not
 /// show the model.

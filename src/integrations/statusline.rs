@@ -1,4 +1,4 @@
-//! The one-line status for an agent's status bar (SPEC §9):
+//! The one-line status for an agent's status bar (DESIGN.md §9):
 //! `◎ Ship the release · todos 3/7 · 12.3k/100k tok · 5m`.
 
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};

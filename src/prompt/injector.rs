@@ -1,4 +1,4 @@
-//! The prompt injector: renders the hidden messages of SPEC §3.4 from
+//! The prompt injector: renders the hidden messages of DESIGN.md §3.4 from
 //! state it is given, with the configured templates and settings. Pure:
 //! the store reads the state and records what was delivered
 //! (`store::SessionTx`), and the continuation is decided in
@@ -242,7 +242,7 @@ impl Injector {
     ) -> Result<Option<HiddenMessage>> {
         let counts = list.counts();
         // Nothing open, or only work that waits on someone else: nothing to
-        // continue with, and the agent may stop (SPEC §3.4).
+        // continue with, and the agent may stop (DESIGN.md §3.4).
         if counts.open == 0 || counts.open == counts.blocked {
             return Ok(None);
         }

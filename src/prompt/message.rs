@@ -1,4 +1,4 @@
-//! Hidden messages (SPEC §3.4): everything goalkeeper injects into an
+//! Hidden messages (DESIGN.md §3.4): everything goalkeeper injects into an
 //! agent's context, with durable provenance in `source`.
 
 use serde::Serialize;

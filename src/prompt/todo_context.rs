@@ -1,4 +1,4 @@
-//! The `<todo_context>` block (SPEC §3.3): its gates, its counts, and the
+//! The `<todo_context>` block (DESIGN.md §3.3): its gates, its counts, and the
 //! two variants beyond the source — read-only when the `todo` tool is not
 //! active, and bounded for very long lists.
 

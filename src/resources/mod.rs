@@ -1,4 +1,4 @@
-//! Context resources (SPEC §10): the files around an agent that shape its
+//! Context resources (DESIGN.md §10): the files around an agent that shape its
 //! system prompt, and the `AGENTS.md` single-source links.
 //!
 //! - [`assemble`] builds the system prompt from a base prompt, the project's

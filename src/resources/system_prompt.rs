@@ -1,4 +1,4 @@
-//! Assembling the system prompt from the files around the agent (SPEC §10).
+//! Assembling the system prompt from the files around the agent (DESIGN.md §10).
 //!
 //! [`assemble`] gathers, in this order:
 //!

@@ -1,5 +1,5 @@
 //! `AGENTS.md` as the single source of a directory's agent instructions
-//! (SPEC §10): `CLAUDE.md` and `GEMINI.md` become relative symlinks to it, so
+//! (DESIGN.md §10): `CLAUDE.md` and `GEMINI.md` become relative symlinks to it, so
 //! every agent reads the same text and no copy can drift.
 //!
 //! [`link`] checks everything before it changes anything: when it refuses,
@@ -47,7 +47,7 @@ const MAX_HOPS: usize = 40;
 pub fn link(dir: &Path, now_ms: i64) -> Result<LinkReport> {
     check_dir(dir)?;
     // Everything below happens under the directory's lock, so two runs at
-    // once see each other's result instead of racing (SPEC §12).
+    // once see each other's result instead of racing (DESIGN.md §12).
     let user_dir = UserDir::lock(dir)?;
     let mut problems = Vec::new();
     if let Err(problem) = check_source(dir) {

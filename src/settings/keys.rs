@@ -158,7 +158,7 @@ impl Key {
         use toml::Value as V;
         match (self.kind(), value) {
             (Kind::Bool, V::Boolean(b)) => Some(Parsed::Bool(*b)),
-            // Legacy boolean form (SPEC §6).
+            // Legacy boolean form (DESIGN.md §6).
             (Kind::Eager, V::Boolean(true)) => Some(Parsed::Eager(Eager::Always)),
             (Kind::Eager, V::Boolean(false)) => Some(Parsed::Eager(Eager::Default)),
             (Kind::Eager, V::String(s)) => Eager::ALL

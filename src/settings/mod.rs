@@ -1,4 +1,4 @@
-//! Settings (SPEC §6): a TOML file overridden by `--set key=value`.
+//! Settings (DESIGN.md §6): a TOML file overridden by `--set key=value`.
 //!
 //! The file is the one named by `--config`, else by `$GOALKEEPER_CONFIG`,
 //! else `config.toml` in the platform config directory (which may be
@@ -157,7 +157,7 @@ impl Default for TodoContextSettings {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InactiveTool {
-    /// Render nothing (SPEC §3.3, gate 2).
+    /// Render nothing (DESIGN.md §3.3, gate 2).
     #[default]
     Omit,
     /// Render a read-only variant that does not ask for `todo` calls.

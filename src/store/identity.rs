@@ -1,5 +1,5 @@
 //! Noticing that the database file was deleted or replaced under a
-//! long-running process (SPEC §7). SQLite keeps writing to the file it has
+//! long-running process (DESIGN.md §7). SQLite keeps writing to the file it has
 //! open: after `rm goalkeeper.db` or a restored copy moved over it, an MCP
 //! server would acknowledge writes into an inode nobody else can reach, and
 //! after `rm goalkeeper.db-wal` into a WAL that is gone once it exits.

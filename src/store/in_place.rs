@@ -225,7 +225,7 @@ pub(super) fn run(
         sets: Vec::new(),
     };
     let kind = if changes.is_empty() {
-        // A no-op stores nothing (SPEC §2.2), but it is a well-formed
+        // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
         // call: the reminder about an earlier rejected one is done.
         if actor == Actor::Agent {
             set_todo_error(tx, session, None)?;

@@ -1,5 +1,5 @@
 //! Where the store lives: a SQLite file (a path, the embedded default) or a
-//! PostgreSQL database (a `postgres://` URL, fleet mode, SPEC §11).
+//! PostgreSQL database (a `postgres://` URL, fleet mode, DESIGN.md §11).
 
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
-//! The store (SPEC §7): one SQLite file, WAL, a busy timeout, versioned
+//! The store (DESIGN.md §7): one SQLite file, WAL, a busy timeout, versioned
 //! migrations, and one `BEGIN IMMEDIATE` transaction per command; or, in
-//! fleet mode (SPEC §11), a PostgreSQL database with the same semantics
+//! fleet mode (DESIGN.md §11), a PostgreSQL database with the same semantics
 //! (`pg`). The statements are written once for both ([`sql`]).
 //!
 //! Opening the file, and refusing one that is not ours, is in [`open`].
@@ -104,7 +104,7 @@ struct SqliteFile {
     /// A non-empty WAL was beside the file when it was opened.
     found_wal: Cell<bool>,
     /// Which file (and WAL) this connection has open, checked before each
-    /// write (SPEC §7: a replaced or deleted file is noticed).
+    /// write (DESIGN.md §7: a replaced or deleted file is noticed).
     file: Option<Box<identity::FileWatch>>,
 }
 

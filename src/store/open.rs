@@ -1,4 +1,4 @@
-//! Opening the store (SPEC §7, §12): the file is checked before SQLite
+//! Opening the store (DESIGN.md §7, §12): the file is checked before SQLite
 //! touches it, and something that is not a SQLite database, a SQLite
 //! database of another program, or a goalkeeper database from a newer
 //! version is refused and left byte-for-byte as it was, WAL included. Also

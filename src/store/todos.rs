@@ -55,7 +55,7 @@ impl Store {
     ///
     /// A successful mutation bumps the list's version, appends an event
     /// holding the call and keeps the patch that undoes it; a call that
-    /// changes nothing (SPEC §2.2) writes none of these. A rejected call
+    /// changes nothing (DESIGN.md §2.2) writes none of these. A rejected call
     /// changes nothing, except that a rejected *agent* call is logged and
     /// left pending as a todo-error reminder. `view` writes nothing and
     /// takes no write lock.
@@ -414,7 +414,7 @@ fn call_in_tx(
             Logged::op(actor, op, now_ms),
         )?;
     } else if outcome.is_no_op() && actor == Actor::Agent {
-        // A no-op stores nothing (SPEC §2.2), but it is a well-formed
+        // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
         // call: the reminder about an earlier rejected one is done.
         set_todo_error(tx, session, None)?;
     } else if needs_write(&outcome, actor) {

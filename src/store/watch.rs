@@ -3,7 +3,7 @@
 //!
 //! Every method here reads in a *deferred* transaction: in WAL mode that is a
 //! snapshot of the last commit, so a watcher never takes the write lock and
-//! never waits behind a writer (SPEC §7), however often it polls.
+//! never waits behind a writer (DESIGN.md §7), however often it polls.
 
 use serde::Serialize;
 

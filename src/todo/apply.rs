@@ -1,11 +1,11 @@
 //! Applying an [`Op`] to a [`TodoList`]: the pure state transition of the
-//! todo tool (SPEC §2.1–§2.3). No I/O happens here.
+//! todo tool (DESIGN.md §2.1–§2.3). No I/O happens here.
 //!
 //! Every op first checks everything it needs (targets exist, no duplicates,
 //! limits) and only then changes the list, so an error leaves the list
 //! exactly as it was.
 //!
-//! Decisions where the spec is silent (also in the README):
+//! Decisions where the design leaves a choice (also in the README):
 //! - A bulk `done` (a phase, or every task) completes the *open* tasks in
 //!   scope; closed tasks keep their status, so a bulk `done` never turns
 //!   dropped work into finished work. A targeted `done` completes its task
@@ -57,7 +57,7 @@ pub struct Applied {
     pub completed: Vec<CompletedTask>,
     /// Every task the call changed, in list order (removed tasks first).
     pub changed: Vec<ChangedTask>,
-    /// False when the list is exactly as it was: a no-op (SPEC §2.2),
+    /// False when the list is exactly as it was: a no-op (DESIGN.md §2.2),
     /// which is stored as no new version and counts as no progress.
     pub list_changed: bool,
 }

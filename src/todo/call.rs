@@ -1,6 +1,6 @@
 //! Parsing one `todo` tool call (a JSON object) into an [`Op`].
 //!
-//! Repair before rejection (SPEC §2): models make the same few mistakes, and
+//! Repair before rejection (DESIGN.md §2): models make the same few mistakes, and
 //! each rejection costs them a turn. What cannot change which tasks a call
 //! touches is repaired, and every repair is reported in the result: a number
 //! where text is expected, one text where a list is expected, JSON sent as a
@@ -9,7 +9,7 @@
 //! field and the accepted ones: an unknown field (it may be a misspelt
 //! target), `task` together with `phase`, an empty target, and any other
 //! field the op does not use. A missing `op` is inferred only when the
-//! payload is unambiguous (SPEC §2.2).
+//! payload is unambiguous (DESIGN.md §2.2).
 
 use std::fmt;
 
@@ -422,7 +422,7 @@ impl Reader {
         }
     }
 
-    /// SPEC §2.2 op inference for a call without `op`, from the fields
+    /// DESIGN.md §2.2 op inference for a call without `op`, from the fields
     /// given with something in them.
     fn infer(&mut self, object: &Map<String, Value>, empty: bool) -> Option<OpKind> {
         let has = |key: &str| object.get(key).is_some_and(|v| !is_empty(v));

@@ -63,10 +63,10 @@ pub struct Outcome {
     /// Every task the call changed.
     pub changed: Vec<ChangedTask>,
     /// False when a successful mutation left the list exactly as it was
-    /// (SPEC §2.2); true for a changed list. Always false for `view` and
+    /// (DESIGN.md §2.2); true for a changed list. Always false for `view` and
     /// rejected calls.
     pub list_changed: bool,
-    /// What was repaired or ignored to read the call (SPEC §2).
+    /// What was repaired or ignored to read the call (DESIGN.md §2).
     pub repairs: Vec<String>,
     /// Every problem; empty on success.
     pub errors: Vec<String>,

@@ -1,4 +1,4 @@
-//! The text summary a `todo` call returns (SPEC §2.4): errors, repairs,
+//! The text summary a `todo` call returns (DESIGN.md §2.4): errors, repairs,
 //! what remains, what is blocked, the counts, the active phase, then the
 //! list with markdown markers.
 //!
@@ -49,7 +49,7 @@ pub enum SummaryKind {
     /// After a successful mutation: an empty list reads "Todo list
     /// cleared."
     Mutation,
-    /// After a call that changed nothing (SPEC §2.2), at this version.
+    /// After a call that changed nothing (DESIGN.md §2.2), at this version.
     Unchanged(i64),
 }
 
@@ -700,7 +700,7 @@ fn push_all(out: &mut String, parts: &[&str]) {
     }
 }
 
-/// Where work can happen (SPEC §2.4): the phase of the `in_progress` task,
+/// Where work can happen (DESIGN.md §2.4): the phase of the `in_progress` task,
 /// else the earliest phase with a `pending` task. Earlier phases that are
 /// still open (their work blocked, or passed over by a `start`) are named;
 /// when a later phase already has closed tasks the line says nothing was

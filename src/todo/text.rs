@@ -1,5 +1,5 @@
 //! Input text rules: trimming, blocker-note collapsing, and the limits of
-//! SPEC §1. Every error names the field and the limit so the caller can fix
+//! DESIGN.md §1. Every error names the field and the limit so the caller can fix
 //! the input.
 
 /// Longest task content, in characters, after trimming.

@@ -1,7 +1,7 @@
 //! JSON that round-trips exactly: numbers stay as written
 //! (`12345678901234567890123` is not turned into `1.2345678901234568e+22`),
 //! objects keep their key order, strings and nesting are untouched. For
-//! editing configuration files the user owns (SPEC §12): parse, change the
+//! editing configuration files the user owns (DESIGN.md §12): parse, change the
 //! few keys goalkeeper manages, write back with [`Json::to_pretty`].
 //!
 //! Nesting is bounded by [`MAX_DEPTH`]: a hostile file is an error with

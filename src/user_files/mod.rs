@@ -1,4 +1,4 @@
-//! Writing files the user owns (SPEC §12): `install`, `workspace link` and
+//! Writing files the user owns (DESIGN.md §12): `install`, `workspace link` and
 //! `todo export` replace files in directories that belong to the user, so
 //! every write goes through [`UserDir`], which guarantees:
 //!

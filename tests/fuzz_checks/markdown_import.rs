@@ -1,4 +1,4 @@
-//! Invariants of the markdown importer (SPEC §4), checked for any text.
+//! Invariants of the markdown importer (DESIGN.md §4), checked for any text.
 //!
 //! An import either yields a valid list that survives export and re-import
 //! unchanged (also once normalized, as the store keeps it), or reports

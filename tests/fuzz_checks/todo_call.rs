@@ -1,4 +1,4 @@
-//! Invariants of one `todo` tool call (SPEC §2), checked for any input.
+//! Invariants of one `todo` tool call (DESIGN.md §2), checked for any input.
 //!
 //! The input is taken as the JSON text of a call (invalid UTF-8 is replaced,
 //! so every input reaches the parser) and run by both actors against a few
@@ -201,7 +201,7 @@ fn check_completed(before: &TodoList, outcome: &Outcome, context: impl Fn() -> S
     }
 }
 
-/// SPEC §2.3: an agent cannot make work disappear. Outside `init` no task
+/// DESIGN.md §2.3: an agent cannot make work disappear. Outside `init` no task
 /// leaves the list; through `init`, agent-abandoned tasks stay.
 fn check_agent_guard(
     before: &TodoList,
@@ -257,7 +257,7 @@ fn names_task(op: &Op, content: &str) -> bool {
     }
 }
 
-/// SPEC §2.2: normalization never promotes a blocked task. Only `start`,
+/// DESIGN.md §2.2: normalization never promotes a blocked task. Only `start`,
 /// `unblock` (the task is pending again, then may be auto-advanced) and
 /// `init` (which rebuilds the list) can make one `in_progress`.
 pub fn check_blocked_not_promoted(
@@ -362,7 +362,7 @@ fn check_result(outcome: &Outcome, context: impl Fn() -> String) {
     );
 }
 
-/// Characters a prompt or summary line must not carry raw (SPEC §3.2).
+/// Characters a prompt or summary line must not carry raw (DESIGN.md §3.2).
 fn unsafe_char(c: char) -> bool {
     goalkeeper::sanitize::is_unsafe(c)
 }

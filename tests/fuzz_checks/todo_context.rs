@@ -1,4 +1,4 @@
-//! Invariants of the sanitized `<todo_context>` block (SPEC §3.2, §3.3),
+//! Invariants of the sanitized `<todo_context>` block (DESIGN.md §3.2, §3.3),
 //! checked for any list.
 //!
 //! The input bytes are decoded into a list (see [`list_from_bytes`]) that

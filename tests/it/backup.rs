@@ -1,4 +1,4 @@
-//! `goalkeeper backup PATH` (SPEC §7): the newest commits live in the
+//! `goalkeeper backup PATH` (DESIGN.md §7): the newest commits live in the
 //! write-ahead log beside the database between checkpoints, so the copy to
 //! take is the one `backup` writes: one file, complete and consistent.
 

@@ -1,4 +1,4 @@
-//! Crash safety (SPEC §7): a process killed with SIGKILL at a random
+//! Crash safety (DESIGN.md §7): a process killed with SIGKILL at a random
 //! point, mid-transaction included, leaves a sound database holding every
 //! write it acknowledged and nothing half-applied, on which the next
 //! command works. Three writers are killed this way:

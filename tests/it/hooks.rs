@@ -246,7 +246,7 @@ fn stop_continues_counts_usage_once_and_wraps_up_once() {
             .starts_with("<goal_budget_limit>")
     );
     // Then the agent may stop: no reminder about the open todo contradicts
-    // the wrap-up (SPEC §3.4).
+    // the wrap-up (DESIGN.md §3.4).
     let (reply, _) = hook(&env, &[], &stop);
     assert_eq!(reply, Value::Null);
     let goal: Value = serde_json::from_str(&as_session(&env, &["--json", "goal", "get"])).unwrap();

@@ -1,4 +1,4 @@
-//! `goalkeeper mcp` answers every request (SPEC §9), malformed ones
+//! `goalkeeper mcp` answers every request (DESIGN.md §9), malformed ones
 //! included: a line that is not JSON, a `tools/call` with an invalid UTF-8
 //! byte, a line over 16 MiB, a message that is not an object. Each answer
 //! is checked exactly, and the server keeps serving afterwards with the

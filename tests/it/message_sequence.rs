@@ -1,4 +1,4 @@
-//! SPEC §3.4, the messages never contradict each other: when every open
+//! DESIGN.md §3.4, the messages never contradict each other: when every open
 //! task is blocked the continuation asks for what they need and lets the
 //! agent stop (one such message per state, no runaway-guard pause, no
 //! incomplete-todo reminder), and the prompts name the tools as the host

@@ -1,4 +1,4 @@
-//! SPEC §2.2 end to end: a todo call that changes nothing is no progress.
+//! DESIGN.md §2.2 end to end: a todo call that changes nothing is no progress.
 //! A model repeating a no-op is paused by the runaway guard like an idle
 //! one, does not reset the incomplete-todo reminder count, and does not get
 //! the same context injected again. Each case is checked against a real

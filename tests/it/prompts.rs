@@ -1,5 +1,5 @@
 //! Every prompt template over fixed fixtures, the `<todo_context>` block of
-//! SPEC §3.1 exactly, each hostile input as a named case, and the gates.
+//! DESIGN.md §3.1 exactly, each hostile input as a named case, and the gates.
 
 use crate::common::{self, phase, task};
 
@@ -12,7 +12,7 @@ use serde_json::json;
 
 const NOW_MS: i64 = common::NOW_MS;
 
-/// The list of SPEC §3.1's example.
+/// The list of DESIGN.md §3.1's example.
 fn spec_example() -> TodoList {
     TodoList::new(vec![
         phase(

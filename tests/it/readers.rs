@@ -1,4 +1,4 @@
-//! Reads never take the write lock and never wait behind a writer (SPEC
+//! Reads never take the write lock and never wait behind a writer (DESIGN.md
 //! §7): with another process holding the write lock in the middle of a
 //! transaction, every read command answers at once, from the last commit.
 

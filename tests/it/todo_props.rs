@@ -79,7 +79,7 @@ fn check_completed_report(
 proptest! {
     /// The store agrees with the pure engine, stores only valid lists, and
     /// bumps the version (and logs an event) exactly on successful calls
-    /// that changed the list: a no-op writes nothing (SPEC §2.2).
+    /// that changed the list: a no-op writes nothing (DESIGN.md §2.2).
     #[test]
     fn store_sequences_keep_every_invariant(steps in steps()) {
         let mut store = Store::open_in_memory().unwrap();

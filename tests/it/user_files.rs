@@ -1,4 +1,4 @@
-//! Files the user owns (SPEC §12), through the real binary: `install
+//! Files the user owns (DESIGN.md §12), through the real binary: `install
 //! claude-code`, `workspace link` and `todo export` against planted links,
 //! private modes, exact values, backups in the same second, and two runs
 //! at once; the database created 0600 through a dangling `--db` link.

@@ -1,4 +1,4 @@
-//! Claude Code hooks (SPEC §9): one hook event as JSON on stdin, the reply
+//! Claude Code hooks (DESIGN.md §9): one hook event as JSON on stdin, the reply
 //! as JSON on stdout. The session is the event's `session_id`.
 //!
 //! Every event first records the session as the one Claude Code runs in

@@ -1,4 +1,4 @@
-//! Codex hooks (SPEC §9): one hook event as JSON on stdin, the reply as JSON
+//! Codex hooks (DESIGN.md §9): one hook event as JSON on stdin, the reply as JSON
 //! on stdout (Claude Code's format). The session is the event's
 //! `session_id`; every event records it as the Codex session last seen in
 //! its `cwd`, for the MCP server (`mcp --session-from codex`) and the

@@ -1,4 +1,4 @@
-//! Gemini CLI hooks (SPEC §9): one hook event as JSON on stdin, the reply
+//! Gemini CLI hooks (DESIGN.md §9): one hook event as JSON on stdin, the reply
 //! as JSON on stdout. The session is the event's `session_id`; every event
 //! records it as the Gemini CLI session last seen in its `cwd`, so the MCP
 //! server (`mcp --session-from gemini-cli`) and the user's `goalkeeper

@@ -1,4 +1,4 @@
-//! pi (SPEC §9): pi has neither an MCP client nor shell hooks, so
+//! pi (DESIGN.md §9): pi has neither an MCP client nor shell hooks, so
 //! goalkeeper ships a TypeScript extension ([`EXTENSION`], written by
 //! `install pi` into `.pi/extensions/goalkeeper.ts`) that registers the
 //! `todo` and `goal` tools (each call runs `goalkeeper --json <tool> apply

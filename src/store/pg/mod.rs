@@ -1,4 +1,4 @@
-//! The PostgreSQL backend (fleet mode, SPEC §11): the connection, its
+//! The PostgreSQL backend (fleet mode, DESIGN.md §11): the connection, its
 //! transactions, and the schema.
 //!
 //! **Locking.** Every write transaction starts, before it reads anything,

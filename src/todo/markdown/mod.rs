@@ -1,4 +1,4 @@
-//! Markdown export and import of the todo list (SPEC §4): a `#` heading per
+//! Markdown export and import of the todo list (DESIGN.md §4): a `#` heading per
 //! phase, a `- [m] content` checkbox per task, and the two notes a task can
 //! carry as a trailing HTML comment (`<!-- blocker: NOTE -->` on a blocked
 //! task, `<!-- dropped-by: user -->` on an abandoned one).
@@ -12,7 +12,7 @@
 //! `<!--` → `&lt;!--`, `-->` → `--&gt;`, LF → `&#10;`, CR → `&#13;`. Import
 //! decodes exactly those five entities; any other `&` stays as written.
 //!
-//! Decisions where the spec is silent:
+//! Decisions where the design leaves a choice:
 //! - An empty list renders as an empty string (no headings, no newline).
 //! - Only the notes that belong to a status are rendered: a blocker note on a
 //!   task that is not blocked, or `dropped_by` on one that is not abandoned,
@@ -59,7 +59,7 @@ pub struct MarkdownError {
     pub message: String,
 }
 
-/// Renders the list as markdown (SPEC §4): one `# Phase` heading per phase
+/// Renders the list as markdown (DESIGN.md §4): one `# Phase` heading per phase
 /// (an empty phase is just its heading), one `- [m] content` line per task,
 /// phases separated by one blank line, ending with a single newline. The
 /// result reads back to the same list through [`from_markdown`] for every

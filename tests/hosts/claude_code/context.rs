@@ -1,4 +1,4 @@
-//! The goal-mode context through the real CLI (SPEC §3.4, §9): what the
+//! The goal-mode context through the real CLI (DESIGN.md §3.4, §9): what the
 //! model receives on prompt submit, resume and compaction is byte for byte
 //! `goalkeeper context`, and never twice in one request; a rejected call's
 //! error reminder comes once.
@@ -70,7 +70,7 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
     gk(&["goal", "resume"]);
     let resumed = gk(&["context", "--active-tools", CLAUDE_TOOLS]);
     assert!(resumed.contains("<todo_context>"), "{resumed}");
-    // The prompts name the tools as Claude Code shows them (SPEC §3.4).
+    // The prompts name the tools as Claude Code shows them (DESIGN.md §3.4).
     assert!(resumed.contains("`mcp__goalkeeper__todo`"), "{resumed}");
     assert!(!resumed.contains("call `todo`"), "{resumed}");
     let start = model.requests().len();

@@ -1,4 +1,4 @@
-//! The Stop hook's sequencing through the real CLI (SPEC §3.4): the
+//! The Stop hook's sequencing through the real CLI (DESIGN.md §3.4): the
 //! continuation as the next turn, the runaway guard, the wrap-up exactly
 //! once and then a quiet stop, and nothing contradicting either.
 

@@ -1,5 +1,5 @@
 //! The Claude Code integration tested through the real `claude` CLI
-//! (SPEC §9): each test installs goalkeeper into a temporary project, runs
+//! (DESIGN.md §9): each test installs goalkeeper into a temporary project, runs
 //! `claude -p` headless against a scripted model on 127.0.0.1 ([`model`]),
 //! and asserts on what the model received and on the store.
 //!

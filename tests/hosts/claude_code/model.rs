@@ -26,7 +26,7 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// What goalkeeper counts (SPEC §5): input + output + cache writes.
+    /// What goalkeeper counts (DESIGN.md §5): input + output + cache writes.
     pub fn counted(&self) -> u64 {
         self.input + self.output + self.cache_write
     }
@@ -349,7 +349,7 @@ impl Model {
         self.log().into_iter().filter(Logged::is_message).collect()
     }
 
-    /// The usage counted (SPEC §5) over every reply so far.
+    /// The usage counted (DESIGN.md §5) over every reply so far.
     pub fn counted_usage(&self) -> u64 {
         self.requests()
             .iter()

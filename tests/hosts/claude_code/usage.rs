@@ -1,4 +1,4 @@
-//! Token usage through the real CLI (SPEC §5): the goal's count equals the
+//! Token usage through the real CLI (DESIGN.md §5): the goal's count equals the
 //! sum of the scripted usage (input + output + cache writes), at each
 //! `Stop`, with a subagent, and in the turn that completes the goal.
 

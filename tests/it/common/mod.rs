@@ -5,7 +5,7 @@
 //!   stderr and the exit status together for snapshots.
 //! - Library: a store, a call as the agent or the user would send it, and
 //!   the list written out compactly. Every helper that expects a rejection
-//!   also checks the atomicity rule of SPEC §2.2: the stored list is
+//!   also checks the atomicity rule of DESIGN.md §2.2: the stored list is
 //!   byte-identical and the version unchanged.
 
 pub mod strategies;

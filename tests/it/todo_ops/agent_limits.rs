@@ -1,4 +1,4 @@
-//! SPEC §2.3: an agent must not be able to make unfinished work disappear.
+//! DESIGN.md §2.3: an agent must not be able to make unfinished work disappear.
 //! Each rule is checked against the user's behaviour for the same call.
 
 use goalkeeper::todo::DroppedBy;

@@ -1,4 +1,4 @@
-//! SPEC §2.4, what reaches the model is bounded: for any list size a
+//! DESIGN.md §2.4, what reaches the model is bounded: for any list size a
 //! summary stays within about 2 KB plus the tasks the call changed, and
 //! `view` prints one bounded page that says how to get the next. The lists
 //! are the benchmark fixtures (sentence-length tasks, a mix of statuses);

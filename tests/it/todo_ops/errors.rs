@@ -1,5 +1,5 @@
 //! Every error message of the todo tool, asserted exactly. Each goes through
-//! `rejected`/`error`, which also checks that nothing changed (SPEC §2.2).
+//! `rejected`/`error`, which also checks that nothing changed (DESIGN.md §2.2).
 
 use goalkeeper::todo::Actor::{Agent, User};
 

@@ -1,4 +1,4 @@
-//! SPEC §1: input text is trimmed, empty text is an error, blocker notes are
+//! DESIGN.md §1: input text is trimmed, empty text is an error, blocker notes are
 //! collapsed to one line, and each limit is enforced with an error naming it.
 
 use goalkeeper::todo::Actor::{Agent, User};

@@ -1,4 +1,4 @@
-//! Acceptance tests for the todo engine (SPEC §1 and §2), driven through the
+//! Acceptance tests for the todo engine (DESIGN.md §1 and §2), driven through the
 //! public API the way an agent or a person would: one JSON call at a time
 //! against a store. One file per part of the spec.
 

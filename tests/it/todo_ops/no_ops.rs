@@ -1,4 +1,4 @@
-//! SPEC §2.2: a call that changes nothing is not a change. It succeeds,
+//! DESIGN.md §2.2: a call that changes nothing is not a change. It succeeds,
 //! says so, and stores no new version and no event. (That it is no
 //! progress for the runaway guard, the reminders and the re-injection is
 //! tested end to end in `tests/it/no_progress.rs`.)

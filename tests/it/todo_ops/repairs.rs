@@ -1,4 +1,4 @@
-//! SPEC §2, repair before rejection: a call whose mistake cannot change
+//! DESIGN.md §2, repair before rejection: a call whose mistake cannot change
 //! which tasks it touches is repaired and succeeds, and its result says
 //! what was repaired in a `Repaired:` line; a mistake that could change the
 //! targets stays an error (each asserted with `error`, which also checks

@@ -1,4 +1,4 @@
-//! SPEC §2.2: atomic errors, the single-active-task rule with auto-advance,
+//! DESIGN.md §2.2: atomic errors, the single-active-task rule with auto-advance,
 //! op inference, and the `completed_tasks` report.
 
 use goalkeeper::todo::Actor::{Agent, User};

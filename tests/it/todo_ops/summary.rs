@@ -1,11 +1,11 @@
-//! SPEC §2.4: the summary text, asserted as whole strings.
+//! DESIGN.md §2.4: the summary text, asserted as whole strings.
 
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{SummaryKind, TodoList, summary};
 
 use super::common::*;
 
-/// The example of SPEC §2.4, with the `Setup` phase listed last.
+/// The example of DESIGN.md §2.4, with the `Setup` phase listed last.
 fn example() -> goalkeeper::Store {
     let mut s = store();
     agent(

@@ -1,4 +1,4 @@
-//! SPEC §2.1: every row of the operations table, with each target form
+//! DESIGN.md §2.1: every row of the operations table, with each target form
 //! (task, phase, neither) and both actors where the rules do not differ.
 //! Where they do differ, the agent's side is in `agent_limits.rs`.
 
@@ -43,7 +43,7 @@ fn init_replaces_the_whole_list() {
             actor,
         );
         // An agent's rewrite keeps the open work it left out, abandoned
-        // (SPEC §2.3); the completed `Build core` goes.
+        // (DESIGN.md §2.3); the completed `Build core` goes.
         let expected = match actor {
             Actor::Agent => {
                 "Next: [/] n1, [ ] Run tests | Foundation: [-] Add edge cases | Verification: [-] Write docs"

@@ -23,7 +23,7 @@ fn the_version_counts_successful_mutations_only() {
         (r#"{"op":"bogus"}"#, User, 2),
         (r#"{"op":"block","task":"b"}"#, User, 3),
         // A call that succeeds without changing anything is no new
-        // version (SPEC §2.2).
+        // version (DESIGN.md §2.2).
         (r#"{"op":"done","task":"a"}"#, Agent, 3),
         (r#"{"op":"rm","task":"c"}"#, User, 4),
     ];

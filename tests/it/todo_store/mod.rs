@@ -1,4 +1,4 @@
-//! Acceptance tests for the todo store (SPEC §7): versions, the event log
+//! Acceptance tests for the todo store (DESIGN.md §7): versions, the event log
 //! with failed agent calls, the pending todo error, undo, import, session
 //! isolation and removal, goals, and integration marks and pointers. They
 //! run on both backends (`postgres::acceptance` compiles them again on
