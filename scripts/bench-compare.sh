@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Two goalkeeper binaries in one interleaved run (BENCHMARKS.md, issue 14):
-# whole-process ratios to /bin/true, MCP round trips and peak memory, each
+# Two goalkeeper binaries in one interleaved run (BENCHMARKS.md): whole-
+# process ratios to /bin/true, MCP round trips, peak memory and database
+# growth per mutation, each
 # binary on databases of its own built by this checkout's bench_db.
 #
 #   scripts/bench-compare.sh BEFORE AFTER [--runs N] [--warmup N] [--dir DIR]
@@ -95,6 +96,24 @@ for b in before after; do
             (( rss > peak )) && peak=$rss
         done
         printf '%-7s %-8s %6.1f MB\n' "$b" "$what" "$(echo "$peak / 1024" | bc -l)"
+    done
+done
+echo
+echo "== database growth per mutation (200 alternating starts through the CLI, file size after a full checkpoint)"
+checkpointed() { python3 -c 'import os,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)"); c.close(); print(os.path.getsize(sys.argv[1]))' "$1"; }
+for n in 10 1000; do
+    p=$(pending "$n")
+    for b in before after; do
+        bin=$BEFORE; [[ $b == after ]] && bin=$AFTER
+        db="growth-$b-$n.db"; rm -f "$db" "$db-wal" "$db-shm"
+        "$EX/bench_db" "$db" --tasks "$n" --session "s$n" 2>/dev/null
+        size0=$(checkpointed "$db")
+        for i in $(seq 1 200); do
+            t=$(task $((p + 1 + i % 2)))
+            "$bin" --db "$db" --session "s$n" todo apply "{\"op\":\"start\",\"task\":\"$t\"}" >/dev/null
+        done
+        size1=$(checkpointed "$db")
+        printf '%-7s %5d tasks %8.1f bytes per mutation\n' "$b" "$n" "$(echo "($size1 - $size0) / 200" | bc -l)"
     done
 done
 echo

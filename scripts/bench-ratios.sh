@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process speed as ratios to /bin/true measured in the same run
-# (issue 14's targets), MCP round trips, peak memory, and optionally the
+# (the targets in BENCHMARKS.md), MCP round trips, peak memory, and optionally the
 # database growth table. Release build.
 #
 #   scripts/bench-ratios.sh [--runs N] [--warmup N] [--dir DIR] [--no-build]

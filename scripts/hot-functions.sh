@@ -6,10 +6,10 @@
 #   scripts/hot-functions.sh
 #
 # Why: a process maps the binary's code a fault at a time (the kernel maps
-# up to 64 KiB around each faulting page). Spread over 7.8 MB of code, the
-# functions of one `todo view` touched 59 such windows. Placed together
-# (about 1.3 MB), a `todo view` takes 118 page faults instead of 162, and
-# every command 5-10 % less wall time (BENCHMARKS.md, "Eighth pass").
+# up to 64 KiB around each faulting page). Spread over the whole binary, the
+# functions one command runs touch many such windows; placed together they
+# touch few, so a command takes fewer page faults and less wall time
+# (BENCHMARKS.md, "The static, ordered build").
 #
 # How: builds the release binary with its symbols and without an ordering
 # (build-release.sh --symbols), runs `--version`, `todo view`,
