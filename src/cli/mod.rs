@@ -464,8 +464,8 @@ pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
 /// nothing on stdout. A transaction `work` had open is rolled back as after
 /// any crash. The watchdog is never woken when `work` finishes in time, so
 /// a hook pays for starting one thread, not for handing its work to
-/// another and waiting to be scheduled again (which cost a whole
-/// `/bin/true` or more on a busy machine).
+/// another and waiting to be scheduled again, which on a busy machine can
+/// take longer than the work itself.
 ///
 /// Once `work` has returned, the watchdog does nothing: what the caller
 /// prints next is never cut short.
