@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release binary as BENCHMARKS.md measures it: `target/release/goalkeeper`,
 # linked statically (no dynamic loader, no shared libraries to map and
-# relocate at every start: about a third of what `--version` cost).
+# relocate at every start, which is much of what `--version` costs).
 #
 #   scripts/build-release.sh [--pie] [--symbols]
 #

@@ -2,21 +2,21 @@
 //! clap: the hooks, the status line, `todo apply` and `todo view`,
 //! `context` and `continuation`, each with the global options.
 //!
-//! Building clap's parser for the command line was a fifth of such a
-//! call's instructions (0.34 M of 1.6 M for a `todo view`), more than the
-//! command's own work on a short list. The lines here are the ones a host
-//! runs on every event and an agent on every step; clap still parses
-//! everything else.
+//! Building clap's parser for a command line costs more than such a
+//! command's own work on a short list, and these lines run on every event
+//! of a host and every step of an agent; clap still parses everything
+//! else. BENCHMARKS.md has the measurement that keeps this file.
 //!
-//! [`parse`] gives the same [`Cli`] that clap would, or `None`, and then
-//! the caller asks clap. It says `None` at anything it does not know
-//! exactly how clap treats: help, `--`, a short option, an unknown or
-//! repeated option, a value that is empty or starts with `-`, an argument
-//! that is not UTF-8, an empty or non-UTF-8 `GOALKEEPER_DB` or
-//! `GOALKEEPER_SESSION` (which clap refuses even when the line gives the
-//! option). So a mistake still gets clap's error and its
-//! exit code, and the lenient handling of hooks is unchanged. The tests
-//! hold it to clap's answer on the same arguments and environment.
+//! The parser accepts a strict subset of what clap accepts: [`parse`]
+//! gives the same [`Cli`] that clap would, or `None`, and then the caller
+//! asks clap. It says `None` at anything it does not know exactly how clap
+//! treats: help, `--`, a short option, an unknown or repeated option, a
+//! value that is empty or starts with `-`, an argument that is not UTF-8,
+//! an empty or non-UTF-8 `GOALKEEPER_DB` or `GOALKEEPER_SESSION` (which
+//! clap refuses even when the line gives the option). So a mistake still
+//! gets clap's error and its exit code, and what the command is (and so
+//! whether it is lenient) is what clap would read. The tests hold it to
+//! clap's answer on the same arguments and environment.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
@@ -63,11 +63,42 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
     // clap refuses an empty variable even when the line gives the option.
     let env_db = from_env(env.db.as_deref())?;
     let env_session = from_env(env.session.as_deref())?;
-    let mut globals = Globals::default();
-    let mut words: Vec<&str> = Vec::with_capacity(3);
-    // `--explain` belongs to `context`, `continuation` and `todo context`:
-    // it counts only after the command's words, how many were seen then.
-    let mut explain = None;
+    let line = scan(args)?;
+    let command = command(&line.words, line.explain)?;
+    let globals = line.globals;
+    Some(Cli {
+        db: match globals.db {
+            Some(db) => Some(db),
+            None => env_db.map(PathBuf::from),
+        },
+        session: match globals.session {
+            Some(session) => session,
+            None => env_session.unwrap_or(SessionId::DEFAULT).to_owned(),
+        },
+        session_from: globals.session_from,
+        config: globals.config,
+        sets: globals.sets,
+        json: globals.json,
+        command,
+    })
+}
+
+/// A line split into its global options and its command's words.
+struct Scanned<'a> {
+    globals: Globals,
+    words: Vec<&'a str>,
+    /// `--explain`: how many of the command's words came before it.
+    explain: Option<usize>,
+}
+
+/// Splits `args` into options and words; `None` at anything not known to
+/// be read the same way by clap.
+fn scan(args: &[OsString]) -> Option<Scanned<'_>> {
+    let mut line = Scanned {
+        globals: Globals::default(),
+        words: Vec::with_capacity(3),
+        explain: None,
+    };
     // clap keeps the `--set`s of one command level only, so lines that
     // give them at several levels are left to it.
     let mut set_level = None;
@@ -80,25 +111,23 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
             if arg.starts_with('-') && arg != "-" {
                 return None;
             }
-            words.push(arg);
+            line.words.push(arg);
             continue;
         };
         let (name, inline) = match option.split_once('=') {
             Some((name, value)) => (name, Some(value)),
             None => (option, None),
         };
-        if name == "json" {
-            if inline.is_some() || globals.json {
+        let globals = &mut line.globals;
+        if name == "json" || name == "explain" {
+            let seen = if name == "json" {
+                std::mem::replace(&mut globals.json, true)
+            } else {
+                line.explain.replace(line.words.len()).is_some()
+            };
+            if inline.is_some() || seen {
                 return None;
             }
-            globals.json = true;
-            continue;
-        }
-        if name == "explain" {
-            if inline.is_some() || explain.is_some() {
-                return None;
-            }
-            explain = Some(words.len());
             continue;
         }
         let value = match inline {
@@ -114,7 +143,7 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
             "session-from" => set_once(&mut globals.session_from, Host::parse(value)?)?,
             "config" => set_once(&mut globals.config, PathBuf::from(value))?,
             "set" => {
-                if *set_level.get_or_insert(words.len()) != words.len() {
+                if *set_level.get_or_insert(line.words.len()) != line.words.len() {
                     return None;
                 }
                 globals.sets.push(value.to_owned());
@@ -122,16 +151,23 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
             _ => return None,
         }
     }
-    // `--explain` given after a command's words, or not at all.
-    let explained = |words| explain.is_none_or(|seen| seen == words);
+    Some(line)
+}
+
+/// The command the words name; `explain`: after how many of them
+/// `--explain` came, which belongs to `context`, `continuation` and `todo
+/// context` and counts only after the command's words.
+fn command(words: &[&str], explain: Option<usize>) -> Option<Command> {
     let context = |words| {
-        explained(words).then_some(ContextArgs {
-            tools: ActiveTools { active_tools: None },
-            explain: explain.is_some(),
-        })
+        explain
+            .is_none_or(|seen| seen == words)
+            .then_some(ContextArgs {
+                tools: ActiveTools { active_tools: None },
+                explain: explain.is_some(),
+            })
     };
     let explain = explain.is_some();
-    let command = match words.as_slice() {
+    Some(match words {
         ["todo", "view"] if !explain => Command::Todo(TodoCommand::View),
         ["todo", "apply"] if !explain => Command::Todo(TodoCommand::Apply { call: None }),
         ["todo", "apply", call] if !explain => Command::Todo(TodoCommand::Apply {
@@ -149,21 +185,6 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
             _ => return None,
         }),
         _ => return None,
-    };
-    Some(Cli {
-        db: match globals.db {
-            Some(db) => Some(db),
-            None => env_db.map(PathBuf::from),
-        },
-        session: match globals.session {
-            Some(session) => session,
-            None => env_session.unwrap_or(SessionId::DEFAULT).to_owned(),
-        },
-        session_from: globals.session_from,
-        config: globals.config,
-        sets: globals.sets,
-        json: globals.json,
-        command,
     })
 }
 

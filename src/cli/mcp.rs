@@ -71,7 +71,7 @@ struct RawStdin;
 
 impl std::os::fd::AsRawFd for RawStdin {
     fn as_raw_fd(&self) -> std::os::fd::RawFd {
-        libc::STDIN_FILENO
+        std::io::stdin().as_raw_fd()
     }
 }
 
@@ -80,15 +80,11 @@ impl StdinFd {
     /// file, which `epoll` refuses; a terminal, which the thread serves as
     /// well) or cannot be registered.
     fn register() -> Option<StdinFd> {
-        // SAFETY: fstat fills the struct it is given, zeroed here.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: descriptor 0 and a valid pointer; a closed descriptor fails.
-        if unsafe { libc::fstat(libc::STDIN_FILENO, &mut stat) } != 0 {
-            return None;
-        }
-        let kind = stat.st_mode & libc::S_IFMT;
-        if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
-            return None;
+        // A closed descriptor fails.
+        let stat = rustix::fs::fstat(std::io::stdin()).ok()?;
+        match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+            rustix::fs::FileType::Fifo | rustix::fs::FileType::Socket => {}
+            _ => return None,
         }
         // SAFETY: descriptor 0 is open (fstat said so) and nothing in this
         // process closes or replaces it while the server runs.
@@ -106,22 +102,18 @@ impl StdinFd {
 /// Whether a read of standard input would return at once: data, the end of
 /// the input, or an error.
 fn stdin_ready() -> std::io::Result<bool> {
-    let mut poll = libc::pollfd {
-        fd: libc::STDIN_FILENO,
-        events: libc::POLLIN,
-        revents: 0,
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
     loop {
-        // SAFETY: one valid pollfd, no waiting.
-        match unsafe { libc::poll(&mut poll, 1, 0) } {
-            0 => return Ok(false),
-            n if n > 0 => return Ok(true),
-            _ => {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
+        match poll(&mut fds, Some(&now)) {
+            Ok(ready) => return Ok(ready > 0),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -152,22 +144,12 @@ impl tokio::io::AsyncRead for StdinFd {
                 Err(e) => return Poll::Ready(Err(e)),
             }
             let unfilled = buf.initialize_unfilled();
-            // SAFETY: reads into the initialized, unfilled part of `buf`.
-            let n = unsafe {
-                libc::read(
-                    libc::STDIN_FILENO,
-                    unfilled.as_mut_ptr().cast(),
-                    unfilled.len(),
-                )
+            let n = match rustix::io::read(std::io::stdin(), unfilled) {
+                Ok(n) => n,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Poll::Ready(Err(e.into())),
             };
-            if n < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Poll::Ready(Err(e));
-            }
-            buf.advance(n as usize);
+            buf.advance(n);
             return Poll::Ready(Ok(()));
         }
     }
@@ -177,9 +159,8 @@ impl tokio::io::AsyncRead for StdinFd {
 /// file, a terminal; see [`StdinFd`]), read by a thread of its own that
 /// hands what it read to the runtime. tokio's `stdin()` starts a
 /// blocking-pool task for every read: per request, one more thread switch
-/// than this (each costs tens of microseconds on a busy machine; a round
-/// trip is 0.2-0.4 ms). At most
-/// two reads wait in the channel; the thread then waits too. Each read
+/// than this, and on a busy machine a switch is a large part of a round
+/// trip. At most two reads wait in the channel; the thread then waits too. Each read
 /// goes into one 64 KiB buffer and is handed on as a copy of what it read.
 /// The thread ends at the end of the input; the process's exit ends it if
 /// the server stops first.

@@ -8,7 +8,7 @@
 /// [`sanitize::terminal`]: goalkeeper::sanitize::terminal
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!($($arg)*))
+        $crate::cli::output::write_stdout(format_args!($($arg)*))
     };
 }
 
@@ -16,7 +16,7 @@ macro_rules! out {
 /// host closed it must not panic) and applies the same terminal rule.
 macro_rules! note {
     ($($arg:tt)*) => {
-        $crate::cli::write_stderr(format_args!($($arg)*))
+        $crate::cli::output::write_stderr(format_args!($($arg)*))
     };
 }
 
@@ -27,6 +27,8 @@ mod hint;
 mod integrations;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod output;
+mod parse;
 mod prompt;
 mod resources;
 mod session;
@@ -36,18 +38,19 @@ mod tour;
 mod watch;
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{ArgMatches, Parser, Subcommand};
 use goalkeeper::integrations::host_session::{self, Host};
 use goalkeeper::prompt::Injector;
-use goalkeeper::sanitize;
 use goalkeeper::settings::Settings;
 use goalkeeper::store::Location;
-use goalkeeper::todo::MAX_CALL_BYTES;
 use goalkeeper::{Error, ErrorKind, SessionId, Store};
 use hint::Hinted;
+pub(crate) use output::note;
+use output::{print_json, print_result, read_stdin};
+pub use output::{write_stderr_as, write_stdout_line, write_stdout_raw};
 
 /// Exit code of a rejected operation (the result is still printed).
 pub const EXIT_REJECTED: u8 = 1;
@@ -105,8 +108,8 @@ pub struct Cli {
 }
 
 /// Each command's arguments are built only when that command runs (or its
-/// help is shown): building and propagating the whole tree of arguments
-/// was a third of a hook's instructions.
+/// help is shown): a hook pays for its own arguments, not for building and
+/// propagating the whole tree of every command's.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 enum Command {
@@ -286,10 +289,10 @@ fn now_ms() -> Result<i64, Error> {
 /// fails the host: bad `GOALKEEPER_*` variables, a closed stderr or a panic
 /// are noted on stderr when it is open, and the exit status stays 0.
 pub fn main() -> u8 {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    // `--version` alone prints what clap would, without building the whole
-    // command tree first (a third of the call's instructions).
-    if let [only] = args.as_slice()
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    // `--version` alone prints what clap would, without building the
+    // command tree first.
+    if let [_, only] = argv.as_slice()
         && (only == "--version" || only == "-V")
     {
         let _ = writeln!(
@@ -299,55 +302,15 @@ pub fn main() -> u8 {
         );
         return 0;
     }
-    // The lines hosts and agents run on every turn skip clap (see `fast`).
-    let fast = fast::parse(&args, &fast::Env::of_process());
-    let hook = args.iter().any(|a| a == "hook" || a == "statusline");
-    if hook {
-        std::panic::set_hook(Box::new(|info| {
-            let _ = writeln!(
-                std::io::stderr(),
-                "goalkeeper: internal error: {info}; the hook did nothing"
-            );
-        }));
-        let _ = std::panic::catch_unwind(|| {
-            let parsed = match fast {
-                Some(cli) => Some((cli, None)),
-                None => parse_lenient().map(|(cli, matches)| (cli, Some(matches))),
-            };
-            if let Some((cli, matches)) = parsed
-                && let Err(e) = run(cli, matches.as_ref(), true)
-            {
-                note(format!("{}; the hook did nothing", Hinted(&e)));
-            }
-        });
-        return 0;
+    let line = match parse::parse(argv) {
+        Ok(line) => line,
+        Err(status) => return status,
+    };
+    if line.cli.command.never_fails_host() {
+        return run_host_event(line);
     }
-    // An MCP server a host starts for its session follows the host, not
-    // GOALKEEPER_SESSION, so a spoilt variable must not keep it from
-    // starting.
-    let host_started = args.iter().any(|a| a == "mcp")
-        && args
-            .iter()
-            .any(|a| a.as_encoded_bytes().starts_with(b"--session-from"));
-    let parsed = if let Some(cli) = fast {
-        Some((cli, None))
-    } else if host_started {
-        parse_lenient().map(|(cli, matches)| (cli, Some(matches)))
-    } else {
-        let mut command = <Cli as clap::CommandFactory>::command();
-        let matches = command.get_matches_mut();
-        // The process ends after this one command: freeing the parser's
-        // tree of commands and arguments would only cost time.
-        std::mem::forget(command);
-        match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-            Ok(cli) => Some((cli, Some(matches))),
-            Err(e) => e.exit(),
-        }
-    };
-    let Some((cli, matches)) = parsed else {
-        return EXIT_USAGE;
-    };
-    match run(cli, matches.as_ref(), host_started) {
+    let lenient = line.cli.ignores_spoilt_variables();
+    match run(line.cli, line.matches.as_ref(), lenient) {
         Ok(Outcome::Success) => 0,
         Ok(Outcome::Rejected) => EXIT_REJECTED,
         Err(e) => {
@@ -361,47 +324,22 @@ pub fn main() -> u8 {
     }
 }
 
-/// Writes a note to stderr, ignoring a closed stderr.
-pub(crate) fn note(text: impl std::fmt::Display) {
-    write_stderr(format_args!("{text}"));
-}
-
-/// The arguments of a hook or a host-started server: parsed again without
-/// the environment when a `GOALKEEPER_*` variable spoils them; `None`
-/// (after a note) when they cannot be parsed at all.
-fn parse_lenient() -> Option<(Cli, ArgMatches)> {
-    let mut command = <Cli as clap::CommandFactory>::command();
-    let parsed = command.try_get_matches_from_mut(std::env::args_os());
-    // As in `main`: the tree is not freed, the process ends soon.
-    std::mem::forget(command);
-    let matches = match parsed {
-        Ok(matches) => matches,
-        Err(first) => {
-            let without_env = <Cli as clap::CommandFactory>::command()
-                .mut_arg("db", |a| a.env(None))
-                .mut_arg("session", |a| a.env(None));
-            match without_env.try_get_matches() {
-                Ok(matches) => {
-                    note(format!(
-                        "ignoring GOALKEEPER_DB and GOALKEEPER_SESSION: {}",
-                        first.kind()
-                    ));
-                    matches
-                }
-                Err(e) => {
-                    note(format!("{}; nothing was done", e.kind()));
-                    return None;
-                }
-            }
+/// Runs a hook or the status line: an error or a panic is noted on stderr
+/// and the exit status is 0 (see [`Command::never_fails_host`]).
+fn run_host_event(line: parse::Line) -> u8 {
+    std::panic::set_hook(Box::new(|info| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "goalkeeper: internal error: {info}; the hook did nothing"
+        );
+    }));
+    // Nothing the command touched is looked at after a panic.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Err(e) = run(line.cli, line.matches.as_ref(), true) {
+            note(format!("{}; the hook did nothing", Hinted(&e)));
         }
-    };
-    match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-        Ok(cli) => Some((cli, matches)),
-        Err(e) => {
-            note(format!("{}; nothing was done", e.kind()));
-            None
-        }
-    }
+    }));
+    0
 }
 
 fn parse_host(name: &str) -> Result<Host, String> {
@@ -526,8 +464,8 @@ pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
 /// nothing on stdout. A transaction `work` had open is rolled back as after
 /// any crash. The watchdog is never woken when `work` finishes in time, so
 /// a hook pays for starting one thread, not for handing its work to
-/// another and waiting to be scheduled again (which cost a whole
-/// `/bin/true` or more on a busy machine).
+/// another and waiting to be scheduled again, which on a busy machine can
+/// take longer than the work itself.
 ///
 /// Once `work` has returned, the watchdog does nothing: what the caller
 /// prints next is never cut short.
@@ -566,116 +504,6 @@ pub fn hook_gave_up() -> String {
         "gave up after {} ms (the database or the input did not answer in time); the hook did nothing, or its change was not confirmed",
         hook_wait().as_millis()
     )
-}
-
-/// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.
-pub fn write_stdout(args: std::fmt::Arguments<'_>) {
-    write_stdout_line(&args.to_string());
-}
-
-/// [`write_stdout`] of a text already at hand, without copying it first
-/// (a 16 KB `<todo_context>`).
-pub fn write_stdout_line(text: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{}", sanitize::terminal(text));
-}
-
-/// Writes text to stdout as it is given lines (no newline added), safe for
-/// a terminal, ignoring a closed pipe.
-pub fn write_stdout_raw(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(sanitize::terminal(text).as_bytes())
-        .and_then(|()| stdout.flush());
-}
-
-/// Writes `goalkeeper: <text>` to stderr, safe for a terminal, ignoring a
-/// closed or broken stderr.
-pub fn write_stderr(args: std::fmt::Arguments<'_>) {
-    write_stderr_as("goalkeeper", args);
-}
-
-/// [`write_stderr`] with another prefix (`goalkeeper mcp`).
-pub fn write_stderr_as(prefix: &str, args: std::fmt::Arguments<'_>) {
-    let text = args.to_string();
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{prefix}: {}",
-        sanitize::terminal(&text)
-    );
-}
-
-/// JSON text with the characters a terminal must not receive raw (C1
-/// controls, DEL, line separators, ...) written as `\uXXXX` escapes: the
-/// same data for a JSON reader, nothing a terminal would act on. serde_json
-/// already escapes the C0 controls; those other characters can only occur
-/// inside strings, where the escape is valid.
-fn terminal_json(text: String) -> String {
-    if !text.chars().any(sanitize::unsafe_for_terminal) {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if sanitize::unsafe_for_terminal(c) && c != '\n' {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Prints a tool result (its summary, or the whole object with `--json`)
-/// and says whether it was a rejection.
-///
-/// The result is not freed: it may hold a whole list, and the process ends
-/// with this command (freeing 1,000 tasks cost more than printing them).
-fn print_result<D: serde::Serialize>(ctx: &Context, result: goalkeeper::ToolResult<D>) -> Outcome {
-    if ctx.json {
-        print_json(&result);
-    } else {
-        out!("{}", result.text());
-    }
-    let outcome = if result.is_error {
-        Outcome::Rejected
-    } else {
-        Outcome::Success
-    };
-    std::mem::forget(result);
-    outcome
-}
-
-/// Prints `value` as pretty JSON on stdout.
-fn print_json(value: &impl serde::Serialize) {
-    let text = serde_json::to_string_pretty(value).expect("output serializes");
-    out!("{}", terminal_json(text));
-}
-
-/// Reads a tool call from stdin, refusing more than the call limit without
-/// reading the rest, and text that is not UTF-8.
-pub(super) fn read_stdin() -> Result<String, Error> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_CALL_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Io {
-            what: "cannot read the call from stdin".into(),
-            source,
-        })?;
-    if bytes.len() > MAX_CALL_BYTES {
-        return Err(Error::Usage(format!(
-            "the call on stdin is larger than {MAX_CALL_BYTES} bytes (1 MiB); split it into several calls"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::Usage(format!(
-            "the call on stdin is not UTF-8 text (invalid byte at offset {}); send JSON text",
-            e.utf8_error().valid_up_to()
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -17,8 +17,10 @@ struct Case {
     args: Vec<String>,
     stdin: Vec<u8>,
     exit: i32,
-    /// A fragment of stdout + stderr that names the problem.
-    message: String,
+    /// Fragments of stdout + stderr that name the problem and the fix.
+    message: Vec<String>,
+    /// Variables set for the command besides the test's own.
+    env: Vec<(&'static str, &'static str)>,
     /// A rejected agent call: one rejected event is logged.
     logged: bool,
     /// Files written into the test directory first.
@@ -31,7 +33,8 @@ fn case(name: &'static str, args: &[&str], exit: i32, message: &str) -> Case {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
         stdin: Vec::new(),
         exit,
-        message: message.to_owned(),
+        message: vec![message.to_owned()],
+        env: Vec::new(),
         logged: false,
         files: Vec::new(),
     }
@@ -40,6 +43,17 @@ fn case(name: &'static str, args: &[&str], exit: i32, message: &str) -> Case {
 impl Case {
     fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Case {
         self.stdin = bytes.into();
+        self
+    }
+
+    /// Another fragment the output must contain.
+    fn also(mut self, message: &str) -> Case {
+        self.message.push(message.to_owned());
+        self
+    }
+
+    fn env(mut self, name: &'static str, value: &'static str) -> Case {
+        self.env.push((name, value));
         self
     }
 
@@ -379,6 +393,62 @@ fn catalogue() -> Vec<Case> {
             "goal.continuation.max_idle = 0\n",
             "expected an integer >= 1, got 0",
         ),
+        // A command is what clap reads, never a word anywhere in the line:
+        // `hook`, `statusline` or `mcp` as a value leaves the command as
+        // strict as without it.
+        case(
+            "the word hook as a task, with a spoilt GOALKEEPER_SESSION",
+            &["todo", "append", "--phase", "P", "--item", "hook"],
+            2,
+            "invalid session id \"bad id!\": use 1-128 characters",
+        )
+        .env("GOALKEEPER_SESSION", "bad id!"),
+        case(
+            "the word statusline as a task, with a spoilt GOALKEEPER_SESSION",
+            &["todo", "append", "--phase", "P", "--item", "statusline"],
+            2,
+            "invalid session id \"bad id!\": use 1-128 characters",
+        )
+        .env("GOALKEEPER_SESSION", "bad id!"),
+        case(
+            "the word hook after a budget that is no number",
+            &["goal", "budget", "abc", "hook"],
+            2,
+            "unexpected argument 'hook' found",
+        )
+        .also("Usage: goalkeeper goal budget [OPTIONS] <BUDGET>"),
+        case(
+            "the word mcp as a goal, with --session-from and a spoilt GOALKEEPER_SESSION",
+            &["--session-from", "claude-code", "goal", "set", "mcp"],
+            2,
+            "invalid session id \"bad id!\": use 1-128 characters",
+        )
+        .env("GOALKEEPER_SESSION", "bad id!"),
+        // A hook's own line with a mistake: noted, exit 0, nothing done.
+        case(
+            "a hook with an unknown option",
+            &["hook", "claude-code", "--bogus"],
+            0,
+            "unexpected argument '--bogus' found; nothing was done",
+        ),
+        case(
+            "a hook for a host that does not exist",
+            &["hook", "vim"],
+            0,
+            "unrecognized subcommand 'vim'; nothing was done",
+        ),
+        case(
+            "a hook with no host",
+            &["hook"],
+            0,
+            "nothing was done (`goalkeeper hook --help` lists the arguments)",
+        ),
+        case(
+            "the status line with an argument",
+            &["statusline", "extra"],
+            0,
+            "unexpected argument 'extra' found; nothing was done",
+        ),
         // Hook stdin: never fails the agent, never stores anything.
         hook(
             "truncated hook JSON",
@@ -403,19 +473,21 @@ fn catalogue() -> Vec<Case> {
     ]
 }
 
-/// What must not change: the list with its version, the goal, and the
-/// successful events.
-fn state(env: &TestEnv) -> (Value, Value, usize, usize) {
+/// What must not change: the list with its version, the goal, the
+/// successful events, and the goal queued for a host's next session here.
+fn state(env: &TestEnv) -> (Value, Value, usize, usize, String) {
     let view: Value = serde_json::from_str(&env.ok(&["--json", "todo", "view"])).unwrap();
     let goal: Value = serde_json::from_str(&env.ok(&["--json", "goal", "get"])).unwrap();
     let log: Vec<Value> =
         serde_json::from_str(&env.ok(&["--json", "todo", "log", "--limit", "100000"])).unwrap();
     let ok = log.iter().filter(|e| e["ok"] == true).count();
+    let queued = env.ok(&["--session-from", "claude-code", "goal"]);
     (
         view["details"].clone(),
         goal["details"].clone(),
         ok,
         log.len() - ok,
+        queued,
     )
 }
 
@@ -440,10 +512,11 @@ fn every_hostile_input_is_refused_clearly_and_changes_nothing() {
         for (name, bytes) in &case.files {
             fs::write(env.dir().join(name), bytes).unwrap();
         }
-        let (list, goal, ok, rejected) = state(&env);
+        let (list, goal, ok, rejected, queued) = state(&env);
         let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
         let output = env
             .cmd(&args)
+            .envs(case.env.iter().copied())
             .write_stdin(case.stdin.clone())
             .output()
             .unwrap();
@@ -454,12 +527,13 @@ fn every_hostile_input_is_refused_clearly_and_changes_nothing() {
             "{}: {rendered}",
             case.name
         );
-        assert!(
-            rendered.contains(&case.message),
-            "{}: expected {:?} in\n{rendered}",
-            case.name,
-            case.message
-        );
+        for message in &case.message {
+            assert!(
+                rendered.contains(message),
+                "{}: expected {message:?} in\n{rendered}",
+                case.name,
+            );
+        }
         if case.exit == 0 {
             assert!(output.stdout.is_empty(), "{}: {rendered}", case.name);
         }
@@ -469,7 +543,57 @@ fn every_hostile_input_is_refused_clearly_and_changes_nothing() {
         assert_eq!(after.2, ok, "{}: a mutation was logged", case.name);
         let expected_rejected = rejected + usize::from(case.logged);
         assert_eq!(after.3, expected_rejected, "{}: rejected events", case.name);
+        assert_eq!(after.4, queued, "{}: a goal was queued", case.name);
     }
+}
+
+/// The commands a host runs on its events stay lenient with a spoilt
+/// variable (the session comes from the event), and so does the MCP
+/// server a host starts for its session: each is noted and passed over.
+#[test]
+fn host_commands_pass_over_a_spoilt_session_variable() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--phase", "P", "--item", "Build core"]);
+    let status = env.ok(&["statusline"]);
+    let spoilt = |args: &[&str], stdin: &str| {
+        let output = env
+            .cmd(args)
+            .env("GOALKEEPER_SESSION", "bad id!")
+            .write_stdin(stdin.to_owned())
+            .output()
+            .unwrap();
+        let rendered = common::render(args, &output);
+        assert_eq!(output.status.code(), Some(0), "{rendered}");
+        assert!(
+            rendered.contains("GOALKEEPER_SESSION ignored: invalid session id \"bad id!\""),
+            "{rendered}"
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(spoilt(&["statusline"], "{}"), status);
+    let start = serde_json::json!({
+        "hook_event_name": "SessionStart",
+        "session_id": "default",
+        "source": "startup",
+        "cwd": env.dir(),
+    });
+    spoilt(&["hook", "claude-code"], &start.to_string());
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "goalkeeper-tests", "version": "0"},
+        },
+    });
+    let served = spoilt(
+        &["mcp", "--session-from", "claude-code"],
+        &format!("{initialize}\n"),
+    );
+    assert!(served.contains("\"protocolVersion\""), "{served}");
+    assert!(env.ok(&["todo", "view"]).contains("Build core"));
 }
 
 #[test]

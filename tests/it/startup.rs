@@ -1,6 +1,10 @@
-//! Start-up short cuts keep clap's behaviour: `--version` alone is answered
-//! before the command tree is built, with the same bytes clap prints when
-//! it parses the flag among others.
+//! How the process starts: Rust's start-up gives a host-started process
+//! the descriptors and the SIGPIPE disposition a CLI needs, and the short
+//! cuts before clap (`--version` alone, the fast parser) keep clap's
+//! behaviour.
+
+use std::io::Read;
+use std::process::Stdio;
 
 use crate::common::TestEnv;
 
@@ -67,12 +71,10 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     assert!(env.dir().join(name).exists());
 }
 
-/// The binary's heap is a 2 MiB arena in front of `malloc` (`src/heap.rs`):
-/// a command that allocates several times that, in blocks that grow
-/// (reading a 1 MB file, writing a 10,000-task list, printing it back),
-/// goes on in `malloc` once the arena is used up, and no byte is lost.
+/// A command that allocates a lot, in blocks that grow (reading a 1 MB
+/// file, writing a 10,000-task list, printing it back), loses no byte.
 #[test]
-fn commands_that_outgrow_the_heap_arena_keep_every_byte() {
+fn commands_that_allocate_megabytes_keep_every_byte() {
     let env = TestEnv::new();
     let mut markdown = String::from("# Long phase\n");
     for i in 0..10_000 {
@@ -98,4 +100,86 @@ fn commands_that_outgrow_the_heap_arena_keep_every_byte() {
     let last = format!("Task 09999 {}", "x".repeat(60 + 9_999 % 40));
     let done = env.ok(&["todo", "done", &last]);
     assert!(done.contains("Overall: 1/10000 done, 9999 open."), "{done}");
+}
+
+/// `$0 ARGS REDIRECT; echo "exit $?"` through `/bin/sh`: the shell closes
+/// or redirects the descriptors before the binary starts.
+fn through_shell(env: &TestEnv, args: &str, redirect: &str) -> String {
+    let program = env.std_cmd(&[]).get_program().to_owned();
+    let out = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("\"$0\" {args} {redirect} 2>&1; echo \"exit $?\""))
+        .arg(program)
+        .env_clear()
+        .env("GOALKEEPER_DB", env.db())
+        .env("GOALKEEPER_CONFIG", env.dir().join("config.toml"))
+        .env("GOALKEEPER_NOW", env.now_ms.to_string())
+        .current_dir(env.dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Started with standard input closed, a command reads it as empty, as
+/// from `/dev/null`: Rust's start-up opens `/dev/null` on a closed
+/// descriptor 0, 1 or 2, so no file the command opens takes its place.
+#[test]
+fn a_closed_stdin_reads_as_empty() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "Keep me"]);
+    for args in ["todo apply", "todo apply -", "hook claude-code"] {
+        let from_null = through_shell(&env, args, "</dev/null");
+        assert_eq!(through_shell(&env, args, "<&-"), from_null, "{args}");
+        assert!(!from_null.contains("Bad file descriptor"), "{from_null}");
+    }
+    assert!(env.ok(&["todo", "view"]).contains("[/] Keep me"));
+}
+
+/// A hook and the status line whose reader left before they wrote (the
+/// host gave up on them) exit 0, not by SIGPIPE: Rust's start-up ignores
+/// the signal, so the write fails with EPIPE, which the CLI passes over.
+#[test]
+fn a_hook_whose_reader_is_gone_exits_zero() {
+    let env = TestEnv::new();
+    env.ok(&["goal", "set", "Keep going"]);
+    env.ok(&["todo", "init", "--item", "Keep me"]);
+    let start = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "default",
+        "cwd": env.dir(),
+        "prompt": "go on",
+    });
+    // The hook's context is what it writes: check that it has one.
+    let context = env
+        .cmd(&["hook", "claude-code"])
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    assert!(!context.stdout.is_empty(), "{context:?}");
+    for (args, input) in [
+        (&["hook", "claude-code"][..], start.to_string()),
+        (&["statusline"], "{}".to_owned()),
+        (&["todo", "view"], String::new()),
+    ] {
+        let mut child = env
+            .std_cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}: {status}; {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
 }
