@@ -1,5 +1,5 @@
 //! Inputs that hung, exhausted memory or crashed the real binary, and the
-//! terminal rule of DESIGN.md §3.2 for everything it prints (issue #13). Each
+//! terminal rule of DESIGN.md §3.2 for everything it prints. Each
 //! case feeds the bad input and checks the exact outcome and that the
 //! stored list did not change.
 

@@ -7,8 +7,8 @@
 //! version per mutation. Throughput and latencies go to stderr.
 //!
 //! The default run is small (8 processes × 25 operations) so `cargo test`
-//! stays quick on two cores. The full size of issue 6, 16 × 200, is ignored
-//! by default; run it with
+//! stays quick on two cores. The full size, 16 × 200, is ignored by
+//! default; run it with
 //!
 //! ```text
 //! cargo test --release --test it load -- --ignored --nocapture --test-threads=1

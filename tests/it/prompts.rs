@@ -256,7 +256,7 @@ fn every_template_over_fixtures() {
     }
 }
 
-/// The hostile inputs of issue 3, each as phase name and task content at
+/// The hostile inputs, each as phase name and task content at
 /// once (blocker notes are never rendered into a prompt, so they are not
 /// cases here).
 const HOSTILE: &[(&str, &str)] = &[
