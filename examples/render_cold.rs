@@ -1,5 +1,5 @@
 //! One cold render, as a CLI process or a hook event pays it, for counting
-//! instructions with callgrind (BENCHMARKS.md, issue 14, third pass):
+//! instructions with callgrind (BENCHMARKS.md reports them):
 //!
 //! ```text
 //! render_cold goal-mode-context|goal-continuation|none

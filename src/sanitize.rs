@@ -35,11 +35,10 @@ pub fn sanitize_into(out: &mut String, text: &str) {
 
 /// Whether [`sanitize`] leaves `text` as it is: printable ASCII without
 /// `&`, `<` or `>`, which every step of it leaves alone (most task text).
-/// Checking the bytes is far cheaper than the three passes (a 1,000-task
-/// block spent most of its time there); sixteen at a time, as
+/// Checking the bytes is far cheaper than the three passes, where a long
+/// block would otherwise spend most of its time; sixteen at a time, as
 /// [`terminal_safe`] does, a test the compiler turns into a few vector
-/// instructions, where one byte at a time cost about ten instructions a
-/// byte.
+/// instructions instead of a branch per byte.
 fn prompt_safe(text: &str) -> bool {
     const BLOCK: usize = 16;
     let plain = |b: u8| (b' '..=b'~').contains(&b) & (b != b'&') & (b != b'<') & (b != b'>');
@@ -98,7 +97,7 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
 /// compiler turns into a few vector instructions), and a character at a
 /// time only in a block that has anything else: most of what goalkeeper
 /// prints is ASCII with a few symbols (`◎`, `…`), and looking up every
-/// character's class cost a 16 KB hook answer half a million instructions.
+/// character's class was most of what printing a long hook answer cost.
 fn terminal_safe(text: &str) -> bool {
     const BLOCK: usize = 16;
     let plain = |b: u8| (b' '..=b'~').contains(&b) | (b == b'\n') | (b == b'\t');

@@ -124,66 +124,11 @@ pub fn apply(
         agent_may(current, op)?;
     }
     let live = current.filter(|g| g.status.is_live());
-    let unchanged = |message: String| Transition {
-        replaced: None,
-        goal: current.cloned(),
-        changed: false,
-        message,
-    };
     match op {
-        GoalOp::Get => Ok(unchanged(match current {
-            Some(goal) => describe(goal, now_ms),
-            None if actor == Actor::Agent => {
-                "No goal yet. If the user gave you one, call `goal` with op `create` and the `objective`.".into()
-            }
-            None => {
-                "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into()
-            }
-        })),
+        GoalOp::Get => Ok(unchanged(current, read(current, actor, now_ms))),
         GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
-            if let (GoalOp::Create { .. }, Some(goal)) = (op, live) {
-                return Err(format!(
-                    "goal #{} is already live ({}): {}; complete or drop it first{}",
-                    goal.id,
-                    goal.status,
-                    quote(&goal.objective),
-                    if actor == Actor::User {
-                        ", or use `goal set` to replace it"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-            check_budget(*budget)?;
-            let replaced = live.map(|goal| {
-                let mut old = goal.clone();
-                old.set_status(GoalStatus::Dropped, now_ms);
-                old
-            });
-            let goal = Goal::new(next_id, objective.clone(), *budget, now_ms);
-            let verb = if matches!(op, GoalOp::Create { .. }) {
-                "created"
-            } else {
-                "set"
-            };
-            let mut message = format!(
-                "Goal #{next_id} {verb}: {}{}.",
-                quote(objective),
-                budget_phrase(*budget)
-            );
-            if let Some(old) = &replaced {
-                message.push_str(&format!(
-                    " It replaces goal #{} ({}), which stays in the history as dropped.",
-                    old.id,
-                    quote(&old.objective)
-                ));
-            }
-            Ok(Transition {
-                replaced,
-                goal: Some(goal),
-                changed: true,
-                message,
-            })
+            let create = matches!(op, GoalOp::Create { .. });
+            start(live, create, objective, *budget, actor, now_ms, next_id)
         }
         GoalOp::Pause => {
             let goal = require(live, current, "pause")?;
@@ -198,27 +143,9 @@ pub fn apply(
             );
             Ok(changed(goal, message))
         }
-        GoalOp::Resume => {
-            let goal = require(live, current, "resume")?;
-            if goal.status == GoalStatus::Active {
-                return Err(format!("goal #{} is already active", goal.id));
-            }
-            if goal.budget_exhausted() {
-                return Err(format!(
-                    "goal #{} has used its whole token budget ({} of {} tokens); raise it first with `goalkeeper goal budget N`",
-                    goal.id,
-                    goal.tokens_used,
-                    goal.token_budget.unwrap_or_default()
-                ));
-            }
-            let mut goal = goal.clone();
-            goal.set_status(GoalStatus::Active, now_ms);
-            let message = format!("Goal #{} resumed.", goal.id);
-            Ok(changed(goal, message))
-        }
+        GoalOp::Resume => resume(require(live, current, "resume")?, now_ms),
         GoalOp::Complete => {
-            let goal = require(live, current, "complete")?;
-            let mut goal = goal.clone();
+            let mut goal = require(live, current, "complete")?.clone();
             goal.set_status(GoalStatus::Complete, now_ms);
             let message = format!(
                 "Goal #{} complete: {}. It {}.",
@@ -229,55 +156,148 @@ pub fn apply(
             Ok(changed(goal, message))
         }
         GoalOp::Drop => {
-            let goal = require(live, current, "drop")?;
-            let mut goal = goal.clone();
+            let mut goal = require(live, current, "drop")?.clone();
             goal.set_status(GoalStatus::Dropped, now_ms);
             let message = format!("Goal #{} dropped; it stays in the history.", goal.id);
             Ok(changed(goal, message))
         }
         GoalOp::Budget(budget) => {
             check_budget(*budget)?;
-            let goal = require(live, current, "budget")?;
-            let mut goal = goal.clone();
-            goal.token_budget = *budget;
-            goal.revision += 1;
-            goal.updated_at_ms = now_ms;
-            let mut message = match budget {
-                Some(n) => format!(
-                    "Goal #{} budget set to {n} tokens ({} used).",
-                    goal.id, goal.tokens_used
-                ),
-                None => format!("Goal #{} has no token budget now.", goal.id),
-            };
-            message.push_str(&settle_budget(&mut goal, now_ms));
-            Ok(changed(goal, message))
+            Ok(set_budget(
+                require(live, current, "budget")?,
+                *budget,
+                now_ms,
+            ))
         }
-        GoalOp::Usage(usage) => {
-            let Some(goal) = live else {
-                return Ok(unchanged("No live goal: the usage was not counted.".into()));
-            };
-            if goal.status == GoalStatus::Paused {
-                return Ok(unchanged(format!(
-                    "Goal #{} is paused: the usage was not counted.",
-                    goal.id
-                )));
-            }
-            let counted = usage.counted();
-            let mut goal = goal.clone();
-            goal.tokens_used = goal.tokens_used.saturating_add(counted).min(MAX_TOKENS);
-            goal.updated_at_ms = now_ms;
-            let mut message = format!(
-                "Counted {counted} tokens for goal #{} (cache reads excluded): {}.",
-                goal.id,
-                match goal.token_budget {
-                    Some(budget) => format!("{} of {budget} used", goal.tokens_used),
-                    None => format!("{} used, no budget", goal.tokens_used),
-                }
-            );
-            message.push_str(&settle_budget(&mut goal, now_ms));
-            Ok(changed(goal, message))
-        }
+        GoalOp::Usage(usage) => Ok(match live {
+            None => unchanged(current, "No live goal: the usage was not counted.".into()),
+            Some(goal) if goal.status == GoalStatus::Paused => unchanged(
+                current,
+                format!("Goal #{} is paused: the usage was not counted.", goal.id),
+            ),
+            Some(goal) => count_usage(goal, usage, now_ms),
+        }),
     }
+}
+
+/// What `get` says: the goal, or how to start one (with the tool, for the
+/// agent; with the command, for the user).
+fn read(current: Option<&Goal>, actor: Actor, now_ms: i64) -> String {
+    match current {
+        Some(goal) => describe(goal, now_ms),
+        None if actor == Actor::Agent => {
+            "No goal yet. If the user gave you one, call `goal` with op `create` and the `objective`.".into()
+        }
+        None => "No goal yet. Start one with `goalkeeper goal set OBJECTIVE [--budget N]`.".into(),
+    }
+}
+
+/// `set` (`create` false) or `create`: a new goal with id `next_id`; `set`
+/// drops the `live` one it replaces, `create` is refused while one is live.
+fn start(
+    live: Option<&Goal>,
+    create: bool,
+    objective: &str,
+    budget: Option<u64>,
+    actor: Actor,
+    now_ms: i64,
+    next_id: i64,
+) -> Result<Transition, String> {
+    if let (true, Some(goal)) = (create, live) {
+        return Err(format!(
+            "goal #{} is already live ({}): {}; complete or drop it first{}",
+            goal.id,
+            goal.status,
+            quote(&goal.objective),
+            if actor == Actor::User {
+                ", or use `goal set` to replace it"
+            } else {
+                ""
+            }
+        ));
+    }
+    check_budget(budget)?;
+    let replaced = live.map(|goal| {
+        let mut old = goal.clone();
+        old.set_status(GoalStatus::Dropped, now_ms);
+        old
+    });
+    let goal = Goal::new(next_id, objective.to_owned(), budget, now_ms);
+    let verb = if create { "created" } else { "set" };
+    let mut message = format!(
+        "Goal #{next_id} {verb}: {}{}.",
+        quote(objective),
+        budget_phrase(budget)
+    );
+    if let Some(old) = &replaced {
+        message.push_str(&format!(
+            " It replaces goal #{} ({}), which stays in the history as dropped.",
+            old.id,
+            quote(&old.objective)
+        ));
+    }
+    Ok(Transition {
+        replaced,
+        goal: Some(goal),
+        changed: true,
+        message,
+    })
+}
+
+/// `resume` of the live `goal`: refused while it is active or its budget
+/// is used up.
+fn resume(goal: &Goal, now_ms: i64) -> Result<Transition, String> {
+    if goal.status == GoalStatus::Active {
+        return Err(format!("goal #{} is already active", goal.id));
+    }
+    if goal.budget_exhausted() {
+        return Err(format!(
+            "goal #{} has used its whole token budget ({} of {} tokens); raise it first with `goalkeeper goal budget N`",
+            goal.id,
+            goal.tokens_used,
+            goal.token_budget.unwrap_or_default()
+        ));
+    }
+    let mut goal = goal.clone();
+    goal.set_status(GoalStatus::Active, now_ms);
+    let message = format!("Goal #{} resumed.", goal.id);
+    Ok(changed(goal, message))
+}
+
+/// `budget` of the live `goal` (already checked): the new budget, and the
+/// status it settles to.
+fn set_budget(goal: &Goal, budget: Option<u64>, now_ms: i64) -> Transition {
+    let mut goal = goal.clone();
+    goal.token_budget = budget;
+    goal.revision += 1;
+    goal.updated_at_ms = now_ms;
+    let mut message = match budget {
+        Some(n) => format!(
+            "Goal #{} budget set to {n} tokens ({} used).",
+            goal.id, goal.tokens_used
+        ),
+        None => format!("Goal #{} has no token budget now.", goal.id),
+    };
+    message.push_str(&settle_budget(&mut goal, now_ms));
+    changed(goal, message)
+}
+
+/// `usage` counted on a live goal that is not paused.
+fn count_usage(goal: &Goal, usage: &Usage, now_ms: i64) -> Transition {
+    let counted = usage.counted();
+    let mut goal = goal.clone();
+    goal.tokens_used = goal.tokens_used.saturating_add(counted).min(MAX_TOKENS);
+    goal.updated_at_ms = now_ms;
+    let mut message = format!(
+        "Counted {counted} tokens for goal #{} (cache reads excluded): {}.",
+        goal.id,
+        match goal.token_budget {
+            Some(budget) => format!("{} of {budget} used", goal.tokens_used),
+            None => format!("{} used, no budget", goal.tokens_used),
+        }
+    );
+    message.push_str(&settle_budget(&mut goal, now_ms));
+    changed(goal, message)
 }
 
 /// The agent may only read, create when nothing is live, resume a paused
@@ -348,6 +368,16 @@ fn check_budget(budget: Option<u64>) -> Result<(), String> {
             "the token budget {n} is too large; the limit is {MAX_TOKENS}"
         )),
         _ => Ok(()),
+    }
+}
+
+/// Nothing to write: `current` as it was, and `message`.
+fn unchanged(current: Option<&Goal>, message: String) -> Transition {
+    Transition {
+        replaced: None,
+        goal: current.cloned(),
+        changed: false,
+        message,
     }
 }
 

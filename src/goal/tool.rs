@@ -69,19 +69,40 @@ pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
     let Some(op) = op else {
         return Err(errors);
     };
-    let parsed = match op.as_str() {
+    let parsed = goal_op(&op, text, given_objective.is_some(), &mut errors);
+    if given_objective.is_some() && op != "create" {
+        errors.push(format!(
+            "field `objective` does not apply to `{op}`; only `create` takes it"
+        ));
+    }
+    match parsed {
+        Some(op) if errors.is_empty() => Ok(op),
+        _ => Err(errors),
+    }
+}
+
+/// The op an agent's call names by `op`, with the checked `objective`
+/// (`given`: an objective was sent, valid or not); `None` with the reason
+/// in `errors` for a user's op or an unknown one.
+fn goal_op(
+    op: &str,
+    objective: Option<String>,
+    given: bool,
+    errors: &mut Vec<String>,
+) -> Option<GoalOp> {
+    match op {
         "get" => Some(GoalOp::Get),
         "resume" => Some(GoalOp::Resume),
         "complete" => Some(GoalOp::Complete),
         "pause" => Some(GoalOp::Pause),
         "drop" => Some(GoalOp::Drop),
-        "create" => match text.clone() {
+        "create" => match objective {
             Some(objective) => Some(GoalOp::Create {
                 objective,
                 budget: None,
             }),
             None => {
-                if given_objective.is_none() {
+                if !given {
                     errors.push("`create` needs `objective`: what the goal should achieve".into());
                 }
                 None
@@ -104,15 +125,6 @@ pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
             ));
             None
         }
-    };
-    if given_objective.is_some() && op != "create" {
-        errors.push(format!(
-            "field `objective` does not apply to `{op}`; only `create` takes it"
-        ));
-    }
-    match parsed {
-        Some(op) if errors.is_empty() => Ok(op),
-        _ => Err(errors),
     }
 }
 

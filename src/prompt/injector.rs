@@ -320,8 +320,8 @@ impl Injector {
 /// the goal prompt, then a blank line and the block when there is one.
 /// Both parts are already rendered and tidy, so this is the template's
 /// output without passing a block of up to a megabyte through Handlebars
-/// and the line-by-line tidy pass again, three copies that made a
-/// 10,000-task message cost 16 times a 1,000-task one instead of 10.
+/// and the line-by-line tidy pass again: three copies, which made the
+/// message's cost grow faster than its list.
 fn join_goal_mode_context(goal_context: String, todo_context: Option<String>) -> String {
     match todo_context {
         Some(block) => {

@@ -74,9 +74,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// is loaded, so a broken file is reported at once; a built-in template is
 /// parsed (by [`super::subset`]) the first time it is rendered, and
 /// compiled by Handlebars only when a render fails, for the error message.
-/// Compiling every template up front took 9 M instructions, two thirds of
-/// a whole `context` command, which renders two of them; compiling the two
-/// it renders still took 4.4 M.
+/// Handlebars' compile of a template costs more than the rest of a
+/// `context` command, so no process compiles a template it does not
+/// render, and a built-in one is not compiled at all while the subset
+/// renders it.
 pub struct Templates {
     entries: Vec<Entry>,
     tools: ToolNames,

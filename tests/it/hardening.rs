@@ -1,5 +1,5 @@
 //! Inputs that hung, exhausted memory or crashed the real binary, and the
-//! terminal rule of DESIGN.md §3.2 for everything it prints (issue #13). Each
+//! terminal rule of DESIGN.md §3.2 for everything it prints. Each
 //! case feeds the bad input and checks the exact outcome and that the
 //! stored list did not change.
 
@@ -348,7 +348,14 @@ fn stored_and_supplied_text_reaches_the_terminal_sanitized() {
         text.contains("unknown op `x ]0;owned y 2Jz\\rw v`"),
         "{text}"
     );
+}
 
+/// What goalkeeper reports of the user's own files (a link's target,
+/// another tool's status line) reaches the terminal sanitized too, and the
+/// file keeps the user's value exactly.
+#[test]
+fn text_from_the_users_files_reaches_the_terminal_sanitized() {
+    let env = TestEnv::new();
     // `workspace link` reports where a wrong link pointed.
     let ws = env.dir().join("ws");
     std::fs::create_dir(&ws).unwrap();

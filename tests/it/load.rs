@@ -7,8 +7,8 @@
 //! version per mutation. Throughput and latencies go to stderr.
 //!
 //! The default run is small (8 processes × 25 operations) so `cargo test`
-//! stays quick on two cores. The full size of issue 6, 16 × 200, is ignored
-//! by default; run it with
+//! stays quick on two cores. The full size, 16 × 200, is ignored by
+//! default; run it with
 //!
 //! ```text
 //! cargo test --release --test it load -- --ignored --nocapture --test-threads=1
@@ -189,107 +189,111 @@ fn load(workers: usize, ops: usize, sessions: Sessions) {
     });
     let elapsed = started.elapsed();
 
+    for (s, session) in session_ids.iter().enumerate() {
+        let workers_here: Vec<usize> = match sessions {
+            Sessions::Shared => (0..workers).collect(),
+            Sessions::OnePerWorker => vec![s],
+        };
+        check_session(env, session, &workers_here, ops);
+    }
+
+    report(workers, ops, sessions, elapsed, &timings);
+}
+
+/// The final state of `session`, which each of `workers_here` ran `ops`
+/// operations on: every task, every `done`, every
+/// token counted, one version and one logged event per mutation.
+fn check_session(env: &TestEnv, session: &str, workers_here: &[usize], ops: usize) {
+    let per_session = workers_here.len();
     let (appends, dones, usages) = (
         count(ops, Kind::Append),
         count(ops, Kind::Done),
         count(ops, Kind::Usage),
     );
-    let per_session = match sessions {
-        Sessions::Shared => workers,
-        Sessions::OnePerWorker => 1,
-    };
-    for (s, session) in session_ids.iter().enumerate() {
-        let view = ok(
-            env,
-            &[
-                "--session",
-                session,
-                "--json",
-                "todo",
-                "apply",
-                r#"{"op":"view"}"#,
-            ],
-        );
-        let view: Value = serde_json::from_str(&view).unwrap();
-        let phases = view["details"]["phases"].as_array().unwrap();
-        let tasks: Vec<&Value> = phases
+    let view = ok(
+        env,
+        &[
+            "--session",
+            session,
+            "--json",
+            "todo",
+            "apply",
+            r#"{"op":"view"}"#,
+        ],
+    );
+    let view: Value = serde_json::from_str(&view).unwrap();
+    let phases = view["details"]["phases"].as_array().unwrap();
+    let tasks: Vec<&Value> = phases
+        .iter()
+        .flat_map(|p| p["tasks"].as_array().unwrap())
+        .collect();
+    assert_eq!(tasks.len(), per_session * appends, "{session}: tasks");
+    let completed = tasks.iter().filter(|t| t["status"] == "completed").count();
+    assert_eq!(completed, per_session * dones, "{session}: completed");
+    assert_eq!(
+        view["details"]["version"],
+        (per_session * (appends + dones)) as i64,
+        "{session}: one version per mutation"
+    );
+    // Each worker's tasks are all there, in its own order, the oldest
+    // ones completed.
+    for &w in workers_here {
+        let phase = phases
             .iter()
-            .flat_map(|p| p["tasks"].as_array().unwrap())
+            .find(|p| p["name"] == format!("Worker {w}"))
+            .unwrap_or_else(|| panic!("{session}: no phase of worker {w}"));
+        let mine: Vec<(&str, &str)> = phase["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["content"].as_str().unwrap(),
+                    t["status"].as_str().unwrap(),
+                )
+            })
             .collect();
-        assert_eq!(tasks.len(), per_session * appends, "{session}: tasks");
-        let completed = tasks.iter().filter(|t| t["status"] == "completed").count();
-        assert_eq!(completed, per_session * dones, "{session}: completed");
-        assert_eq!(
-            view["details"]["version"],
-            (per_session * (appends + dones)) as i64,
-            "{session}: one version per mutation"
-        );
-        // Each worker's tasks are all there, in its own order, the oldest
-        // ones completed.
-        let workers_here: Vec<usize> = match sessions {
-            Sessions::Shared => (0..workers).collect(),
-            Sessions::OnePerWorker => vec![s],
-        };
-        for w in workers_here {
-            let phase = phases
-                .iter()
-                .find(|p| p["name"] == format!("Worker {w}"))
-                .unwrap_or_else(|| panic!("{session}: no phase of worker {w}"));
-            let mine: Vec<(&str, &str)> = phase["tasks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| {
-                    (
-                        t["content"].as_str().unwrap(),
-                        t["status"].as_str().unwrap(),
-                    )
-                })
-                .collect();
-            let expected: Vec<String> = (0..appends).map(|n| item(w, n)).collect();
-            let contents: Vec<&str> = mine.iter().map(|(c, _)| *c).collect();
-            assert_eq!(contents, expected, "{session}: worker {w}'s tasks");
-            assert!(
-                mine[..dones].iter().all(|(_, s)| *s == "completed"),
-                "{session}: worker {w}'s done tasks"
-            );
-        }
-
-        let goal = ok(env, &["--session", session, "--json", "goal", "get"]);
-        let goal: Value = serde_json::from_str(&goal).unwrap();
-        assert_eq!(
-            goal["details"]["goal"]["tokens_used"],
-            per_session as u64 * usages as u64 * TOKENS_PER_USAGE,
-            "{session}: tokens: {goal}"
-        );
-        assert_eq!(goal["details"]["goal"]["status"], "active", "{session}");
-
-        let log = ok(
-            env,
-            &[
-                "--session",
-                session,
-                "--json",
-                "todo",
-                "log",
-                "--limit",
-                "1000000",
-            ],
-        );
-        let events: Vec<Value> = serde_json::from_str(&log).unwrap();
+        let expected: Vec<String> = (0..appends).map(|n| item(w, n)).collect();
+        let contents: Vec<&str> = mine.iter().map(|(c, _)| *c).collect();
+        assert_eq!(contents, expected, "{session}: worker {w}'s tasks");
         assert!(
-            events.iter().all(|e| e["ok"] == true),
-            "{session}: a rejected call"
-        );
-        let todo_events = events.iter().filter(|e| e["kind"] == "todo").count();
-        assert_eq!(
-            todo_events,
-            per_session * (appends + dones),
-            "{session}: log"
+            mine[..dones].iter().all(|(_, s)| *s == "completed"),
+            "{session}: worker {w}'s done tasks"
         );
     }
 
-    report(workers, ops, sessions, elapsed, &timings);
+    let goal = ok(env, &["--session", session, "--json", "goal", "get"]);
+    let goal: Value = serde_json::from_str(&goal).unwrap();
+    assert_eq!(
+        goal["details"]["goal"]["tokens_used"],
+        per_session as u64 * usages as u64 * TOKENS_PER_USAGE,
+        "{session}: tokens: {goal}"
+    );
+    assert_eq!(goal["details"]["goal"]["status"], "active", "{session}");
+
+    let log = ok(
+        env,
+        &[
+            "--session",
+            session,
+            "--json",
+            "todo",
+            "log",
+            "--limit",
+            "1000000",
+        ],
+    );
+    let events: Vec<Value> = serde_json::from_str(&log).unwrap();
+    assert!(
+        events.iter().all(|e| e["ok"] == true),
+        "{session}: a rejected call"
+    );
+    let todo_events = events.iter().filter(|e| e["kind"] == "todo").count();
+    assert_eq!(
+        todo_events,
+        per_session * (appends + dones),
+        "{session}: log"
+    );
 }
 
 /// Throughput and latency percentiles, per kind and overall, on stderr.

@@ -97,10 +97,12 @@ Overall: 1/3 done, 2 open.
     assert!(message.content.ends_with(expected));
 }
 
-#[test]
-fn every_template_over_fixtures() {
-    let templates = Templates::builtin();
-    let list_data = json!({
+/// One snapshot case: its name, the template and the data.
+type Case = (&'static str, &'static str, serde_json::Value);
+
+/// A list of two phases as `todo_context` passes it.
+fn list_data() -> serde_json::Value {
+    json!({
         "closed": "2", "total": "5", "open": "3",
         "phases": [
             {"name": "Foundation", "hidden": "", "tasks": [
@@ -109,16 +111,26 @@ fn every_template_over_fixtures() {
             {"name": "Verification", "hidden": "1 closed task not shown", "tasks": [
                 {"status": "blocked", "content": "Get the API key"},
                 {"status": "pending", "content": "Run tests"}]}],
-    });
-    let goal_data = json!({
-        "objective": "Ship the release", "token_budget": "100000", "tokens_used": "12300",
-        "tokens_left": "87700", "time_used": "25m",
-    });
-    let no_budget = json!({
-        "objective": "Ship the release", "token_budget": null, "tokens_used": "12300",
-        "tokens_left": "0", "time_used": "25m",
-    });
-    let mut extended = list_data.clone();
+    })
+}
+
+/// A goal as the injector passes it, with a budget or without.
+fn goal_data(budget: bool) -> serde_json::Value {
+    let (token_budget, tokens_left) = if budget {
+        (json!("100000"), "87700")
+    } else {
+        (serde_json::Value::Null, "0")
+    };
+    json!({
+        "objective": "Ship the release", "token_budget": token_budget, "tokens_used": "12300",
+        "tokens_left": tokens_left, "time_used": "25m",
+    })
+}
+
+/// The block templates and the incomplete reminder, over one list.
+fn list_cases() -> Vec<Case> {
+    let list = list_data();
+    let mut extended = list.clone();
     extended["read_only"] = true.into();
     extended["bounded"] = true.into();
     extended["shown"] = "4".into();
@@ -129,21 +141,9 @@ fn every_template_over_fixtures() {
     bare_read_only["bounded"] = false.into();
     let mut bounded = extended.clone();
     bounded["read_only"] = false.into();
-    let mut continuation = goal_data.clone();
-    continuation["todo_context"] = "<todo_context>\n(block)\n</todo_context>".into();
-    continuation["todo_tool_active"] = true.into();
-    continuation["all_blocked"] = false.into();
-    continuation["blocked"] = json!([]);
-    let mut read_only_continuation = continuation.clone();
-    read_only_continuation["todo_tool_active"] = false.into();
-    let mut blocked_continuation = continuation.clone();
-    blocked_continuation["all_blocked"] = true.into();
-    blocked_continuation["blocked"] = json!([
-        {"content": "Get the API key", "phase": "Setup", "reason": "waiting for credentials"},
-        {"content": "Merge the release branch", "phase": "Release", "reason": null}]);
-    let cases: Vec<(&str, &str, serde_json::Value)> = vec![
-        ("goal-todo-context", "goal-todo-context", list_data.clone()),
-        ("todo-context", "todo-context", list_data.clone()),
+    vec![
+        ("goal-todo-context", "goal-todo-context", list.clone()),
+        ("todo-context", "todo-context", list.clone()),
         (
             "goal-todo-context-extended",
             "goal-todo-context-extended",
@@ -159,6 +159,32 @@ fn every_template_over_fixtures() {
             "goal-todo-context-extended",
             bare_read_only,
         ),
+        ("todo-incomplete-reminder", "todo-incomplete-reminder", list),
+    ]
+}
+
+/// The goal's templates: its context, the continuation in each of its
+/// shapes, and the budget limit.
+fn goal_cases() -> Vec<Case> {
+    let continuation_of = |mut data: serde_json::Value, todo_context: serde_json::Value| {
+        data["todo_context"] = todo_context;
+        data["todo_tool_active"] = true.into();
+        data["all_blocked"] = false.into();
+        data["blocked"] = json!([]);
+        data
+    };
+    let continuation = continuation_of(
+        goal_data(true),
+        "<todo_context>\n(block)\n</todo_context>".into(),
+    );
+    let mut read_only_continuation = continuation.clone();
+    read_only_continuation["todo_tool_active"] = false.into();
+    let mut blocked_continuation = continuation.clone();
+    blocked_continuation["all_blocked"] = true.into();
+    blocked_continuation["blocked"] = json!([
+        {"content": "Get the API key", "phase": "Setup", "reason": "waiting for credentials"},
+        {"content": "Merge the release branch", "phase": "Release", "reason": null}]);
+    vec![
         (
             "goal-mode-context",
             "goal-mode-context",
@@ -169,25 +195,18 @@ fn every_template_over_fixtures() {
             "goal-mode-context",
             json!({"goal_context": "<goal>…</goal>", "todo_context": null}),
         ),
-        ("goal-active", "goal-active", goal_data.clone()),
+        ("goal-active", "goal-active", goal_data(true)),
         (
             "goal-active-without-budget",
             "goal-active",
-            no_budget.clone(),
+            goal_data(false),
         ),
+        ("goal-continuation", "goal-continuation", continuation),
         (
+            "goal-continuation-without-todos",
             "goal-continuation",
-            "goal-continuation",
-            continuation.clone(),
+            continuation_of(goal_data(false), serde_json::Value::Null),
         ),
-        ("goal-continuation-without-todos", "goal-continuation", {
-            let mut d = no_budget.clone();
-            d["todo_context"] = serde_json::Value::Null;
-            d["todo_tool_active"] = true.into();
-            d["all_blocked"] = false.into();
-            d["blocked"] = json!([]);
-            d
-        }),
         (
             "goal-continuation-read-only",
             "goal-continuation",
@@ -203,15 +222,16 @@ fn every_template_over_fixtures() {
             "goal-budget-limit",
             json!({"objective": "Ship the release", "token_budget": "100000", "tokens_used": "100250", "tokens_left": "0", "time_used": "2h 5m"}),
         ),
+    ]
+}
+
+/// The reminders, the memory file's frame and the tool descriptions.
+fn other_cases() -> Vec<Case> {
+    vec![
         (
             "todo-error-reminder",
             "todo-error-reminder",
             json!({"error": "task \"task-3\" not found: tasks have no ids or numbers"}),
-        ),
-        (
-            "todo-incomplete-reminder",
-            "todo-incomplete-reminder",
-            list_data.clone(),
         ),
         ("todo-eager-preferred", "todo-eager-preferred", json!({})),
         ("todo-eager-always", "todo-eager-always", json!({})),
@@ -222,32 +242,46 @@ fn every_template_over_fixtures() {
         ),
         ("tools-todo", "tools/todo", json!({})),
         ("tools-goal", "tools/goal", json!({})),
-    ];
+    ]
+}
+
+/// The host's tool names replace the defaults wherever a prompt names a
+/// tool, and nowhere else: `template` rendered with prefixed names reads
+/// as `text` once the names are put back.
+fn assert_tool_names_follow_the_host(
+    case: &str,
+    template: &str,
+    data: &serde_json::Value,
+    text: &str,
+) {
+    let prefixed = Templates::builtin()
+        .with_tool_names(ToolNames {
+            todo: "mcp__goalkeeper__todo".into(),
+            goal: "mcp__goalkeeper__goal".into(),
+        })
+        .render(template, data)
+        .unwrap();
+    let named_back = prefixed
+        .replace("`mcp__goalkeeper__todo`", "`todo`")
+        .replace("`mcp__goalkeeper__goal`", "`goal`");
+    assert_eq!(named_back, text, "{case}");
+    if text.contains("`todo`") && template != "goal-todo-context" && !template.starts_with("tools/")
+    {
+        assert!(prefixed.contains("`mcp__goalkeeper__todo`"), "{case}");
+    }
+}
+
+#[test]
+fn every_template_over_fixtures() {
+    let templates = Templates::builtin();
+    let cases: Vec<Case> = [list_cases(), goal_cases(), other_cases()].concat();
     let covered: std::collections::BTreeSet<&str> = cases.iter().map(|(_, t, _)| *t).collect();
     for (name, _) in BUILTIN {
         assert!(covered.contains(name), "template {name} has no snapshot");
     }
     for (case, template, data) in cases {
         let text = templates.render(template, &data).unwrap();
-        // The host's tool names replace the defaults wherever a prompt
-        // names a tool, and nowhere else.
-        let prefixed = Templates::builtin()
-            .with_tool_names(ToolNames {
-                todo: "mcp__goalkeeper__todo".into(),
-                goal: "mcp__goalkeeper__goal".into(),
-            })
-            .render(template, &data)
-            .unwrap();
-        let named_back = prefixed
-            .replace("`mcp__goalkeeper__todo`", "`todo`")
-            .replace("`mcp__goalkeeper__goal`", "`goal`");
-        assert_eq!(named_back, text, "{case}");
-        if text.contains("`todo`")
-            && template != "goal-todo-context"
-            && !template.starts_with("tools/")
-        {
-            assert!(prefixed.contains("`mcp__goalkeeper__todo`"), "{case}");
-        }
+        assert_tool_names_follow_the_host(case, template, &data, &text);
         assert!(
             !text.ends_with('\n') && text.lines().all(|l| l == l.trim_end()),
             "{case}"
@@ -256,7 +290,7 @@ fn every_template_over_fixtures() {
     }
 }
 
-/// The hostile inputs of issue 3, each as phase name and task content at
+/// The hostile inputs, each as phase name and task content at
 /// once (blocker notes are never rendered into a prompt, so they are not
 /// cases here).
 const HOSTILE: &[(&str, &str)] = &[

@@ -1,4 +1,4 @@
-//! Undo over the stored history (DESIGN.md §7, issue 14): every mutation keeps
+//! Undo over the stored history (DESIGN.md §7): every mutation keeps
 //! the patch that undoes it, for the last `UNDO_DEPTH` versions. Undo to
 //! any depth within that bound gives exactly the list of the version it
 //! restores, whatever the operations were and whoever reopened the file in

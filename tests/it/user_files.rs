@@ -387,6 +387,92 @@ fn sorted_hook_commands(file: &Path, event: &str) -> Vec<String> {
     commands
 }
 
+/// The user's own files the installers find before each round.
+const CLAUDE_ORIGINAL: &str = "{\"mine\": 12345678901234567890123}";
+const GEMINI_ORIGINAL: &str = "{\"theme\": \"mine\", \"n\": 1.50}";
+const CODEX_ORIGINAL: &str = "model = \"mine\" # my comment\nratio = 1.50\n";
+
+/// A fresh project and Codex home holding the user's own files.
+fn seed_user_files(project: &Path, codex_home: &Path) {
+    let _ = std::fs::remove_dir_all(project);
+    let _ = std::fs::remove_dir_all(codex_home);
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(codex_home).unwrap();
+    std::fs::write(project.join(".claude/settings.json"), CLAUDE_ORIGINAL).unwrap();
+    std::fs::write(project.join(".gemini/settings.json"), GEMINI_ORIGINAL).unwrap();
+    std::fs::write(codex_home.join("config.toml"), CODEX_ORIGINAL).unwrap();
+    std::fs::write(project.join("AGENTS.md"), "the source").unwrap();
+    std::fs::write(project.join("CLAUDE.md"), "my own claude notes").unwrap();
+}
+
+/// Claude Code and Gemini CLI: both commands' hooks, the user's values
+/// exactly, the originals in a backup.
+fn check_claude_and_gemini(project: &Path, round: usize) {
+    let claude = project.join(".claude/settings.json");
+    assert_eq!(
+        sorted_hook_commands(&claude, "Stop"),
+        ["gk-a hook claude-code", "gk-b hook claude-code"],
+        "round {round}"
+    );
+    assert!(
+        std::fs::read_to_string(&claude)
+            .unwrap()
+            .contains("12345678901234567890123")
+    );
+    assert!(
+        backups_of(&claude).contains(&CLAUDE_ORIGINAL.to_owned()),
+        "round {round}"
+    );
+    let gemini = project.join(".gemini/settings.json");
+    assert_eq!(
+        sorted_hook_commands(&gemini, "AfterAgent"),
+        ["gk-a hook gemini-cli", "gk-b hook gemini-cli"],
+        "round {round}"
+    );
+    let gemini_text = std::fs::read_to_string(&gemini).unwrap();
+    assert!(gemini_text.contains("\"n\": 1.50"), "{gemini_text}");
+    assert!(gemini_text.contains("\"goalkeeper\""), "{gemini_text}");
+    assert!(
+        backups_of(&gemini).contains(&GEMINI_ORIGINAL.to_owned()),
+        "round {round}"
+    );
+}
+
+/// Codex: both commands' hooks, each trusted, the user's lines kept byte
+/// for byte, the original in a backup.
+fn check_codex(codex_home: &Path, round: usize) {
+    let hooks = codex_home.join("hooks.json");
+    assert_eq!(
+        sorted_hook_commands(&hooks, "Stop"),
+        ["gk-a hook codex", "gk-b hook codex"],
+        "round {round}"
+    );
+    let config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap();
+    assert!(
+        config.starts_with(CODEX_ORIGINAL),
+        "round {round}: {config}"
+    );
+    let trusted: Vec<&str> = config
+        .lines()
+        .filter(|l| l.starts_with("[hooks.state."))
+        .collect();
+    assert_eq!(trusted.len(), 10, "round {round}: {config}");
+    for index in 0..2 {
+        assert!(
+            trusted
+                .iter()
+                .any(|l| l.contains(&format!("hooks.json:stop:{index}:0"))),
+            "round {round}: {config}"
+        );
+    }
+    assert!(config.contains("[mcp_servers.goalkeeper]"), "{config}");
+    assert!(
+        backups_of(&codex_home.join("config.toml")).contains(&CODEX_ORIGINAL.to_owned()),
+        "round {round}"
+    );
+}
+
 /// Every installer and `workspace link` at once, each host's twice with
 /// different commands, on one project (and one Codex home) holding the
 /// user's own files: all of them succeed, every change is there (both
@@ -401,9 +487,6 @@ fn every_installer_and_workspace_link_at_once_keep_every_change() {
     let codex_home = env.dir().join("codex-home");
     let p = project.display().to_string();
     let c = codex_home.display().to_string();
-    let claude_original = "{\"mine\": 12345678901234567890123}";
-    let gemini_original = "{\"theme\": \"mine\", \"n\": 1.50}";
-    let codex_original = "model = \"mine\" # my comment\nratio = 1.50\n";
     let runs: Vec<Vec<&str>> = ["gk-a", "gk-b"]
         .iter()
         .flat_map(|cmd| {
@@ -419,17 +502,7 @@ fn every_installer_and_workspace_link_at_once_keep_every_change() {
         ])
         .collect();
     for round in 0..ROUNDS {
-        let _ = std::fs::remove_dir_all(&project);
-        let _ = std::fs::remove_dir_all(&codex_home);
-        std::fs::create_dir_all(project.join(".claude")).unwrap();
-        std::fs::create_dir_all(project.join(".gemini")).unwrap();
-        std::fs::create_dir_all(&codex_home).unwrap();
-        std::fs::write(project.join(".claude/settings.json"), claude_original).unwrap();
-        std::fs::write(project.join(".gemini/settings.json"), gemini_original).unwrap();
-        std::fs::write(codex_home.join("config.toml"), codex_original).unwrap();
-        std::fs::write(project.join("AGENTS.md"), "the source").unwrap();
-        std::fs::write(project.join("CLAUDE.md"), "my own claude notes").unwrap();
-
+        seed_user_files(&project, &codex_home);
         let children: Vec<_> = runs
             .iter()
             .map(|args| {
@@ -448,69 +521,8 @@ fn every_installer_and_workspace_link_at_once_keep_every_change() {
                 common::render(args, &out)
             );
         }
-
-        // Claude Code: both hooks, the user's value exactly, the original
-        // in a backup.
-        let claude = project.join(".claude/settings.json");
-        assert_eq!(
-            sorted_hook_commands(&claude, "Stop"),
-            ["gk-a hook claude-code", "gk-b hook claude-code"],
-            "round {round}"
-        );
-        assert!(
-            std::fs::read_to_string(&claude)
-                .unwrap()
-                .contains("12345678901234567890123")
-        );
-        assert!(
-            backups_of(&claude).contains(&claude_original.to_owned()),
-            "round {round}"
-        );
-        // Gemini CLI: the same.
-        let gemini = project.join(".gemini/settings.json");
-        assert_eq!(
-            sorted_hook_commands(&gemini, "AfterAgent"),
-            ["gk-a hook gemini-cli", "gk-b hook gemini-cli"],
-            "round {round}"
-        );
-        let gemini_text = std::fs::read_to_string(&gemini).unwrap();
-        assert!(gemini_text.contains("\"n\": 1.50"), "{gemini_text}");
-        assert!(gemini_text.contains("\"goalkeeper\""), "{gemini_text}");
-        assert!(
-            backups_of(&gemini).contains(&gemini_original.to_owned()),
-            "round {round}"
-        );
-        // Codex: both commands' hooks, each trusted, the user's lines kept
-        // byte for byte.
-        let hooks = codex_home.join("hooks.json");
-        assert_eq!(
-            sorted_hook_commands(&hooks, "Stop"),
-            ["gk-a hook codex", "gk-b hook codex"],
-            "round {round}"
-        );
-        let config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap();
-        assert!(
-            config.starts_with(codex_original),
-            "round {round}: {config}"
-        );
-        let trusted: Vec<&str> = config
-            .lines()
-            .filter(|l| l.starts_with("[hooks.state."))
-            .collect();
-        assert_eq!(trusted.len(), 10, "round {round}: {config}");
-        for index in 0..2 {
-            assert!(
-                trusted
-                    .iter()
-                    .any(|l| l.contains(&format!("hooks.json:stop:{index}:0"))),
-                "round {round}: {config}"
-            );
-        }
-        assert!(config.contains("[mcp_servers.goalkeeper]"), "{config}");
-        assert!(
-            backups_of(&codex_home.join("config.toml")).contains(&codex_original.to_owned()),
-            "round {round}"
-        );
+        check_claude_and_gemini(&project, round);
+        check_codex(&codex_home, round);
         // pi's extension, and the workspace link with the user's file kept.
         assert!(project.join(".pi/extensions/goalkeeper.ts").is_file());
         assert_eq!(
