@@ -36,12 +36,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
+use super::host_session::Host;
 use crate::error::{Error, Result};
 use crate::user_files::json::{Json, Object};
 use crate::user_files::{UserDir, UserFile};
-
-/// The tools as Claude Code names them (`mcp__<server>__<tool>`).
-pub const CLAUDE_CODE_TOOLS: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
 
 /// The hook events goalkeeper handles, with their matcher.
 const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
@@ -182,7 +180,7 @@ pub fn install_claude_code(
         "goalkeeper",
     )?);
     let permissions = object_at(&mut settings, "permissions", &dir.path().join(settings_rel))?;
-    for tool in CLAUDE_CODE_TOOLS {
+    for tool in Host::ClaudeCode.model_tool_names() {
         settings_changes.push(format!(
             "permissions.{}",
             add_to_list(permissions, "allow", tool)?
