@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use goalkeeper::integrations::host_session::Host;
-use goalkeeper::integrations::{claude_code, codex, gemini_cli, install, pi, statusline};
+use goalkeeper::integrations::{
+    HookReply, claude_code, codex, gemini_cli, install, pi, statusline,
+};
 use goalkeeper::{Error, SessionId};
 use serde_json::Value;
 
@@ -105,9 +107,9 @@ pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
 }
 
 /// One hook event's reply, printed by [`hook`].
-fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
+fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
     match read_input() {
-        Err(note) => claude_code::HookReply {
+        Err(note) => HookReply {
             stdout: None,
             notes: vec![note],
         },
@@ -133,7 +135,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> claude_code::HookReply {
                 HookCommand::Codex => codex::handle(&mut store, &injector, &input, ctx.now_ms),
                 HookCommand::Pi => pi::handle(&mut store, &injector, &input, ctx.now_ms),
             },
-            Err(e) => claude_code::HookReply {
+            Err(e) => HookReply {
                 stdout: None,
                 notes: vec![format!("{}; the hook did nothing", super::hint::Hinted(&e))],
             },

@@ -44,7 +44,7 @@ impl Host {
 
     /// The host's name on the command line: `claude-code`, `gemini-cli`,
     /// `codex`, `pi`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Host::ClaudeCode => "claude-code",
             Host::GeminiCli => "gemini-cli",
@@ -58,14 +58,25 @@ impl Host {
         Host::ALL.into_iter().find(|h| h.as_str() == name)
     }
 
-    /// The names the host shows the model for goalkeeper's tools, which
-    /// the prompts use (DESIGN.md §3.4). Claude Code prefixes MCP tools
-    /// (`mcp__goalkeeper__todo`); the other hosts keep `todo` and `goal`
-    /// here until their adapters name theirs.
+    /// The names the host shows the model for goalkeeper's `todo` and
+    /// `goal` tools: Claude Code and Codex name an MCP server's tools
+    /// `mcp__<server>__<tool>`, Gemini CLI `mcp_<server>_<tool>`; pi's
+    /// extension registers them under their own names.
+    pub const fn model_tool_names(self) -> [&'static str; 2] {
+        match self {
+            Host::ClaudeCode | Host::Codex => ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"],
+            Host::GeminiCli => ["mcp_goalkeeper_todo", "mcp_goalkeeper_goal"],
+            Host::Pi => super::agent_tools::TOOL_NAMES,
+        }
+    }
+
+    /// The names the prompts use for the tools (DESIGN.md §3.4): Claude
+    /// Code's own ([`Host::model_tool_names`]); the other hosts keep `todo`
+    /// and `goal` here until their adapters name theirs.
     pub fn tool_names(self) -> ToolNames {
         match self {
             Host::ClaudeCode => {
-                let [todo, goal] = crate::integrations::claude_code::TOOL_NAMES;
+                let [todo, goal] = self.model_tool_names();
                 ToolNames {
                     todo: todo.to_owned(),
                     goal: goal.to_owned(),

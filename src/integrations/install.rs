@@ -36,12 +36,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
+use super::host_session::Host;
 use crate::error::{Error, Result};
 use crate::user_files::json::{Json, Object};
 use crate::user_files::{UserDir, UserFile};
-
-/// The tools as Claude Code names them (`mcp__<server>__<tool>`).
-pub const CLAUDE_CODE_TOOLS: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
 
 /// The hook events goalkeeper handles, with their matcher.
 const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
@@ -152,90 +150,14 @@ pub fn install_claude_code(
     let (mcp_file, mut mcp) = read_object(&dir, mcp_rel)?;
     let goal_file = dir.read(goal_rel)?;
     let word = command.shell_word();
-    let hook = format!("{word} hook claude-code");
-    let mut settings_changes = Vec::new();
-    for (event, matcher) in HOOK_EVENTS {
-        settings_changes.push(set_hook(&mut settings, event, matcher, &hook)?);
-    }
-    let status = format!("{word} statusline");
-    let existing = settings
-        .get("statusLine")
-        .map(|s| s.get("command").and_then(Json::as_str).map(str::to_owned));
-    settings_changes.push(match existing {
-        Some(Some(current)) if current == status => "statusLine: already set".to_owned(),
-        Some(current) if !current.as_deref().is_some_and(|c| is_ours(c, "statusline")) => format!(
-            "statusLine: left alone, another one is set ({}); to use goalkeeper's, set its command to `{status}`",
-            current.as_deref().unwrap_or("not a command")
-        ),
-        previous => {
-            settings.insert(
-                "statusLine",
-                Json::from(json!({"type": "command", "command": status})),
-            );
-            let verb = if previous.is_some() { "updated" } else { "added" };
-            format!("statusLine: {verb}")
-        }
-    });
-    settings_changes.push(add_to_list(
-        &mut settings,
-        "enabledMcpjsonServers",
-        "goalkeeper",
-    )?);
-    let permissions = object_at(&mut settings, "permissions", &dir.path().join(settings_rel))?;
-    for tool in CLAUDE_CODE_TOOLS {
-        settings_changes.push(format!(
-            "permissions.{}",
-            add_to_list(permissions, "allow", tool)?
-        ));
-    }
-
-    let server = Json::from(json!({
-        "command": command.0,
-        "args": ["mcp", "--session-from", "claude-code"],
-        "alwaysLoad": true,
-    }));
-    let servers = object_at(&mut mcp, "mcpServers", &dir.path().join(mcp_rel))?;
-    let mcp_change = match servers.get("goalkeeper") {
-        Some(existing) if *existing == server => {
-            "mcpServers.goalkeeper: already present".to_owned()
-        }
-        Some(existing)
-            if existing
-                .get("args")
-                .and_then(Json::as_array)
-                .and_then(|a| a.first())
-                .and_then(Json::as_str)
-                != Some("mcp") =>
-        {
-            "mcpServers.goalkeeper: left alone, it does not run `goalkeeper mcp`".to_owned()
-        }
-        previous => {
-            let verb = if previous.is_some() {
-                "updated"
-            } else {
-                "added"
-            };
-            servers.insert("goalkeeper", server);
-            format!("mcpServers.goalkeeper: {verb}")
-        }
-    };
-
+    let settings_changes = edit_settings(&mut settings, &word, &dir.path().join(settings_rel))?;
+    let mcp_change = edit_mcp(&mut mcp, command, &dir.path().join(mcp_rel))?;
     let goal_text = goal_command(&word);
-    let old_goal = goal_file
-        .as_ref()
-        .map(|f| String::from_utf8_lossy(f.bytes()).into_owned());
-    let (goal_change, write_goal) = match &old_goal {
-        Some(text) if *text == goal_text => ("/goal command: already present".to_owned(), false),
-        Some(text) if !text.contains(GOAL_COMMAND_MARK) => (
-            format!(
-                "/goal command: left alone, {} was not written by goalkeeper",
-                dir.path().join(goal_rel).display()
-            ),
-            false,
-        ),
-        Some(_) => ("/goal command: updated".to_owned(), true),
-        None => ("/goal command: added".to_owned(), true),
-    };
+    let (goal_change, write_goal) = goal_change(
+        goal_file.as_ref().map(|f| f.bytes()),
+        &goal_text,
+        &dir.path().join(goal_rel),
+    );
 
     let stamp = crate::time::utc_stamp(now_ms);
     let mut files = vec![
@@ -273,6 +195,103 @@ pub fn install_claude_code(
         }
     });
     Ok(InstallReport { files })
+}
+
+/// Adds the hooks, the status line, the MCP server's enabling and the
+/// tools' permissions to Claude Code's settings (at `path`); returns what
+/// changed.
+fn edit_settings(settings: &mut Object, word: &str, path: &Path) -> Result<Vec<String>> {
+    let hook = format!("{word} hook claude-code");
+    let mut changes = Vec::new();
+    for (event, matcher) in HOOK_EVENTS {
+        changes.push(set_hook(settings, event, matcher, &hook)?);
+    }
+    let status = format!("{word} statusline");
+    let existing = settings
+        .get("statusLine")
+        .map(|s| s.get("command").and_then(Json::as_str).map(str::to_owned));
+    changes.push(match existing {
+        Some(Some(current)) if current == status => "statusLine: already set".to_owned(),
+        Some(current) if !current.as_deref().is_some_and(|c| is_ours(c, "statusline")) => format!(
+            "statusLine: left alone, another one is set ({}); to use goalkeeper's, set its command to `{status}`",
+            current.as_deref().unwrap_or("not a command")
+        ),
+        previous => {
+            settings.insert(
+                "statusLine",
+                Json::from(json!({"type": "command", "command": status})),
+            );
+            let verb = if previous.is_some() { "updated" } else { "added" };
+            format!("statusLine: {verb}")
+        }
+    });
+    changes.push(add_to_list(
+        settings,
+        "enabledMcpjsonServers",
+        "goalkeeper",
+    )?);
+    let permissions = object_at(settings, "permissions", path)?;
+    for tool in Host::ClaudeCode.model_tool_names() {
+        changes.push(format!(
+            "permissions.{}",
+            add_to_list(permissions, "allow", tool)?
+        ));
+    }
+    Ok(changes)
+}
+
+/// Adds the `goalkeeper` server to `.mcp.json` (at `path`), unless one of
+/// that name runs something else; returns what changed.
+fn edit_mcp(mcp: &mut Object, command: &Executable, path: &Path) -> Result<String> {
+    let server = Json::from(json!({
+        "command": command.0,
+        "args": ["mcp", "--session-from", "claude-code"],
+        "alwaysLoad": true,
+    }));
+    let servers = object_at(mcp, "mcpServers", path)?;
+    Ok(match servers.get("goalkeeper") {
+        Some(existing) if *existing == server => {
+            "mcpServers.goalkeeper: already present".to_owned()
+        }
+        Some(existing)
+            if existing
+                .get("args")
+                .and_then(Json::as_array)
+                .and_then(|a| a.first())
+                .and_then(Json::as_str)
+                != Some("mcp") =>
+        {
+            "mcpServers.goalkeeper: left alone, it does not run `goalkeeper mcp`".to_owned()
+        }
+        previous => {
+            let verb = if previous.is_some() {
+                "updated"
+            } else {
+                "added"
+            };
+            servers.insert("goalkeeper", server);
+            format!("mcpServers.goalkeeper: {verb}")
+        }
+    })
+}
+
+/// What becomes of the `/goal` command file at `path`, holding `old`:
+/// the change to report, and whether to write `text`. Someone else's
+/// file is left alone.
+fn goal_change(old: Option<&[u8]>, text: &str, path: &Path) -> (String, bool) {
+    let old = old.map(String::from_utf8_lossy);
+    match old.as_deref() {
+        Some(current) if current == text => ("/goal command: already present".to_owned(), false),
+        Some(current) if !current.contains(GOAL_COMMAND_MARK) => (
+            format!(
+                "/goal command: left alone, {} was not written by goalkeeper",
+                path.display()
+            ),
+            false,
+        ),
+        Some(_) => ("/goal command: updated".to_owned(), true),
+        None => ("/goal command: added".to_owned(), true),
+    }
 }
 
 /// The `/goal` command file for executable `word`. Claude Code runs its

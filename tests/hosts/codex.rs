@@ -8,8 +8,11 @@ use std::process::Output;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::mock::{Api, MockModel, Step, Usage, text, tool};
-use crate::{Host, World, count, show};
+use crate::mock::{Api, MockModel, text, tool, usage};
+use crate::{
+    Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
+    goal_mode_counted, goal_mode_script, show, wrap_up_script,
+};
 
 const CODEX: Host = Host {
     name: "codex",
@@ -21,14 +24,6 @@ const CODEX: Host = Host {
 
 const TODO: &str = "mcp__goalkeeper__todo";
 const GOAL: &str = "mcp__goalkeeper__goal";
-
-fn usage(input: u64, cached: u64, output: u64) -> Usage {
-    Usage {
-        input,
-        cached,
-        output,
-    }
-}
 
 fn codex_home(world: &World) -> std::path::PathBuf {
     world.home().join(".codex")
@@ -49,7 +44,7 @@ fn world(mock: &MockModel) -> World {
         ),
     )
     .unwrap();
-    let out = world.goalkeeper(&["install", "codex"]);
+    let out = world.goalkeeper_ok(&["install", "codex"]);
     assert!(out.contains("mcp_servers.goalkeeper: added"), "{out}");
     let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
     assert!(
@@ -118,12 +113,7 @@ fn tool_outputs(body: &Value) -> Vec<String> {
 fn latest_context(body: &Value, objective: &str) -> String {
     let all = contexts(body);
     let last = all.last().expect("a goal-mode context").clone();
-    assert!(last.contains(objective), "{last}");
-    assert_eq!(count(&last, "</goal>"), 1, "{last}");
-    assert!(!last.contains("&lt;"), "tags were escaped:\n{last}");
-    if last.contains("<todo_context>") {
-        assert_eq!(count(&last, "</todo_context>"), 1, "{last}");
-    }
+    assert_intact_context(&last, objective, None);
     last
 }
 
@@ -131,40 +121,8 @@ fn latest_context(body: &Value, objective: &str) -> String {
 #[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
 fn goal_mode_runs_through_codex() {
     let objective = "Ship the parser";
-    let steps: Vec<Step> = vec![
-        tool(
-            GOAL,
-            json!({"op": "create", "objective": objective}),
-            usage(1000, 400, 20),
-        ),
-        tool(
-            TODO,
-            json!({"op": "init", "list": [{"phase": "Build", "items": ["Lexer", "Parser"]}]}),
-            usage(1100, 900, 30),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Nope"}),
-            usage(1200, 1000, 10),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Lexer"}),
-            usage(1300, 1100, 10),
-        ),
-        text("The lexer is done; stopping here.", usage(1400, 1200, 15)),
-        // The continuation.
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Parser"}),
-            usage(1500, 1300, 10),
-        ),
-        tool(GOAL, json!({"op": "complete"}), usage(1600, 1400, 10)),
-        text("The parser ships.", usage(1700, 1500, 5)),
-    ];
-    // Counted: the responses after the one that created the goal, up to
-    // the one that completed it.
-    let counted: u64 = steps[1..7].iter().map(|s| s.usage.counted()).sum();
+    let steps = goal_mode_script(TODO, GOAL);
+    let counted = goal_mode_counted(&steps);
     let mock = MockModel::start(Api::Responses, steps);
     let world = world(&mock);
     run(&world, &["Build the parser."]);
@@ -180,21 +138,9 @@ fn goal_mode_runs_through_codex() {
 
     // The tools worked without approval flags; the store has it all, in
     // the session the hooks saw.
-    let (session, goal, list) = world.only_session();
-    let goal = goal.expect("the goal");
-    assert_eq!(goal.status.as_str(), "complete");
-    let statuses: Vec<_> = list.phases[0]
-        .tasks
-        .iter()
-        .map(|t| (t.content.as_str(), t.status.as_str()))
-        .collect();
-    assert_eq!(statuses, [("Lexer", "completed"), ("Parser", "completed")]);
+    let (session, goal) = assert_goal_complete(&world);
     assert_eq!(
-        world
-            .store()
-            .pointer(&format!("codex:{}", world.project().display()))
-            .unwrap()
-            .as_deref(),
+        world.last_session("codex").as_deref(),
         Some(session.as_str())
     );
 
@@ -301,38 +247,12 @@ fn a_model_that_repeats_init_is_paused_by_the_runaway_guard() {
 #[test]
 #[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
 fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
-    let steps = vec![
-        tool(
-            TODO,
-            json!({"op": "init", "items": ["Lexer", "Parser"]}),
-            usage(800, 300, 20),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Lexer"}),
-            usage(900, 400, 20),
-        ),
-        text("The lexer is done.", usage(1000, 500, 10)),
-        // The wrap-up.
-        text(
-            "Stopping: the lexer is done, the parser is left.",
-            usage(1100, 600, 10),
-        ),
-    ];
+    let steps = wrap_up_script(TODO, usage(900, 400, 20));
     let counted: u64 = steps.iter().map(|s| s.usage.counted()).sum();
     let mock = MockModel::start(Api::Responses, steps);
     let world = world(&mock);
     // Before Codex ever ran here: the goal is queued for its next session.
-    let out = world.goalkeeper(&[
-        "--session-from",
-        "codex",
-        "goal",
-        "set",
-        "Ship the parser",
-        "--budget",
-        "1000",
-    ]);
-    assert!(out.contains("Queued for"), "{out}");
+    world.queue_goal("codex");
     run(&world, &["Build the parser."]);
 
     let calls = mock.model_calls();
@@ -346,17 +266,5 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
     // The adopted goal's context came with the first prompt.
     assert!(latest_context(&calls[0], "Ship the parser").contains("Budget: 0 of 1000 tokens"));
 
-    let (_, goal, list) = world.only_session();
-    let goal = goal.expect("the adopted goal");
-    assert_eq!(
-        (goal.objective.as_str(), goal.token_budget),
-        ("Ship the parser", Some(1000))
-    );
-    assert_eq!(goal.status.as_str(), "budget-limited");
-    assert_eq!(goal.tokens_used, counted);
-    assert_eq!(
-        list.phases[0].tasks[1].status.as_str(),
-        "in_progress",
-        "left as it was"
-    );
+    assert_wrapped_up(&world, counted);
 }

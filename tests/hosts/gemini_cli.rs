@@ -6,8 +6,11 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::mock::{Api, MockModel, Step, Usage, text, tool};
-use crate::{Host, World, count, show};
+use crate::mock::{Api, MockModel, text, tool, usage};
+use crate::{
+    Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
+    goal_mode_counted, goal_mode_script, show, wrap_up_script,
+};
 
 const GEMINI: Host = Host {
     name: "gemini-cli",
@@ -20,19 +23,11 @@ const GEMINI: Host = Host {
 const TODO: &str = "mcp_goalkeeper_todo";
 const GOAL: &str = "mcp_goalkeeper_goal";
 
-fn usage(input: u64, cached: u64, output: u64) -> Usage {
-    Usage {
-        input,
-        cached,
-        output,
-    }
-}
-
 /// A world with goalkeeper installed into the project and the user's Gemini
 /// CLI set up for the mock (API-key auth).
 fn world() -> World {
     let world = World::new();
-    let out = world.goalkeeper(&[
+    let out = world.goalkeeper_ok(&[
         "install",
         "gemini-cli",
         "--project",
@@ -88,17 +83,10 @@ fn all_text(body: &Value) -> String {
 fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
     let last = last_text(body);
     assert!(
-        last.starts_with("<goal>\n") && last.contains(objective),
+        last.starts_with("<goal>\n"),
         "the last message is not the goal-mode context:\n{last}"
     );
-    assert_eq!(count(&last, "</goal>"), 1, "{last}");
-    if with_todos {
-        assert_eq!(count(&last, "<todo_context>"), 1, "{last}");
-        assert_eq!(count(&last, "</todo_context>"), 1, "{last}");
-    } else {
-        assert!(!last.contains("<todo_context>"), "{last}");
-    }
-    assert!(!last.contains("&lt;"), "tags were escaped:\n{last}");
+    assert_intact_context(&last, objective, Some(with_todos));
 }
 
 #[test]
@@ -106,40 +94,8 @@ fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
 fn goal_mode_runs_through_gemini_cli() {
     let world = world();
     let objective = "Ship the parser";
-    let steps: Vec<Step> = vec![
-        tool(
-            GOAL,
-            json!({"op": "create", "objective": objective}),
-            usage(1000, 400, 20),
-        ),
-        tool(
-            TODO,
-            json!({"op": "init", "list": [{"phase": "Build", "items": ["Lexer", "Parser"]}]}),
-            usage(1100, 900, 30),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Nope"}),
-            usage(1200, 1000, 10),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Lexer"}),
-            usage(1300, 1100, 10),
-        ),
-        text("The lexer is done; stopping here.", usage(1400, 1200, 15)),
-        // The continuation.
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Parser"}),
-            usage(1500, 1300, 10),
-        ),
-        tool(GOAL, json!({"op": "complete"}), usage(1600, 1400, 10)),
-        text("The parser ships.", usage(1700, 1500, 5)),
-    ];
-    // Counted: the responses after the one that created the goal, up to
-    // the one that completed it.
-    let counted: u64 = steps[1..7].iter().map(|s| s.usage.counted()).sum();
+    let steps = goal_mode_script(TODO, GOAL);
+    let counted = goal_mode_counted(&steps);
     let mock = MockModel::start(Api::Gemini, steps);
     run(&world, &mock, "Build the parser.", &[]);
 
@@ -151,29 +107,16 @@ fn goal_mode_runs_through_gemini_cli() {
     assert!(
         mock.requests()
             .iter()
-            .filter(|r| r.scripted)
+            .filter(|r| r.scripted())
             .all(|r| r.path == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"),
         "{:?}",
         mock.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
     );
 
     // The tools worked without any approval flag, and the store has it all.
-    let (session, goal, list) = world.only_session();
-    let goal = goal.expect("the goal");
-    assert_eq!(goal.objective, objective);
-    assert_eq!(goal.status.as_str(), "complete");
-    let statuses: Vec<_> = list.phases[0]
-        .tasks
-        .iter()
-        .map(|t| (t.content.as_str(), t.status.as_str()))
-        .collect();
-    assert_eq!(statuses, [("Lexer", "completed"), ("Parser", "completed")]);
+    let (session, goal) = assert_goal_complete(&world);
     assert_eq!(
-        world
-            .store()
-            .pointer(&format!("gemini-cli:{}", world.project().display()))
-            .unwrap()
-            .as_deref(),
+        world.last_session("gemini-cli").as_deref(),
         Some(session.as_str()),
         "the hooks recorded the session for --session-from"
     );
@@ -221,34 +164,8 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
     let world = world();
     // Before Gemini CLI ever ran here: the goal is queued for its next
     // session in this directory.
-    let out = world.goalkeeper(&[
-        "--session-from",
-        "gemini-cli",
-        "goal",
-        "set",
-        "Ship the parser",
-        "--budget",
-        "1000",
-    ]);
-    assert!(out.contains("Queued for"), "{out}");
-    let steps = vec![
-        tool(
-            TODO,
-            json!({"op": "init", "items": ["Lexer", "Parser"]}),
-            usage(800, 300, 20),
-        ),
-        tool(
-            TODO,
-            json!({"op": "done", "task": "Lexer"}),
-            usage(900, 400, 20),
-        ),
-        text("The lexer is done.", usage(1000, 500, 10)),
-        // The wrap-up.
-        text(
-            "Stopping: the lexer is done, the parser is left.",
-            usage(1100, 600, 10),
-        ),
-    ];
+    world.queue_goal("gemini-cli");
+    let steps = wrap_up_script(TODO, usage(900, 400, 20));
     let counted: u64 = steps.iter().map(|s| s.usage.counted()).sum();
     let mock = MockModel::start(Api::Gemini, steps);
     run(&world, &mock, "Build the parser.", &[]);
@@ -267,17 +184,7 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
     assert!(last_text(&calls[3]).starts_with("<goal_budget_limit>"));
 
     // The session Gemini CLI ran adopted the queued goal.
-    let (_, goal, list) = world.only_session();
-    let goal = goal.expect("the adopted goal");
-    assert_eq!(goal.objective, "Ship the parser");
-    assert_eq!(goal.token_budget, Some(1000));
-    assert_eq!(goal.status.as_str(), "budget-limited");
-    assert_eq!(goal.tokens_used, counted);
-    assert_eq!(
-        list.phases[0].tasks[1].status.as_str(),
-        "in_progress",
-        "left as it was"
-    );
+    assert_wrapped_up(&world, counted);
 }
 
 #[test]

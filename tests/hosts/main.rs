@@ -1,12 +1,14 @@
 //! Real-host tests: each host CLI, installed from npm at a pinned version
-//! (`scripts/install-host.sh`), runs headless against a scripted model
+//! (`scripts/install-host.sh`), runs headless against the scripted model
 //! server on 127.0.0.1 ([`mock`]) after `goalkeeper install <host>` into a
-//! temporary project with its own home directory and database. The tests
-//! assert on the request bodies the model received and on the store.
+//! temporary [`World`]: a project with its own home directory and
+//! database. The tests assert on the request bodies the model received and
+//! on the store.
 //!
 //! They need the hosts, so they are ignored by a plain `cargo test`;
 //! `.ci/run` installs the hosts and runs them with `--ignored`. A host that
-//! is missing then fails the test with the command that installs it.
+//! is missing then fails the test with the command that installs it
+//! (Claude Code's tests skip instead, outside CI).
 
 mod claude_code;
 mod codex;
@@ -14,12 +16,16 @@ mod gemini_cli;
 mod mock;
 mod pi;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use goalkeeper::goal::Goal;
 use goalkeeper::todo::TodoList;
 use goalkeeper::{SessionId, Store};
+use serde_json::json;
+
+use mock::{Step, Usage, text, tool, usage};
 
 /// A pinned host from npm.
 pub struct Host {
@@ -36,40 +42,50 @@ pub struct Host {
 }
 
 impl Host {
-    /// The host's executable: `$<bin_var>`, else the npm cache of
-    /// `scripts/install-host.sh`. Panics with the install command when it
-    /// is missing.
-    pub fn executable(&self) -> PathBuf {
+    /// The host's executable, if installed: `$<bin_var>`, else the npm
+    /// cache of `scripts/install-host.sh`.
+    pub fn find(&self) -> Option<PathBuf> {
         if let Some(path) = std::env::var_os(self.bin_var) {
-            return PathBuf::from(path);
+            return Some(PathBuf::from(path));
         }
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache")
-            });
+        let cache = match std::env::var_os("XDG_CACHE_HOME") {
+            Some(dir) => PathBuf::from(dir),
+            None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
+        };
         let path = cache
             .join("goalkeeper/npm")
             .join(format!("{}-{}", self.name, self.version))
             .join("node_modules/.bin")
             .join(self.bin);
-        assert!(
-            path.exists(),
-            "{} {} is not installed at {}; run `scripts/install-host.sh {}` (or set {})",
-            self.package,
-            self.version,
-            path.display(),
-            self.name,
-            self.bin_var
-        );
-        path
+        path.exists().then_some(path)
+    }
+
+    /// [`Host::find`]; panics with the install command when the host is
+    /// missing.
+    pub fn executable(&self) -> PathBuf {
+        self.find().unwrap_or_else(|| {
+            panic!(
+                "{} {} is not installed; run `scripts/install-host.sh {}` (or set {})",
+                self.package, self.version, self.name, self.bin_var
+            )
+        })
     }
 }
 
 /// One test's world: a project directory, a home directory for the host,
-/// and a goalkeeper database, all temporary.
+/// and a goalkeeper database, all temporary, and the environment every
+/// process of the test gets (the host, its hooks and MCP servers, and
+/// goalkeeper run by the test).
 pub struct World {
     dir: tempfile::TempDir,
+    project: PathBuf,
+    db: PathBuf,
+    /// `PATH`.
+    path: OsString,
+    /// The goalkeeper the test runs.
+    goalkeeper: PathBuf,
+    /// The rest of the environment.
+    env: Vec<(&'static str, OsString)>,
 }
 
 impl Default for World {
@@ -79,13 +95,48 @@ impl Default for World {
 }
 
 impl World {
+    /// A world in `project/` whose goalkeeper keeps its database and an
+    /// empty settings file in the temporary directory, named by
+    /// `GOALKEEPER_DB` and `GOALKEEPER_CONFIG`; `PATH` is the test's.
     pub fn new() -> World {
+        let mut world = World::at_default_places("project");
+        let root = world.root().to_owned();
+        std::fs::write(root.join("config.toml"), "").expect("config");
+        world.db = root.join("goalkeeper.db");
+        world.env = vec![
+            ("GOALKEEPER_DB", world.db.clone().into()),
+            ("GOALKEEPER_CONFIG", root.join("config.toml").into()),
+            ("TMPDIR", root.into()),
+            ("LANG", "C.UTF-8".into()),
+        ];
+        world
+    }
+
+    /// A world in the directory `project` whose goalkeeper finds its
+    /// database and settings at their default places in the temporary
+    /// home, as a user's does.
+    pub fn at_default_places(project: &str) -> World {
         let dir = tempfile::tempdir().expect("temp dir");
-        for sub in ["project", "home"] {
-            std::fs::create_dir(dir.path().join(sub)).expect("mkdir");
+        let project = dir.path().join(project);
+        std::fs::create_dir(&project).expect("mkdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).expect("mkdir");
+        World {
+            db: home.join(".local/share/goalkeeper/goalkeeper.db"),
+            dir,
+            project,
+            path: std::env::var_os("PATH").unwrap_or_default(),
+            goalkeeper: PathBuf::from(env!("CARGO_BIN_EXE_goalkeeper")),
+            env: Vec::new(),
         }
-        std::fs::write(dir.path().join("config.toml"), "").expect("config");
-        World { dir }
+    }
+
+    /// Runs every process with `path` as `PATH` and `goalkeeper` as the
+    /// goalkeeper the test runs.
+    pub fn with_path(mut self, path: impl Into<OsString>, goalkeeper: PathBuf) -> World {
+        self.path = path.into();
+        self.goalkeeper = goalkeeper;
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -93,42 +144,50 @@ impl World {
     }
 
     pub fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
+        self.project.clone()
     }
 
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home")
     }
 
+    /// goalkeeper's database.
     pub fn db(&self) -> PathBuf {
-        self.dir.path().join("goalkeeper.db")
+        self.db.clone()
     }
 
-    /// The environment every process of the test gets (the host, its
-    /// hooks and MCP servers, and goalkeeper run by the test): a cleared
-    /// environment with the temporary home, goalkeeper's database and an
-    /// empty settings file.
+    /// `program` in the project directory, from a cleared environment:
+    /// the temporary home, `PATH` and the world's variables.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new(program);
         cmd.env_clear()
-            .current_dir(self.project())
+            .current_dir(&self.project)
             .env("HOME", self.home())
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("GOALKEEPER_DB", self.db())
-            .env("GOALKEEPER_CONFIG", self.root().join("config.toml"))
-            .env("TMPDIR", self.root())
-            .env("LANG", "C.UTF-8");
+            .env("PATH", &self.path);
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
         cmd
     }
 
-    /// Runs goalkeeper in the project directory and returns its stdout,
-    /// asserting it succeeded.
-    pub fn goalkeeper(&self, args: &[&str]) -> String {
-        let output = self
-            .command(env!("CARGO_BIN_EXE_goalkeeper"))
-            .args(args)
+    /// goalkeeper with `args`, as the user runs it in the project.
+    pub fn goalkeeper_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = self.command(&self.goalkeeper);
+        cmd.args(args);
+        cmd
+    }
+
+    /// Runs goalkeeper with `args` (no stdin); returns its output.
+    pub fn goalkeeper(&self, args: &[&str]) -> Output {
+        self.goalkeeper_cmd(args)
+            .stdin(Stdio::null())
             .output()
-            .expect("run goalkeeper");
+            .expect("run goalkeeper")
+    }
+
+    /// Runs goalkeeper and returns its stdout, asserting it succeeded.
+    pub fn goalkeeper_ok(&self, args: &[&str]) -> String {
+        let output = self.goalkeeper(args);
         assert!(
             output.status.success(),
             "goalkeeper {args:?} failed:\n{}",
@@ -137,9 +196,43 @@ impl World {
         String::from_utf8(output.stdout).expect("utf-8")
     }
 
+    /// Queues the goal "Ship the parser" with a budget of 1000 for the
+    /// next session `host` starts here, before it ever ran here.
+    pub fn queue_goal(&self, host: &str) {
+        let out = self.goalkeeper_ok(&[
+            "--session-from",
+            host,
+            "goal",
+            "set",
+            "Ship the parser",
+            "--budget",
+            "1000",
+        ]);
+        assert!(out.contains("Queued for"), "{out}");
+    }
+
     /// The store, opened for assertions.
     pub fn store(&self) -> Store {
         Store::open(&self.db()).expect("the database opens")
+    }
+
+    /// The goal of `session`.
+    pub fn goal(&self, session: &str) -> Option<Goal> {
+        let session = SessionId::parse(session).expect("a session id");
+        self.store().current_goal(&session).expect("goal")
+    }
+
+    /// The todo list of `session`.
+    pub fn todos(&self, session: &str) -> TodoList {
+        let session = SessionId::parse(session).expect("a session id");
+        self.store().todo_list(&session).expect("list").0
+    }
+
+    /// The session `host` last ran in the project, as its hooks recorded
+    /// it for `--session-from`.
+    pub fn last_session(&self, host: &str) -> Option<String> {
+        let key = format!("{host}:{}", self.project.display());
+        self.store().pointer(&key).expect("pointer")
     }
 
     /// The one session the host ran in, with its goal and list.
@@ -168,4 +261,122 @@ pub fn show(output: &Output) -> String {
 /// How many times `needle` occurs in `haystack`.
 pub fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
+}
+
+/// Each task of the first phase with its status.
+pub fn statuses(list: &TodoList) -> Vec<(&str, &str)> {
+    list.phases[0]
+        .tasks
+        .iter()
+        .map(|t| (t.content.as_str(), t.status.as_str()))
+        .collect()
+}
+
+/// Asserts `text` is the goal-mode context of `objective` with its tags
+/// intact (unescaped, each once), with the todo block when `todos` says
+/// so (with or without when it is `None`).
+pub fn assert_intact_context(text: &str, objective: &str, todos: Option<bool>) {
+    assert!(text.contains(objective), "{text}");
+    assert_eq!(count(text, "</goal>"), 1, "{text}");
+    assert!(!text.contains("&lt;"), "tags were escaped:\n{text}");
+    let todos = todos.unwrap_or(text.contains("<todo_context>"));
+    assert_eq!(count(text, "<todo_context>"), usize::from(todos), "{text}");
+    assert_eq!(count(text, "</todo_context>"), usize::from(todos), "{text}");
+}
+
+/// The goal-mode run every host goes through, with its names for the
+/// `todo` and `goal` tools: the model creates the goal, plans two tasks,
+/// makes a rejected call, finishes the first task and ends its turn; the
+/// continuation has it finish the second and complete the goal.
+pub fn goal_mode_script(todo: &str, goal: &str) -> Vec<Step> {
+    vec![
+        tool(
+            goal,
+            json!({"op": "create", "objective": "Ship the parser"}),
+            usage(1000, 400, 20),
+        ),
+        tool(
+            todo,
+            json!({"op": "init", "list": [{"phase": "Build", "items": ["Lexer", "Parser"]}]}),
+            usage(1100, 900, 30),
+        ),
+        tool(
+            todo,
+            json!({"op": "done", "task": "Nope"}),
+            usage(1200, 1000, 10),
+        ),
+        tool(
+            todo,
+            json!({"op": "done", "task": "Lexer"}),
+            usage(1300, 1100, 10),
+        ),
+        text("The lexer is done; stopping here.", usage(1400, 1200, 15)),
+        // The continuation.
+        tool(
+            todo,
+            json!({"op": "done", "task": "Parser"}),
+            usage(1500, 1300, 10),
+        ),
+        tool(goal, json!({"op": "complete"}), usage(1600, 1400, 10)),
+        text("The parser ships.", usage(1700, 1500, 5)),
+    ]
+}
+
+/// What the goal of [`goal_mode_script`] counts: the responses after the
+/// one that created it, up to the one that completed it.
+pub fn goal_mode_counted(steps: &[Step]) -> u64 {
+    steps[1..7].iter().map(|s| s.usage.counted()).sum()
+}
+
+/// The run of a goal queued with [`World::queue_goal`]: the model plans
+/// and finishes the first task (its second response with `second`'s
+/// usage), ends its turn having used up the budget, and stops after the
+/// wrap-up.
+pub fn wrap_up_script(todo: &str, second: Usage) -> Vec<Step> {
+    vec![
+        tool(
+            todo,
+            json!({"op": "init", "items": ["Lexer", "Parser"]}),
+            usage(800, 300, 20),
+        ),
+        tool(todo, json!({"op": "done", "task": "Lexer"}), second),
+        text("The lexer is done.", usage(1000, 500, 10)),
+        // The wrap-up.
+        text(
+            "Stopping: the lexer is done, the parser is left.",
+            usage(1100, 600, 10),
+        ),
+    ]
+}
+
+/// Asserts the session of a [`wrap_up_script`] run adopted the queued
+/// goal, counted `counted` against it, and left the list as the model did.
+pub fn assert_wrapped_up(world: &World, counted: u64) {
+    let (_, goal, list) = world.only_session();
+    let goal = goal.expect("the adopted goal");
+    assert_eq!(
+        (goal.objective.as_str(), goal.token_budget),
+        ("Ship the parser", Some(1000))
+    );
+    assert_eq!(goal.status.as_str(), "budget-limited");
+    assert_eq!(goal.tokens_used, counted);
+    assert_eq!(
+        list.phases[0].tasks[1].status.as_str(),
+        "in_progress",
+        "left as it was"
+    );
+}
+
+/// Asserts the session of a [`goal_mode_script`] run completed its goal
+/// and both tasks; returns the session.
+pub fn assert_goal_complete(world: &World) -> (SessionId, Goal) {
+    let (session, goal, list) = world.only_session();
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.objective, "Ship the parser");
+    assert_eq!(goal.status.as_str(), "complete");
+    assert_eq!(
+        statuses(&list),
+        [("Lexer", "completed"), ("Parser", "completed")]
+    );
+    (session, goal)
 }

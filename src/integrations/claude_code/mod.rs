@@ -33,7 +33,7 @@ mod transcript;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use guard::user_only_command;
 pub use transcript::{
@@ -41,32 +41,16 @@ pub use transcript::{
     subagent_files,
 };
 
-use super::hook_event::HookEvent;
+use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
 use super::host_session::{self, Host};
 use crate::SessionId;
 use crate::error::Result;
-use crate::goal::continuation::progress_mark;
 use crate::prompt::Injector;
-use crate::store::{SessionTx, StopOutcome, Store};
+use crate::store::Store;
 
-/// What the hook prints: JSON for stdout (if any) and notes for stderr.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct HookReply {
-    /// The reply to print on stdout, if any.
-    pub stdout: Option<Value>,
-    /// Problems and explanations, one per line, for stderr.
-    pub notes: Vec<String>,
-}
-
-/// Marks remembered per session between hook runs.
-const CONTEXT_MARK: &str = "claude-code.context";
-const EAGER_MARK: &str = "claude-code.eager";
-const REMINDER_MARK: &str = "claude-code.reminders";
+/// Marks remembered per session between hook runs (besides the core's).
 const TRANSCRIPT_MARK: &str = "claude-code.transcript";
 const TURN_MARK: &str = "claude-code.turn-goal";
-
-/// The tools as the model sees them in Claude Code.
-pub const TOOL_NAMES: [&str; 2] = ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"];
 
 /// How long `Stop` waits for Claude Code to write the turn's last response
 /// to the transcript before counting without it (the next event counts it).
@@ -103,222 +87,131 @@ pub fn handle_within(
         // Outside the transaction: the wait holds no lock.
         wait_for_last_response(&event.json);
     }
-    // The whole event is one transaction: it commits only when every step
-    // succeeded, and a failure anywhere leaves nothing half-applied. Two
-    // hooks of one session run one after the other, so a transcript's
-    // usage is counted once.
-    event.in_tx(store, |tx, notes| {
-        Hook {
-            tx,
-            injector,
-            now_ms,
-            read_time,
-            notes,
-        }
-        .run(&event.name, &event.json)
+    // One transaction for the whole event: two hooks of one session run
+    // one after the other, so a transcript's usage is counted once.
+    event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
+        steps(hook, read_time)
     })
 }
 
-struct Hook<'a, 't> {
-    tx: &'a SessionTx<'t>,
-    injector: &'a Injector,
-    now_ms: i64,
-    /// How long counting may read the transcripts.
-    read_time: Duration,
-    notes: &'a mut Vec<String>,
-}
-
-impl Hook<'_, '_> {
-    fn run(&mut self, name: &str, event: &Value) -> Result<Option<Value>> {
-        let dir = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
-        let mut previous = None;
-        if let Some(dir) = &dir {
-            let recorded = host_session::record_in(self.tx, Host::ClaudeCode, dir, self.now_ms)?;
-            if let Some(adopted) = recorded.adopted {
-                self.notes
-                    .push(format!("adopted the queued goal: {}", adopted.text()));
+fn steps(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<Option<Value>> {
+    let source = hook.event.str_field("source").unwrap_or("");
+    if hook.event.name == "SessionStart" && source == "clear" {
+        // Before counting: the new session's transcript is empty.
+        carry_over(hook)?;
+    }
+    count_usage(hook, read_time)?;
+    match hook.event.name.as_str() {
+        "SessionStart" => session_start(hook, source),
+        "UserPromptSubmit" => user_prompt_submit(hook),
+        "Stop" => stop(hook),
+        "SessionEnd" => {
+            if hook.event.str_field("reason") == Some("clear")
+                && let Some(dir) = &hook.dir
+            {
+                let session = hook.tx.session().as_str().to_owned();
+                hook.tx
+                    .set_pointer(&cleared_key(dir), &session, hook.now_ms)?;
             }
-            previous = recorded.previous;
+            Ok(None)
         }
-        let source = event.get("source").and_then(Value::as_str).unwrap_or("");
-        if name == "SessionStart" && source == "clear" {
-            // Before counting: the new session's transcript is empty.
-            if let Some(dir) = &dir {
-                self.carry_over(dir, previous)?;
-            }
-        }
-        self.count_usage(event)?;
-        match name {
-            "SessionStart" => self.session_start(source),
-            "UserPromptSubmit" => self.user_prompt_submit(),
-            "Stop" => self.stop(),
-            "SessionEnd" => {
-                if event.get("reason").and_then(Value::as_str) == Some("clear")
-                    && let Some(dir) = &dir
-                {
-                    let session = self.tx.session().as_str().to_owned();
-                    self.tx
-                        .set_pointer(&cleared_key(dir), &session, self.now_ms)?;
-                }
-                Ok(None)
-            }
-            "SubagentStop" | "PreCompact" => Ok(None),
-            other => {
-                self.notes
-                    .push(format!("hook event {other:?} is not handled; ignored"));
-                Ok(None)
-            }
-        }
-    }
-
-    /// `/clear` moved the client to this new session: the goal and the
-    /// list of the session it cleared come along, and the MCP server
-    /// started for that session follows.
-    fn carry_over(&mut self, dir: &Path, previous: Option<SessionId>) -> Result<()> {
-        let from = match self.tx.take_pointer(&cleared_key(dir))? {
-            Some(id) => SessionId::parse(&id).ok(),
-            None => previous,
-        };
-        let Some(from) = from.filter(|f| f != self.tx.session()) else {
-            return Ok(());
-        };
-        host_session::record_successor_in(self.tx, Host::ClaudeCode, &from, self.now_ms)?;
-        if let Some(goal) = self.tx.carry_from(&from, self.now_ms)? {
-            self.notes
-                .push(format!("carried goal #{} over from {from}", goal.id));
-        }
-        Ok(())
-    }
-
-    fn tools(&self) -> Vec<String> {
-        // Claude Code reaches the tools through the MCP server; the hook
-        // cannot see which are enabled, so both are assumed active.
-        super::TOOL_NAMES.map(str::to_owned).to_vec()
-    }
-
-    fn session_start(&mut self, source: &str) -> Result<Option<Value>> {
-        if !matches!(source, "compact" | "resume" | "clear") {
-            return Ok(None);
-        }
-        // A resumed conversation replays what was injected before: when
-        // the state is what was last injected, the model has it already
-        // (after a compaction, the compact start injected it again).
-        if source == "resume" && self.tx.mark(CONTEXT_MARK)? == Some(self.state_mark()?) {
-            return Ok(None);
-        }
-        let context = match self.goal_mode_context()? {
-            Some(text) => Some(text),
-            None => {
-                let (list, _) = self.tx.todo_list()?;
-                self.injector
-                    .todo_context_message(&list, &self.tools(), self.now_ms)?
-                    .ok()
-                    .map(|m| m.content)
-            }
-        };
-        self.remember_context()?;
-        Ok(context.map(|text| additional_context("SessionStart", &text)))
-    }
-
-    fn user_prompt_submit(&mut self) -> Result<Option<Value>> {
-        self.tx.begin_turn(TURN_MARK, self.now_ms)?;
-        let added = self.tx.on_prompt(self.injector, EAGER_MARK, self.now_ms)?;
-        self.notes.extend(added.notes);
-        let mut parts = added.parts;
-        let mark = self.state_mark()?;
-        if self.tx.mark(CONTEXT_MARK)?.as_deref() != Some(&mark)
-            && let Some(context) = self.goal_mode_context()?
-        {
-            parts.push(context);
-            self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)?;
-        }
-        if parts.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(additional_context(
-            "UserPromptSubmit",
-            &parts.join("\n\n"),
-        )))
-    }
-
-    fn stop(&mut self) -> Result<Option<Value>> {
-        let tools = self.tools();
-        let outcome = self
-            .tx
-            .on_stop(self.injector, &tools, REMINDER_MARK, self.now_ms)?;
-        Ok(match outcome {
-            StopOutcome::Continue(message) | StopOutcome::Remind(message) => {
-                Some(json!({"decision": "block", "reason": message.content}))
-            }
-            // For the user (the model never reads a systemMessage):
-            // how to go on from inside Claude Code.
-            StopOutcome::Paused { goal, .. } => Some(json!({"systemMessage": format!(
-                "goalkeeper paused goal #{goal}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
-            )})),
-            StopOutcome::Nothing => None,
-        })
-    }
-
-    /// Counts the usage written to the transcripts (the session's and its
-    /// subagents') since the last event, in this event's transaction.
-    fn count_usage(&mut self, event: &Value) -> Result<()> {
-        let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
-            return Ok(());
-        };
-        let path = PathBuf::from(path);
-        let extra: Vec<PathBuf> = event
-            .get("agent_transcript_path")
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-            .into_iter()
-            .collect();
-        let mut cursor = self
-            .tx
-            .mark(TRANSCRIPT_MARK)?
-            .as_deref()
-            .map(Cursor::parse)
-            .unwrap_or_default();
-        let read = read_all_until(&path, &extra, &mut cursor, Instant::now() + self.read_time);
-        if read.bad_lines > 0 {
-            self.notes.push(format!(
-                "skipped {} unreadable transcript lines",
-                read.bad_lines
-            ));
-        }
-        for problem in read.problems {
-            self.notes.push(format!("{problem}; usage not counted"));
-        }
-        self.tx.count_usage(read.usage, TURN_MARK, self.now_ms)?;
-        self.tx
-            .set_mark(TRANSCRIPT_MARK, &cursor.to_text(), self.now_ms)
-    }
-
-    fn goal_mode_context(&mut self) -> Result<Option<String>> {
-        let tools = self.tools();
-        Ok(self
-            .tx
-            .goal_mode_context(self.injector, &tools, self.now_ms)?
-            .ok()
-            .map(|m| m.content))
-    }
-
-    /// What the injected context depends on: the list's version and the
-    /// goal's identity and revision.
-    fn state_mark(&mut self) -> Result<String> {
-        let version = self.tx.todo_version()?;
-        Ok(progress_mark(version, self.tx.goal()?.as_ref()))
-    }
-
-    fn remember_context(&mut self) -> Result<()> {
-        let mark = self.state_mark()?;
-        self.tx.set_mark(CONTEXT_MARK, &mark, self.now_ms)
+        "SubagentStop" | "PreCompact" => Ok(None),
+        _ => hook.unhandled(),
     }
 }
 
-/// The pointer key under which the hooks record the Claude Code session
-/// last seen in a project directory (see [`host_session`]).
-pub fn session_pointer(cwd: &str) -> String {
-    host_session::last_session_key(Host::ClaudeCode, Path::new(cwd))
+/// `/clear` moved the client to this new session: the goal and the list
+/// of the session it cleared come along, and the MCP server started for
+/// that session follows.
+fn carry_over(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let Some(dir) = &hook.dir else {
+        return Ok(());
+    };
+    let from = match hook.tx.take_pointer(&cleared_key(dir))? {
+        Some(id) => SessionId::parse(&id).ok(),
+        None => hook.previous.clone(),
+    };
+    let Some(from) = from.filter(|f| f != hook.tx.session()) else {
+        return Ok(());
+    };
+    host_session::record_successor_in(hook.tx, Host::ClaudeCode, &from, hook.now_ms)?;
+    if let Some(goal) = hook.tx.carry_from(&from, hook.now_ms)? {
+        hook.notes
+            .push(format!("carried goal #{} over from {from}", goal.id));
+    }
+    Ok(())
+}
+
+fn session_start(hook: &mut Hook<'_, '_>, source: &str) -> Result<Option<Value>> {
+    if !matches!(source, "compact" | "resume" | "clear") {
+        return Ok(None);
+    }
+    // A resumed conversation replays what was injected before: when the
+    // state is what was last injected, the model has it already (after a
+    // compaction, the compact start injected it again).
+    if source == "resume" && hook.context_is_current()? {
+        return Ok(None);
+    }
+    Ok(hook
+        .session_context()?
+        .map(|text| additional_context("SessionStart", &text)))
+}
+
+fn user_prompt_submit(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+    hook.tx.begin_turn(TURN_MARK, hook.now_ms)?;
+    let mut parts = hook.prompt_reminders()?;
+    parts.extend(hook.context_if_changed()?);
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(additional_context(
+        "UserPromptSubmit",
+        &parts.join("\n\n"),
+    )))
+}
+
+fn stop(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+    // For the user (the model never reads a systemMessage): how to go on
+    // from inside Claude Code.
+    Ok(hook_event::stop_decision(hook.stop()?, |goal, _| {
+        format!(
+            "goalkeeper paused goal #{goal}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
+        )
+    }))
+}
+
+/// Counts the usage written to the transcripts (the session's and its
+/// subagents') since the last event, in this event's transaction.
+fn count_usage(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<()> {
+    let Some(path) = hook.event.str_field("transcript_path") else {
+        return Ok(());
+    };
+    let path = PathBuf::from(path);
+    let extra: Vec<PathBuf> = hook
+        .event
+        .str_field("agent_transcript_path")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    let mut cursor = hook
+        .tx
+        .mark(TRANSCRIPT_MARK)?
+        .as_deref()
+        .map(Cursor::parse)
+        .unwrap_or_default();
+    let read = read_all_until(&path, &extra, &mut cursor, Instant::now() + read_time);
+    if read.bad_lines > 0 {
+        hook.notes.push(format!(
+            "skipped {} unreadable transcript lines",
+            read.bad_lines
+        ));
+    }
+    for problem in read.problems {
+        hook.notes.push(format!("{problem}; usage not counted"));
+    }
+    hook.tx.count_usage(read.usage, TURN_MARK, hook.now_ms)?;
+    hook.tx
+        .set_mark(TRANSCRIPT_MARK, &cursor.to_text(), hook.now_ms)
 }
 
 /// The pointer naming the session a `/clear` in `dir` just ended.
@@ -366,8 +259,4 @@ fn tail_contains(path: &Path, needle: &[u8]) -> bool {
         return false;
     }
     bytes.windows(needle.len().max(1)).any(|w| w == needle)
-}
-
-fn additional_context(event: &str, text: &str) -> Value {
-    json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
 }

@@ -33,8 +33,8 @@ use crate::integrations::usage_log::read_line;
 pub const MAX_LINE: usize = crate::integrations::usage_log::MAX_LINE;
 
 /// How long one read may take before it stops where it is (see the
-/// module's documentation): a quarter of the hook's 8 s wait.
-pub const READ_TIME: Duration = Duration::from_secs(2);
+/// module's documentation): as long as a host log's read.
+pub const READ_TIME: Duration = crate::integrations::usage_log::READ_TIME;
 
 /// How many recent response keys a file's cursor remembers (the lines of
 /// one response are written together).

@@ -27,13 +27,16 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use toml_edit::{DocumentMut, Item, Table, value};
 
-use super::HOST;
 use crate::error::{Error, Result};
+use crate::integrations::host_session::Host;
 use crate::integrations::install::{
     Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
 };
 use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
+
+/// The host's name in `hook` and `--session-from`.
+const HOST: &str = Host::Codex.as_str();
 
 /// The events the hooks handle, with the names Codex uses in trust keys.
 pub const HOOK_EVENTS: [(&str, &str); 5] = [

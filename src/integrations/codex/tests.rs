@@ -5,57 +5,16 @@
 use serde_json::json;
 
 use super::*;
-use crate::goal::GoalOp;
-use crate::store::GoalCall;
+use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
 use crate::todo::{Actor, Call};
-use crate::{SessionId, Settings};
 
-const NOW: i64 = 1_764_441_600_000;
-
-fn gk() -> crate::integrations::install::Executable {
-    crate::integrations::install::Executable("gk".into())
-}
-
-fn setup() -> (Store, Injector, SessionId) {
-    let mut store = Store::open_in_memory().unwrap();
-    let session = SessionId::parse("c-1").unwrap();
-    store
-        .goal(
-            &session,
-            GoalCall::Op(&GoalOp::Set {
-                objective: "Ship it".into(),
-                budget: None,
-            }),
-            Actor::User,
-            NOW,
-        )
-        .unwrap();
-    store
-        .todo(
-            &session,
-            Call::Json(r#"{"op": "init", "items": ["A"]}"#),
-            Actor::Agent,
-            NOW,
-        )
-        .unwrap();
-    (
-        store,
-        Injector::from_settings(Settings::default()).unwrap(),
-        session,
-    )
-}
-
-fn state(store: &mut Store, session: &SessionId) -> String {
-    let (list, version) = store.todo_list(session).unwrap();
-    let goal = store.current_goal(session).unwrap();
-    format!("{list:?} {version} {goal:?}")
+fn fixture() -> Fixture {
+    Fixture::new(handle, "c-1", None)
 }
 
 #[test]
 fn bad_input_prints_nothing_and_changes_nothing() {
-    let (mut store, injector, session) = setup();
-    let before = state(&mut store, &session);
-    let cases = [
+    let stdouts = fixture().each_ignored(&[
         (
             "[",
             "hook input is not JSON (EOF while parsing a list at line 1 column 1); ignored",
@@ -76,23 +35,16 @@ fn bad_input_prints_nothing_and_changes_nothing() {
             r#"{"hook_event_name": "PermissionRequest", "session_id": "c-1"}"#,
             r#"hook event "PermissionRequest" is not handled; ignored"#,
         ),
-    ];
-    for (input, note) in cases {
-        let reply = handle(&mut store, &injector, input, NOW);
-        assert_eq!(reply.notes, [note], "{input}");
-        assert_eq!(reply.stdout, None, "{input}");
-    }
-    assert_eq!(before, state(&mut store, &session));
+    ]);
+    assert!(stdouts.iter().all(Option::is_none), "{stdouts:?}");
 }
 
 #[test]
 fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
-    let (mut store, injector, session) = setup();
-    let post = |tool: &str| {
-        json!({"hook_event_name": "PostToolUse", "session_id": "c-1", "cwd": "/p", "tool_name": tool})
-            .to_string()
-    };
-    let first = handle(&mut store, &injector, &post(TOOL_NAMES[0]), NOW);
+    let mut fx = fixture();
+    let post = |tool: &str| event("PostToolUse", "c-1", json!({"tool_name": tool}));
+    let [todo, _] = Host::Codex.model_tool_names();
+    let first = fx.send(&post(todo));
     let context = first.stdout.unwrap()["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap()
@@ -102,30 +54,25 @@ fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
         "{context}"
     );
     // Unchanged: nothing again; another tool: nothing.
-    assert_eq!(
-        handle(&mut store, &injector, &post(TOOL_NAMES[0]), NOW).stdout,
-        None
-    );
-    store
+    assert_eq!(fx.send(&post(todo)).stdout, None);
+    fx.store
         .todo(
-            &session,
+            &fx.session,
             Call::Json(r#"{"op": "done", "task": "A"}"#),
             Actor::Agent,
             NOW,
         )
         .unwrap();
-    assert_eq!(
-        handle(&mut store, &injector, &post("exec_command"), NOW).stdout,
-        None
-    );
-    let changed = handle(&mut store, &injector, &post(TOOL_NAMES[0]), NOW)
-        .stdout
-        .unwrap();
+    assert_eq!(fx.send(&post("exec_command")).stdout, None);
+    let changed = fx.send(&post(todo)).stdout.unwrap();
     assert!(
         changed.to_string().contains("Overall: 1/1 done, 0 open."),
         "{changed}"
     );
-    assert_eq!(store.pointer("codex:/p").unwrap().as_deref(), Some("c-1"));
+    assert_eq!(
+        fx.store.pointer("codex:/p").unwrap().as_deref(),
+        Some("c-1")
+    );
 }
 
 #[test]

@@ -17,13 +17,16 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::HOST;
 use crate::error::{Error, Result};
+use crate::integrations::host_session::Host;
 use crate::integrations::install::{
     Executable, InstallReport, object_at, read_object, write_if_changed,
 };
 use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
+
+/// The host's name in `hook` and `--session-from`.
+const HOST: &str = Host::GeminiCli.as_str();
 
 /// The events the hooks handle, with the tool matcher where one applies:
 /// `BeforeTool` only for the `goal` tool, to count the usage before a call
@@ -32,7 +35,7 @@ pub const HOOK_EVENTS: [(&str, Option<&str>); 6] = [
     ("SessionStart", None),
     ("BeforeAgent", None),
     ("BeforeModel", None),
-    ("BeforeTool", Some(super::TOOL_NAMES[1])),
+    ("BeforeTool", Some(Host::GeminiCli.model_tool_names()[1])),
     ("AfterAgent", None),
     ("SessionEnd", None),
 ];

@@ -5,58 +5,15 @@
 use serde_json::json;
 
 use super::*;
-use crate::goal::GoalOp;
-use crate::store::GoalCall;
-use crate::todo::Actor;
-use crate::todo::Call;
-use crate::{SessionId, Settings};
+use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
 
-const NOW: i64 = 1_764_441_600_000;
-
-fn gk() -> crate::integrations::install::Executable {
-    crate::integrations::install::Executable("gk".into())
-}
-
-fn setup() -> (Store, Injector, SessionId) {
-    let mut store = Store::open_in_memory().unwrap();
-    let session = SessionId::parse("g-1").unwrap();
-    store
-        .goal(
-            &session,
-            GoalCall::Op(&GoalOp::Set {
-                objective: "Ship it".into(),
-                budget: None,
-            }),
-            Actor::User,
-            NOW,
-        )
-        .unwrap();
-    store
-        .todo(
-            &session,
-            Call::Json(r#"{"op": "init", "items": ["A"]}"#),
-            Actor::Agent,
-            NOW,
-        )
-        .unwrap();
-    (
-        store,
-        Injector::from_settings(Settings::default()).unwrap(),
-        session,
-    )
-}
-
-fn state(store: &mut Store, session: &SessionId) -> String {
-    let (list, version) = store.todo_list(session).unwrap();
-    let goal = store.current_goal(session).unwrap();
-    format!("{list:?} {version} {goal:?}")
+fn fixture() -> Fixture {
+    Fixture::new(handle, "g-1", None)
 }
 
 #[test]
 fn bad_input_prints_nothing_and_changes_nothing() {
-    let (mut store, injector, session) = setup();
-    let before = state(&mut store, &session);
-    let cases = [
+    let stdouts = fixture().each_ignored(&[
         (
             "not json",
             "hook input is not JSON (expected ident at line 1 column 2); ignored",
@@ -81,28 +38,22 @@ fn bad_input_prints_nothing_and_changes_nothing() {
             r#"{"hook_event_name": "Notification", "session_id": "g-1"}"#,
             r#"hook event "Notification" is not handled; ignored"#,
         ),
-    ];
-    for (input, note) in cases {
-        let reply = handle(&mut store, &injector, input, NOW);
-        assert_eq!(reply.notes, [note], "{input}");
-        if !input.contains("AfterAgent\", \"session_id\": \"g-1\"") {
-            assert_eq!(reply.stdout, None, "{input}");
-        }
-    }
+    ]);
     // The AfterAgent with an unreadable chat file still continues the goal
-    // (the usage waits for a later event); nothing else changed.
-    let after = state(&mut store, &session);
-    assert_eq!(before, after);
+    // (the usage waits for a later event); nothing else printed.
+    for (i, stdout) in stdouts.iter().enumerate() {
+        assert_eq!(stdout.is_some(), i == 4, "case {i}: {stdout:?}");
+    }
 }
 
 #[test]
 fn before_model_appends_the_context_as_the_last_user_message() {
-    let (mut store, injector, _) = setup();
-    let event = json!({
-        "hook_event_name": "BeforeModel", "session_id": "g-1", "cwd": "/p",
-        "llm_request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
-    });
-    let reply = handle(&mut store, &injector, &event.to_string(), NOW);
+    let mut fx = fixture();
+    let reply = fx.send(&event(
+        "BeforeModel",
+        "g-1",
+        json!({"llm_request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}),
+    ));
     assert!(reply.notes.is_empty(), "{:?}", reply.notes);
     let out = reply.stdout.unwrap();
     let messages = out["hookSpecificOutput"]["llm_request"]["messages"]
@@ -114,7 +65,7 @@ fn before_model_appends_the_context_as_the_last_user_message() {
     assert!(context.starts_with("<goal>\n"), "{context}");
     assert!(context.ends_with("</todo_context>"), "{context}");
     assert_eq!(
-        store.pointer("gemini-cli:/p").unwrap().as_deref(),
+        fx.store.pointer("gemini-cli:/p").unwrap().as_deref(),
         Some("g-1")
     );
 }

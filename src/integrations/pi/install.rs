@@ -9,12 +9,15 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::EXTENSION;
 use crate::error::{Error, Result};
-use crate::integrations::ToolSpec;
+use crate::integrations::agent_tools::ToolSpec;
 use crate::integrations::install::{FileReport, InstallReport};
 use crate::prompt::Templates;
 use crate::user_files::UserDir;
+
+/// The extension's source as shipped; `install pi` fills in the command
+/// and the tools.
+pub const EXTENSION: &str = include_str!("goalkeeper.ts");
 
 /// Where the extension goes, relative to the project.
 pub const EXTENSION_PATH: &str = ".pi/extensions/goalkeeper.ts";

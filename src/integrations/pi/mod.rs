@@ -27,94 +27,48 @@
 
 use serde_json::{Value, json};
 
-use std::path::Path;
-
-use super::claude_code::HookReply;
-use super::hook_event::HookEvent;
-use super::host_session::{self, Host};
+use super::hook_event::{self, Hook, HookReply};
+use super::host_session::Host;
 use crate::error::Result;
 use crate::goal::{GoalOp, Usage};
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::{GoalCall, SessionTx, Store};
+use crate::store::{GoalCall, Store};
 use crate::todo::Actor;
 
 mod install;
 
-pub use install::{EXTENSION_PATH, install_pi};
-
-/// The host's name in `install`, `hook` and `--session-from`.
-pub const HOST: &str = "pi";
-
-/// The extension's source as shipped; `install pi` fills in the command
-/// and the tools.
-pub const EXTENSION: &str = include_str!("goalkeeper.ts");
-
-const REMINDER_MARK: &str = "pi.reminders";
-
-/// The pointer key under which the hooks record the pi session last seen
-/// in a project directory (see [`host_session`]).
-pub fn session_pointer(cwd: &str) -> String {
-    host_session::last_session_key(Host::Pi, Path::new(cwd))
-}
+pub use install::{EXTENSION, EXTENSION_PATH, install_pi};
 
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.
 pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    // The whole event is one transaction: it commits only when every step
-    // succeeded, and a failure anywhere leaves nothing half-applied.
-    HookEvent::handle(store, input, |event, tx, notes| {
-        dispatch(tx, injector, &event.name, &event.json, now_ms, notes)
+    hook_event::handle(Host::Pi, store, injector, input, now_ms, |hook| {
+        match hook.event.name.as_str() {
+            "SessionStart" => Ok(None),
+            "Context" => Ok(hook
+                .goal_mode_message()?
+                .map(|m| json!({"context": hidden(&m)}))),
+            "MessageEnd" => message_end(hook),
+            // A pause needs no reply: the turn simply ends.
+            "TurnEnd" => Ok(hook
+                .stop()?
+                .message()
+                .map(|m| json!({"followUp": hidden(m)}))),
+            _ => hook.unhandled(),
+        }
     })
 }
 
-fn dispatch(
-    tx: &SessionTx<'_>,
-    injector: &Injector,
-    name: &str,
-    event: &Value,
-    now_ms: i64,
-    notes: &mut Vec<String>,
-) -> Result<Option<Value>> {
-    if let Some(cwd) = event.get("cwd").and_then(Value::as_str) {
-        // Also adopts a goal queued with `--session-from pi`.
-        let recorded = host_session::record_in(tx, Host::Pi, Path::new(cwd), now_ms)?;
-        if let Some(adopted) = recorded.adopted {
-            notes.push(format!("adopted the queued goal: {}", adopted.text()));
-        }
-    }
-    // The extension registers both tools.
-    let tools = super::TOOL_NAMES.map(str::to_owned).to_vec();
-    match name {
-        "SessionStart" => Ok(None),
-        "Context" => Ok(tx
-            .goal_mode_context(injector, &tools, now_ms)?
-            .ok()
-            .map(|m| json!({"context": hidden(&m)}))),
-        "MessageEnd" => {
-            let Some(usage) = event.get("usage").and_then(parse_usage) else {
-                notes.push("MessageEnd event has no usage; nothing counted".into());
-                return Ok(None);
-            };
-            tx.goal_call(GoalCall::Op(&GoalOp::Usage(usage)), Actor::Agent, now_ms)?;
-            Ok(None)
-        }
-        "TurnEnd" => turn_end(tx, injector, &tools, now_ms),
-        other => {
-            notes.push(format!("hook event {other:?} is not handled; ignored"));
-            Ok(None)
-        }
-    }
-}
-
-fn turn_end(
-    tx: &SessionTx<'_>,
-    injector: &Injector,
-    tools: &[String],
-    now_ms: i64,
-) -> Result<Option<Value>> {
-    // A pause needs no reply: the turn simply ends.
-    let outcome = tx.on_stop(injector, tools, REMINDER_MARK, now_ms)?;
-    Ok(outcome.message().map(|m| json!({"followUp": hidden(m)})))
+fn message_end(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+    let Some(usage) = hook.event.json.get("usage").and_then(parse_usage) else {
+        hook.notes
+            .push("MessageEnd event has no usage; nothing counted".into());
+        return Ok(None);
+    };
+    let op = GoalOp::Usage(usage);
+    hook.tx
+        .goal_call(GoalCall::Op(&op), Actor::Agent, hook.now_ms)?;
+    Ok(None)
 }
 
 fn hidden(message: &HiddenMessage) -> Value {

@@ -5,51 +5,15 @@
 use serde_json::json;
 
 use super::*;
-use crate::todo::Call;
-use crate::{SessionId, Settings};
+use crate::integrations::hook_fixture::{Fixture, NOW, event};
 
-const NOW: i64 = 1_764_441_600_000;
-
-fn setup() -> (Store, Injector, SessionId) {
-    let mut store = Store::open_in_memory().unwrap();
-    let session = SessionId::parse("p-1").unwrap();
-    store
-        .goal(
-            &session,
-            GoalCall::Op(&GoalOp::Set {
-                objective: "Ship it".into(),
-                budget: Some(1000),
-            }),
-            Actor::User,
-            NOW,
-        )
-        .unwrap();
-    store
-        .todo(
-            &session,
-            Call::Json(r#"{"op": "init", "items": ["A"]}"#),
-            Actor::Agent,
-            NOW,
-        )
-        .unwrap();
-    (
-        store,
-        Injector::from_settings(Settings::default()).unwrap(),
-        session,
-    )
-}
-
-fn state(store: &mut Store, session: &SessionId) -> String {
-    let (list, version) = store.todo_list(session).unwrap();
-    let goal = store.current_goal(session).unwrap();
-    format!("{list:?} {version} {goal:?}")
+fn fixture() -> Fixture {
+    Fixture::new(handle, "p-1", Some(1000))
 }
 
 #[test]
 fn bad_input_prints_nothing_and_changes_nothing() {
-    let (mut store, injector, session) = setup();
-    let before = state(&mut store, &session);
-    let cases = [
+    let stdouts = fixture().each_ignored(&[
         (
             "",
             "hook input is not JSON (EOF while parsing a value at line 1 column 0); ignored",
@@ -70,50 +34,28 @@ fn bad_input_prints_nothing_and_changes_nothing() {
             r#"{"hook_event_name": "Nope", "session_id": "p-1"}"#,
             r#"hook event "Nope" is not handled; ignored"#,
         ),
-    ];
-    for (input, note) in cases {
-        let reply = handle(&mut store, &injector, input, NOW);
-        assert_eq!(reply.notes, [note], "{input}");
-        assert_eq!(reply.stdout, None, "{input}");
-    }
-    assert_eq!(before, state(&mut store, &session));
+    ]);
+    assert!(stdouts.iter().all(Option::is_none), "{stdouts:?}");
 }
 
 #[test]
 fn usage_counts_and_the_wrap_up_comes_once() {
-    let (mut store, injector, session) = setup();
-    let event = |name: &str, extra: serde_json::Value| {
-        let mut e = json!({"hook_event_name": name, "session_id": "p-1", "cwd": "/p"});
-        e.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        e.to_string()
-    };
+    let mut fx = fixture();
     let usage =
         json!({"usage": {"input": 900, "output": 200, "cache_read": 5000, "cache_write": 0}});
-    assert_eq!(
-        handle(&mut store, &injector, &event("MessageEnd", usage), NOW).stdout,
-        None
-    );
-    let goal = store.current_goal(&session).unwrap().unwrap();
+    assert_eq!(fx.send(&event("MessageEnd", "p-1", usage)).stdout, None);
+    let goal = fx.store.current_goal(&fx.session).unwrap().unwrap();
     assert_eq!(
         (goal.tokens_used, goal.status.as_str()),
         (1100, "budget-limited")
     );
-    let first = handle(&mut store, &injector, &event("TurnEnd", json!({})), NOW)
-        .stdout
-        .unwrap();
+    let turn_end = event("TurnEnd", "p-1", json!({}));
+    let first = fx.send(&turn_end).stdout.unwrap();
     assert_eq!(first["followUp"]["customType"], "goal-budget-limit");
     // Then a quiet stop: no continuation, no reminder, no context.
-    assert_eq!(
-        handle(&mut store, &injector, &event("TurnEnd", json!({})), NOW).stdout,
-        None
-    );
-    assert_eq!(
-        handle(&mut store, &injector, &event("Context", json!({})), NOW).stdout,
-        None
-    );
-    assert_eq!(store.pointer("pi:/p").unwrap().as_deref(), Some("p-1"));
+    assert_eq!(fx.send(&turn_end).stdout, None);
+    assert_eq!(fx.send(&event("Context", "p-1", json!({}))).stdout, None);
+    assert_eq!(fx.store.pointer("pi:/p").unwrap().as_deref(), Some("p-1"));
 }
 
 #[test]

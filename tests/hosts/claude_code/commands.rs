@@ -6,15 +6,15 @@
 use serde_json::json;
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply, result_text};
+use super::model::{self, Step, result_text};
 
 #[test]
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_goal_command_sets_and_budgets_the_sessions_goal() {
     let claude = require_claude!();
-    let model = Model::queue(vec![]);
+    let model = model::queue(vec![]);
     let project = Project::new(claude, &model);
-    let file = std::fs::read_to_string(project.dir.join(".claude/commands/goal.md")).unwrap();
+    let file = std::fs::read_to_string(project.project().join(".claude/commands/goal.md")).unwrap();
     assert!(file.contains("disable-model-invocation: true"), "{file}");
     let session = new_session_id();
     project
@@ -30,7 +30,7 @@ fn the_goal_command_sets_and_budgets_the_sessions_goal() {
         .assert_hooks_succeeded();
     assert_eq!(project.goal(&session).unwrap().token_budget, Some(9000));
     // What the model read is goalkeeper's answer, as the user's message.
-    let last = model.requests().last().unwrap().last_message_text();
+    let last = model.calls().last().unwrap().last_message_text();
     assert!(last.contains("9000"), "{last}");
 }
 
@@ -38,14 +38,14 @@ fn the_goal_command_sets_and_budgets_the_sessions_goal() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn clear_carries_the_goal_and_the_list_to_the_new_session() {
     let claude = require_claude!();
-    let model = Model::scripted(|request| {
+    let model = model::scripted(|request| {
         let text = request.last_message_text();
         if text.contains("Plan it.") {
-            Reply::todo(json!({"op": "init", "items": ["First", "Second"]}))
+            Step::todo(json!({"op": "init", "items": ["First", "Second"]}))
         } else if text.contains("Show the list.") {
-            Reply::todo(json!({"op": "view"}))
+            Step::todo(json!({"op": "view"}))
         } else {
-            Reply::text("Noted.")
+            Step::text("Noted.")
         }
     });
     let project = Project::new(claude, &model);
@@ -63,7 +63,7 @@ fn clear_carries_the_goal_and_the_list_to_the_new_session() {
     let goal = project.goal(&new).expect("the goal did not follow /clear");
     assert_eq!(goal.objective, "Carry me");
     assert_eq!(project.todos(&new).counts().total, 2);
-    let requests = model.requests();
+    let requests = model.calls();
     // After /clear the model sees the list, and the MCP server (started
     // for the old session) acts on the new one.
     let shown = requests
@@ -99,14 +99,14 @@ fn clear_carries_the_goal_and_the_list_to_the_new_session() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn a_second_session_in_the_same_directory_has_its_own_list() {
     let claude = require_claude!();
-    let model = Model::scripted(|request| {
+    let model = model::scripted(|request| {
         let text = request.last_message_text();
         if text.contains("List A.") {
-            Reply::todo(json!({"op": "init", "items": ["A1"]}))
+            Step::todo(json!({"op": "init", "items": ["A1"]}))
         } else if text.contains("List B.") {
-            Reply::todo(json!({"op": "init", "items": ["B1", "B2"]}))
+            Step::todo(json!({"op": "init", "items": ["B1", "B2"]}))
         } else {
-            Reply::text("Noted.")
+            Step::text("Noted.")
         }
     });
     let project = Project::new(claude, &model);
@@ -126,13 +126,13 @@ fn a_second_session_in_the_same_directory_has_its_own_list() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_agent_cannot_raise_its_own_budget_through_the_shell() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::tool(
+    let model = model::queue(vec![
+        Step::tool(
             "Bash",
             json!({"command": "goalkeeper --session-from claude-code goal budget 99999999", "description": "Raise the budget"}),
         ),
-        Reply::goal(json!({"op": "get"})),
-        Reply::text("I cannot raise it."),
+        Step::goal(json!({"op": "get"})),
+        Step::text("I cannot raise it."),
     ]);
     let project = Project::new(claude, &model);
     project.goalkeeper_ok(&[
@@ -148,7 +148,7 @@ fn the_agent_cannot_raise_its_own_budget_through_the_shell() {
     project
         .prompt(&session, "Raise your budget.")
         .assert_hooks_succeeded();
-    let results = model.requests()[1].tool_results();
+    let results = model.calls()[1].tool_results();
     let denied = result_text(&results[0]);
     assert!(
         denied.contains("`goalkeeper goal budget` is for the user only"),

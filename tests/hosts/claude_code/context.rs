@@ -6,12 +6,12 @@
 use serde_json::json;
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply};
+use super::model::{self, Step};
 
 /// Replies that spend nothing, so the context (which shows the tokens
 /// used) stays what `goalkeeper context` prints afterwards.
-fn free(reply: Reply) -> Reply {
-    reply.usage(0, 0, 0, 0)
+fn free(reply: Step) -> Step {
+    reply.messages_usage(0, 0, 0, 0)
 }
 
 /// The clock of every goalkeeper process in the context test.
@@ -27,13 +27,13 @@ fn occurrences(haystack: &str, needle: &str) -> usize {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compaction() {
     let claude = require_claude!();
-    let model = Model::scripted(|request| {
+    let model = model::scripted(|request| {
         if request.last_message_text().contains("Plan it.") {
-            free(Reply::todo(
+            free(Step::todo(
                 json!({"op": "init", "items": ["Write", "Check"]}),
             ))
         } else {
-            free(Reply::text("Noted."))
+            free(Step::text("Noted."))
         }
     });
     let mut project = Project::new(claude, &model);
@@ -53,7 +53,7 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
         );
         String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
     };
-    let first_request_of = |run_start: usize| model.requests()[run_start].all_text();
+    let first_request_of = |run_start: usize| model.calls()[run_start].all_text();
 
     // Prompt submit: the goal-mode context as `goalkeeper context` prints it.
     gk(&["goal", "set", "Write and check"]);
@@ -73,22 +73,22 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
     // The prompts name the tools as Claude Code shows them (DESIGN.md §3.4).
     assert!(resumed.contains("`mcp__goalkeeper__todo`"), "{resumed}");
     assert!(!resumed.contains("call `todo`"), "{resumed}");
-    let start = model.requests().len();
+    let start = model.calls().len();
     project.resume(&session, "Go on.").assert_hooks_succeeded();
     assert_eq!(occurrences(&first_request_of(start), &resumed), 1);
 
     // Compaction, then a resumed prompt: the context once, after the summary.
     gk(&["goal", "resume"]);
     let compacted = gk(&["context", "--active-tools", CLAUDE_TOOLS]);
-    let start = model.requests().len();
+    let start = model.calls().len();
     project
         .run(&["/compact", "--resume", &session])
         .assert_hooks_succeeded();
     assert!(
-        model.requests().len() > start,
+        model.calls().len() > start,
         "no compaction request was made"
     );
-    let start = model.requests().len();
+    let start = model.calls().len();
     project
         .resume(&session, "After compaction.")
         .assert_hooks_succeeded();
@@ -97,7 +97,7 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
     assert_eq!(occurrences(&after, &compacted), 1, "{after}");
     // (The context of the first prompt, without a list, is the start of
     // the later ones, so only those are counted here.)
-    for request in model.requests() {
+    for request in model.calls() {
         for context in [&resumed, &compacted] {
             assert!(
                 occurrences(&request.all_text(), context) <= 1,
@@ -112,11 +112,11 @@ fn the_context_is_goalkeepers_own_once_per_request_on_submit_resume_and_compacti
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn a_rejected_call_is_reminded_once_on_the_next_prompt() {
     let claude = require_claude!();
-    let model = Model::scripted(|request| {
+    let model = model::scripted(|request| {
         if request.last_message_text().contains("Finish the parser.") {
-            Reply::todo(json!({"op": "done", "task": "Parser"}))
+            Step::todo(json!({"op": "done", "task": "Parser"}))
         } else {
-            Reply::text("Noted.")
+            Step::text("Noted.")
         }
     });
     let project = Project::new(claude, &model);
@@ -138,7 +138,7 @@ fn a_rejected_call_is_reminded_once_on_the_next_prompt() {
     project
         .resume(&session, "And next.")
         .assert_hooks_succeeded();
-    let requests = model.requests();
+    let requests = model.calls();
     let reminded: Vec<usize> = requests
         .iter()
         .map(|r| occurrences(&r.all_text(), "<todo_error>"))

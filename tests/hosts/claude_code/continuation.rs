@@ -5,22 +5,22 @@
 use serde_json::json;
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply};
+use super::model::{self, Step};
 
 #[test]
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_runaway_guard_pauses_and_nothing_asks_for_more_work() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": ["Think hard"]})),
-        Reply::text("Thinking."),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["Think hard"]})),
+        Step::text("Thinking."),
     ]);
     let project = Project::new(claude, &model);
     project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Solve it"]);
     let session = new_session_id();
     let run = project.prompt(&session, "Solve it.");
     run.assert_hooks_succeeded();
-    let requests = model.requests();
+    let requests = model.calls();
     // The first turn, then three continuations without progress; the
     // third pauses the goal and the agent stops.
     let continuations = requests
@@ -50,13 +50,14 @@ fn the_runaway_guard_pauses_and_nothing_asks_for_more_work() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_wrap_up_comes_once_then_the_agent_stops_quietly() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": ["Step one", "Step two"]})).usage(400, 100, 0, 0),
-        Reply::text("Step one underway.").usage(400, 100, 0, 0),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["Step one", "Step two"]}))
+            .messages_usage(400, 100, 0, 0),
+        Step::text("Step one underway.").messages_usage(400, 100, 0, 0),
         // The continuation's turn crosses the budget.
-        Reply::text("Still on step one.").usage(1500, 100, 0, 0),
+        Step::text("Still on step one.").messages_usage(1500, 100, 0, 0),
         // The wrap-up's turn.
-        Reply::text("Finished: nothing. Left: both steps.").usage(300, 50, 0, 0),
+        Step::text("Finished: nothing. Left: both steps.").messages_usage(300, 50, 0, 0),
     ]);
     let project = Project::new(claude, &model);
     project.goalkeeper_ok(&[
@@ -71,7 +72,7 @@ fn the_wrap_up_comes_once_then_the_agent_stops_quietly() {
     let session = new_session_id();
     let run = project.prompt(&session, "Do both steps.");
     run.assert_hooks_succeeded();
-    let requests = model.requests();
+    let requests = model.calls();
     assert_eq!(requests.len(), 4, "{:#?}", run.events);
     let wrap_ups: Vec<usize> = requests
         .iter()

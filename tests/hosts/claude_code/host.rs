@@ -1,15 +1,17 @@
 //! The real Claude Code CLI, headless, in a temporary project.
 //!
 //! `scripts/install-host.sh claude-code` (run by `.ci/run`) installs the pinned
-//! version under `~/.cache/goalkeeper/npm/`; [`claude`] finds it there (or
-//! at `$GOALKEEPER_CLAUDE_BIN`). A [`Project`] is a temporary `HOME`, a
-//! project directory whose path has a space, goalkeeper installed into it
-//! by `goalkeeper install claude-code` (with goalkeeper's database in that
-//! `HOME`, its default place), and the folder marked trusted the way
-//! Claude Code's first interactive start records it. Every `claude` runs
-//! from a cleared environment pointed at the scripted [`Model`].
+//! version under `~/.cache/goalkeeper/npm/`; [`CLAUDE_CODE`] finds it there
+//! (or at `$GOALKEEPER_CLAUDE_BIN`). A [`Project`] is a [`World`] whose
+//! project directory's path has a space, with goalkeeper installed into it
+//! by `goalkeeper install claude-code` (goalkeeper's database in the
+//! temporary `HOME`, its default place), and the folder marked trusted the
+//! way Claude Code's first interactive start records it. Every `claude`
+//! runs from the world's cleared environment pointed at the scripted
+//! model.
 
 use std::io::{BufRead, BufReader, Write};
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -17,49 +19,39 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use goalkeeper::{SessionId, Store};
 use serde_json::{Value, json};
 
-use super::model::Model;
+use super::model::MockModel;
+use crate::{Host, World};
 
-/// The Claude Code version the suite runs (keep in step with
-/// `scripts/install-host.sh`).
-pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+/// The Claude Code the suite runs.
+pub const CLAUDE_CODE: Host = Host {
+    name: "claude-code",
+    package: "@anthropic-ai/claude-code",
+    version: "2.1.332",
+    bin: "claude",
+    bin_var: "GOALKEEPER_CLAUDE_BIN",
+};
 
 /// How long one `claude` run may take before it is killed.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The pinned `claude` executable, if installed.
-pub fn claude() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("GOALKEEPER_CLAUDE_BIN") {
-        return Some(PathBuf::from(path));
-    }
-    let cache = match std::env::var_os("XDG_CACHE_HOME") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
-    };
-    let bin = cache
-        .join("goalkeeper/npm")
-        .join(format!("claude-code-{CLAUDE_CODE_VERSION}"))
-        .join("node_modules/.bin/claude");
-    bin.exists().then_some(bin)
-}
 
 /// The `claude` executable; in CI a missing one fails the test, elsewhere
 /// the test is skipped with a message saying how to install it.
 macro_rules! require_claude {
     () => {
-        match super::host::claude() {
+        match super::host::CLAUDE_CODE.find() {
             Some(path) => path,
             None => {
+                let host = &super::host::CLAUDE_CODE;
                 assert!(
                     std::env::var_os("CI").is_none(),
                     "Claude Code {} is not installed; .ci/run installs it with scripts/install-host.sh claude-code",
-                    super::host::CLAUDE_CODE_VERSION
+                    host.version
                 );
                 eprintln!(
                     "SKIPPED: Claude Code {} is not installed; run scripts/install-host.sh claude-code to run this test",
-                    super::host::CLAUDE_CODE_VERSION
+                    host.version
                 );
                 return;
             }
@@ -106,42 +98,48 @@ pub fn new_session_id() -> String {
     )
 }
 
-/// A temporary `HOME` and project with goalkeeper installed.
+/// A [`World`] for Claude Code: goalkeeper installed into `my project`,
+/// the folder trusted, and `claude` pointed at the scripted model.
 pub struct Project {
-    _root: tempfile::TempDir,
+    world: World,
     pub claude: PathBuf,
-    pub home: PathBuf,
-    pub dir: PathBuf,
-    /// Whether goalkeeper's directory is on `PATH`.
-    pub on_path: bool,
     pub model_url: String,
     /// Extra environment for every `claude` run.
     pub env: Vec<(String, String)>,
 }
 
+impl Deref for Project {
+    type Target = World;
+
+    fn deref(&self) -> &World {
+        &self.world
+    }
+}
+
 impl Project {
     /// A project with goalkeeper on `PATH`, installed by
     /// `goalkeeper install claude-code` run in the project directory.
-    pub fn new(claude: PathBuf, model: &Model) -> Project {
+    pub fn new(claude: PathBuf, model: &MockModel) -> Project {
         let project = Project::bare(claude, model, true);
         project.install();
         project
     }
 
-    /// A project with nothing installed yet.
-    pub fn bare(claude: PathBuf, model: &Model, on_path: bool) -> Project {
-        let root = tempfile::tempdir().expect("temp dir");
-        let home = root.path().join("home");
-        let dir = root.path().join("my project");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&dir).unwrap();
+    /// A project with nothing installed yet; goalkeeper's directory is on
+    /// `PATH` when `on_path`.
+    pub fn bare(claude: PathBuf, model: &MockModel, on_path: bool) -> Project {
+        let system = "/usr/local/bin:/usr/bin:/bin";
+        let path = if on_path {
+            format!("{}:{system}", bin_dir().display())
+        } else {
+            system.to_owned()
+        };
+        let world =
+            World::at_default_places("my project").with_path(path, bin_dir().join("goalkeeper"));
         let project = Project {
-            _root: root,
+            world,
             claude,
-            home,
-            dir,
-            on_path,
-            model_url: model.url(),
+            model_url: model.base_url(),
             env: Vec::new(),
         };
         project.trust();
@@ -152,23 +150,9 @@ impl Project {
     /// dialog does (without it `claude -p` ignores the project's
     /// `permissions.allow`).
     fn trust(&self) {
-        let config =
-            json!({"projects": {self.dir.display().to_string(): {"hasTrustDialogAccepted": true}}});
-        std::fs::write(self.home.join(".claude.json"), config.to_string()).unwrap();
-    }
-
-    /// The goalkeeper binary under test, at a path with a space.
-    pub fn goalkeeper_bin(&self) -> PathBuf {
-        bin_dir().join("goalkeeper")
-    }
-
-    fn path_var(&self) -> String {
-        let system = "/usr/local/bin:/usr/bin:/bin";
-        if self.on_path {
-            format!("{}:{system}", bin_dir().display())
-        } else {
-            system.to_owned()
-        }
+        let dir = self.project().display().to_string();
+        let config = json!({"projects": {dir: {"hasTrustDialogAccepted": true}}});
+        std::fs::write(self.home().join(".claude.json"), config.to_string()).unwrap();
     }
 
     /// Runs `goalkeeper install claude-code` in the project directory.
@@ -182,69 +166,9 @@ impl Project {
         output
     }
 
-    /// A goalkeeper command as the user runs it in the project directory.
-    pub fn goalkeeper_cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(self.goalkeeper_bin());
-        cmd.args(args)
-            .current_dir(&self.dir)
-            .env_clear()
-            .env("HOME", &self.home)
-            .env("PATH", self.path_var());
-        cmd
-    }
-
-    /// Runs a goalkeeper command; returns its output.
-    pub fn goalkeeper(&self, args: &[&str]) -> std::process::Output {
-        self.goalkeeper_cmd(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run goalkeeper")
-    }
-
-    /// Runs a goalkeeper command that must succeed; returns its stdout.
-    pub fn goalkeeper_ok(&self, args: &[&str]) -> String {
-        let output = self.goalkeeper(args);
-        assert!(
-            output.status.success(),
-            "goalkeeper {args:?} failed: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    /// goalkeeper's database, at its default place under `HOME`.
-    pub fn db(&self) -> PathBuf {
-        self.home.join(".local/share/goalkeeper/goalkeeper.db")
-    }
-
-    /// The store, opened the way the hooks open it.
-    pub fn store(&self) -> Store {
-        Store::open(&self.db()).expect("open the store")
-    }
-
-    /// The goal of `session` as the store holds it.
-    pub fn goal(&self, session: &str) -> Option<goalkeeper::goal::Goal> {
-        self.store()
-            .current_goal(&SessionId::parse(session).unwrap())
-            .unwrap()
-    }
-
-    /// The todo list of `session`.
-    pub fn todos(&self, session: &str) -> goalkeeper::todo::TodoList {
-        self.store()
-            .todo_list(&SessionId::parse(session).unwrap())
-            .unwrap()
-            .0
-    }
-
     fn claude_cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(&self.claude);
+        let mut cmd = self.command(&self.claude);
         cmd.args(args)
-            .current_dir(&self.dir)
-            .env_clear()
-            .env("HOME", &self.home)
-            .env("PATH", self.path_var())
             .env("ANTHROPIC_BASE_URL", &self.model_url)
             .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
             .env("DISABLE_AUTOUPDATER", "1")

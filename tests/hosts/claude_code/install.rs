@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply, result_text};
+use super::model::{self, Step, result_text};
 
 fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -15,13 +15,14 @@ fn read_json(path: &std::path::Path) -> Value {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_installed_files_name_no_machine_path() {
     let claude = require_claude!();
-    let model = Model::queue(vec![]);
+    let model = model::queue(vec![]);
     let project = Project::new(claude, &model);
-    let settings = std::fs::read_to_string(project.dir.join(".claude/settings.json")).unwrap();
-    let mcp = read_json(&project.dir.join(".mcp.json"));
-    let goal = std::fs::read_to_string(project.dir.join(".claude/commands/goal.md")).unwrap();
+    let settings =
+        std::fs::read_to_string(project.project().join(".claude/settings.json")).unwrap();
+    let mcp = read_json(&project.project().join(".mcp.json"));
+    let goal = std::fs::read_to_string(project.project().join(".claude/commands/goal.md")).unwrap();
     for text in [&settings, &mcp.to_string(), &goal] {
-        assert!(!text.contains(&*project.home.to_string_lossy()), "{text}");
+        assert!(!text.contains(&*project.home().to_string_lossy()), "{text}");
         assert!(!text.contains("claude code bin"), "{text}");
     }
     assert_eq!(mcp["mcpServers"]["goalkeeper"]["command"], "goalkeeper");
@@ -48,16 +49,16 @@ fn the_installed_files_name_no_machine_path() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn installed_from_a_path_with_a_space_everything_runs() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": ["One"]})),
-        Reply::text("Done."),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["One"]})),
+        Step::text("Done."),
     ]);
     // goalkeeper is not on PATH: the installer writes its path, quoted.
     let project = Project::bare(claude, &model, false);
     let output = project.install();
     let report = String::from_utf8_lossy(&output.stdout);
     assert!(report.contains("not on PATH"), "{report}");
-    let settings = read_json(&project.dir.join(".claude/settings.json"));
+    let settings = read_json(&project.project().join(".claude/settings.json"));
     let hook = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
@@ -73,7 +74,7 @@ fn installed_from_a_path_with_a_space_everything_runs() {
         "{:?}",
         run.hooks_run()
     );
-    let result = &model.requests()[1].tool_results()[0];
+    let result = &model.calls()[1].tool_results()[0];
     assert!(
         result_text(result).contains("Overall: 0/1 done"),
         "{result:#}"
@@ -85,9 +86,9 @@ fn installed_from_a_path_with_a_space_everything_runs() {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn bad_goalkeeper_variables_never_fail_a_hook() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": ["One"]})),
-        Reply::text("Done."),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["One"]})),
+        Step::text("Done."),
     ]);
     let mut project = Project::new(claude, &model);
     project.goalkeeper_ok(&[
@@ -107,7 +108,7 @@ fn bad_goalkeeper_variables_never_fail_a_hook() {
     let session = new_session_id();
     let run = project.prompt(&session, "Plan one task.");
     run.assert_hooks_succeeded();
-    let requests = model.requests();
+    let requests = model.calls();
     assert!(
         !requests.is_empty(),
         "the prompt was blocked: {:#?}",

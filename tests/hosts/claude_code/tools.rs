@@ -4,25 +4,25 @@
 use serde_json::json;
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply, result_text};
+use super::model::{self, Step, result_text};
 
 #[test]
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_tools_are_offered_allowed_and_answer_with_the_summary() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "list": [
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "list": [
             {"phase": "Build", "items": ["Write the parser", "Write the printer"]},
             {"phase": "Check", "items": ["Run the tests"]}]})),
-        Reply::todo(json!({"op": "done", "task": "Write the parsr"})),
-        Reply::text("Planned."),
+        Step::todo(json!({"op": "done", "task": "Write the parsr"})),
+        Step::text("Planned."),
     ]);
     let project = Project::new(claude, &model);
     let session = new_session_id();
     let run = project.prompt(&session, "Plan the work.");
     run.assert_hooks_succeeded();
 
-    let requests = model.requests();
+    let requests = model.calls();
     let first = &requests[0];
     for tool in ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"] {
         assert!(
@@ -55,17 +55,17 @@ fn the_tools_are_offered_allowed_and_answer_with_the_summary() {
 fn a_thousand_task_list_reaches_the_model_as_a_bounded_summary() {
     let claude = require_claude!();
     let items: Vec<String> = (1..=1000).map(|i| format!("Task number {i}")).collect();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": items})),
-        Reply::todo(json!({"op": "done", "task": "Task number 1"})),
-        Reply::text("Planned."),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": items})),
+        Step::todo(json!({"op": "done", "task": "Task number 1"})),
+        Step::text("Planned."),
     ]);
     let project = Project::new(claude, &model);
     let session = new_session_id();
     project
         .prompt(&session, "Plan a thousand tasks.")
         .assert_hooks_succeeded();
-    let results = model.requests()[2].tool_results();
+    let results = model.calls()[2].tool_results();
     assert_eq!(results.len(), 2);
     for result in &results {
         let text = result_text(result);

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::host::{Project, new_session_id, require_claude};
-use super::model::{Model, Reply};
+use super::model::{self, Step};
 
 /// The `Budget: N of …` figure of the continuation the request carries.
 fn budget_line(text: &str) -> Option<u64> {
@@ -17,14 +17,14 @@ fn budget_line(text: &str) -> Option<u64> {
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn every_response_is_counted_once_at_each_stop_and_in_the_completing_turn() {
     let claude = require_claude!();
-    let model = Model::queue(vec![
-        Reply::todo(json!({"op": "init", "items": ["Build it", "Test it"]}))
-            .usage(1000, 50, 200, 5000),
-        Reply::text("Built, testing next.").usage(1100, 60, 0, 5200),
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["Build it", "Test it"]}))
+            .messages_usage(1000, 50, 200, 5000),
+        Step::text("Built, testing next.").messages_usage(1100, 60, 0, 5200),
         // The continuation's turn.
-        Reply::todo(json!({"op": "done"})).usage(1300, 70, 10, 5400),
-        Reply::goal(json!({"op": "complete"})).usage(1400, 80, 0, 5600),
-        Reply::text("All done.").usage(1500, 90, 30, 5800),
+        Step::todo(json!({"op": "done"})).messages_usage(1300, 70, 10, 5400),
+        Step::goal(json!({"op": "complete"})).messages_usage(1400, 80, 0, 5600),
+        Step::text("All done.").messages_usage(1500, 90, 30, 5800),
     ]);
     let project = Project::new(claude, &model);
     project.goalkeeper_ok(&[
@@ -41,7 +41,7 @@ fn every_response_is_counted_once_at_each_stop_and_in_the_completing_turn() {
     let session = new_session_id();
     let run = project.prompt(&session, "Build and test it.");
     run.assert_hooks_succeeded();
-    let requests = model.requests();
+    let requests = model.calls();
     assert_eq!(requests.len(), 5, "{:#?}", run.events);
     // The continuation is the next turn, and its budget line counts both
     // responses of the first turn.
@@ -69,20 +69,20 @@ fn a_subagents_responses_are_counted() {
     // The subagent runs in the foreground (its requests do not carry
     // the user's prompt), so each is scripted by who asks.
     let mut main = vec![
-        Reply::tool(
+        Step::tool(
             "Agent",
             json!({"description": "Look around", "prompt": "Say hello.", "subagent_type": "general-purpose", "run_in_background": false}),
         )
-        .usage(1000, 10, 0, 0),
-        Reply::goal(json!({"op": "complete"})).usage(1200, 30, 0, 0),
+        .messages_usage(1000, 10, 0, 0),
+        Step::goal(json!({"op": "complete"})).messages_usage(1200, 30, 0, 0),
     ]
     .into_iter();
-    let model = Model::scripted(move |request| {
+    let model = model::scripted(move |request| {
         if request.all_text().contains(PROMPT) {
             main.next()
-                .unwrap_or_else(|| Reply::text("Done.").usage(1300, 40, 0, 0))
+                .unwrap_or_else(|| Step::text("Done.").messages_usage(1300, 40, 0, 0))
         } else {
-            Reply::text("Hello from the subagent.").usage(300, 20, 7, 0)
+            Step::text("Hello from the subagent.").messages_usage(300, 20, 7, 0)
         }
     });
     let project = Project::new(claude, &model);
@@ -95,7 +95,7 @@ fn a_subagents_responses_are_counted() {
         "{:?}",
         run.hooks_run()
     );
-    let requests = model.requests();
+    let requests = model.calls();
     let subagent = requests
         .iter()
         .filter(|r| !r.all_text().contains(PROMPT))
