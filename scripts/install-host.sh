@@ -17,7 +17,7 @@ host="${1:?usage: scripts/install-host.sh claude-code|gemini-cli|codex|pi|typesc
 case "$host" in
   claude-code) package=@anthropic-ai/claude-code version=2.1.332 bin=claude ;;
   gemini-cli) package=@google/gemini-cli version=0.61.0 bin=gemini ;;
-  codex) package=@openai/codex version=0.169.0 bin=codex ;;
+  codex) package=@openai/codex version=0.171.0 bin=codex ;;
   pi) package=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
   typescript) package=typescript version=5.9.3 bin=tsc ;;
   *) echo "unknown host $host (claude-code, gemini-cli, codex, pi or typescript)" >&2; exit 2 ;;
