@@ -17,7 +17,7 @@ use crate::{
 const CODEX: Host = Host {
     name: "codex",
     package: "@openai/codex",
-    version: "0.169.0",
+    version: "0.171.0",
     bin: "codex",
     bin_var: "GOALKEEPER_CODEX_BIN",
 };
