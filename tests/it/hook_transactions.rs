@@ -8,6 +8,7 @@ use std::io::Write;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::mcp::{Server, is_error};
 use common::TestEnv;
 use serde_json::{Value, json};
 
@@ -235,6 +236,46 @@ fn run_hook(env: &TestEnv, host: &str, event: &Value) {
     );
 }
 
+/// `rounds` appends and usage reports through the CLI.
+fn cli_writes(env: &TestEnv, rounds: usize) {
+    for round in 0..rounds {
+        let json = format!(r#"{{"op":"append","phase":"Work","items":["cli {round}"]}}"#);
+        env.ok(&["--session", SESSION, "todo", "apply", &json]);
+        env.ok(&[
+            "--session",
+            SESSION,
+            "goal",
+            "usage",
+            "--input",
+            "4",
+            "--output",
+            "3",
+        ]);
+    }
+}
+
+/// The texts of the session's tasks, as `todo view` lists them, and the
+/// list's version.
+fn listed_tasks(env: &TestEnv) -> (Vec<String>, i64) {
+    let view: Value = serde_json::from_str(&env.ok(&[
+        "--session",
+        SESSION,
+        "--json",
+        "todo",
+        "apply",
+        r#"{"op":"view"}"#,
+    ]))
+    .unwrap();
+    let tasks = view["details"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["tasks"].as_array().unwrap().clone())
+        .map(|t| t["content"].as_str().unwrap().to_owned())
+        .collect();
+    (tasks, view["details"]["version"].as_i64().unwrap())
+}
+
 /// Hook events of every kind and of two hosts on one session, racing CLI
 /// writers, `goal usage` and an MCP server, while the transcripts grow:
 /// every process succeeds, each response is counted exactly once, every
@@ -297,63 +338,19 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
             }
         });
         // CLI appends and usage reports.
-        scope.spawn(move || {
-            for round in 0..ROUNDS {
-                let json = format!(r#"{{"op":"append","phase":"Work","items":["cli {round}"]}}"#);
-                env.ok(&["--session", SESSION, "todo", "apply", &json]);
-                env.ok(&[
-                    "--session",
-                    SESSION,
-                    "goal",
-                    "usage",
-                    "--input",
-                    "4",
-                    "--output",
-                    "3",
-                ]);
-            }
-        });
+        scope.spawn(move || cli_writes(env, ROUNDS));
         // An MCP server's appends.
         scope.spawn(move || {
-            let mut server = env
-                .std_cmd(&["--session", SESSION, "mcp"])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut stdin = server.stdin.take().unwrap();
-            let mut lines =
-                std::io::BufRead::lines(std::io::BufReader::new(server.stdout.take().unwrap()));
-            let mut ask = |stdin: &mut std::process::ChildStdin, line: Value| {
-                writeln!(stdin, "{line}").unwrap();
-                stdin.flush().unwrap();
-                let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-                assert_eq!(answer["id"], line["id"], "{answer}");
-                answer
-            };
-            ask(
-                &mut stdin,
-                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "race", "version": "0"}}}),
-            );
-            writeln!(
-                stdin,
-                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-            )
-            .unwrap();
+            let mut server = Server::start(env, SESSION);
             for round in 0..ROUNDS {
-                let answer = ask(
-                    &mut stdin,
-                    json!({"jsonrpc": "2.0", "id": round + 1, "method": "tools/call",
-                    "params": {"name": "todo", "arguments":
-                        {"op": "append", "phase": "Work", "items": [format!("mcp {round}")]}}}),
+                let item = format!("mcp {round}");
+                let result = server.call(
+                    "todo",
+                    json!({"op": "append", "phase": "Work", "items": [item]}),
                 );
-                assert_eq!(answer["result"]["isError"], false, "{answer}");
+                assert!(!is_error(&result), "{result}");
             }
-            drop(stdin);
-            assert!(server.wait().unwrap().success());
+            assert!(server.stop().ends_with("[exit status: 0]"));
         });
         // The host keeps writing its transcripts meanwhile.
         scope.spawn(|| {
@@ -373,22 +370,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         tokens_used(env),
         responses * CLAUDE_MESSAGE_TOKENS + responses * CODEX_RECORD_TOKENS + ROUNDS as u64 * 7
     );
-    let view: Value = serde_json::from_str(&env.ok(&[
-        "--session",
-        SESSION,
-        "--json",
-        "todo",
-        "apply",
-        r#"{"op":"view"}"#,
-    ]))
-    .unwrap();
-    let mut tasks: Vec<String> = view["details"]["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| p["tasks"].as_array().unwrap().clone())
-        .map(|t| t["content"].as_str().unwrap().to_owned())
-        .collect();
+    let (mut tasks, version) = listed_tasks(env);
     tasks.sort();
     let mut expected: Vec<String> = (0..ROUNDS)
         .flat_map(|r| [format!("cli {r}"), format!("mcp {r}")])
@@ -404,7 +386,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         .filter_map(|e| e.version)
         .collect();
     assert_eq!(versions, (1..=2 * ROUNDS as i64).collect::<Vec<_>>());
-    assert_eq!(view["details"]["version"], 2 * ROUNDS as i64);
+    assert_eq!(version, 2 * ROUNDS as i64);
     for dir in ["claude-code:/work/claude", "codex:/work/codex"] {
         assert_eq!(
             store.pointer(dir).unwrap().as_deref(),

@@ -1,0 +1,125 @@
+//! Which session a server acts on, and servers and calls sharing one:
+//! the session from the environment or from a host's hooks, pipelined
+//! calls in order, two servers on one list.
+
+use serde_json::{Value, json};
+
+use super::{Server, is_error, text};
+use crate::common::TestEnv;
+
+#[test]
+fn the_session_comes_from_the_environment_without_flag() {
+    let env = TestEnv::new();
+    let mut server = Server::spawn(&env, &["mcp"], &[("GOALKEEPER_SESSION", "from-env")]);
+    server.initialize();
+    server.call("todo", json!({"op": "init", "items": ["Only here"]}));
+    assert_eq!(server.stop(), "[exit status: 0]");
+    let view = env.ok(&["--session", "from-env", "todo", "view"]);
+    assert!(view.contains("Only here"), "{view}");
+    let other = env.ok(&["todo", "view"]);
+    assert_eq!(other, "Todo list is empty.\n");
+}
+
+#[test]
+fn pipelined_calls_run_in_the_order_they_arrive() {
+    let env = TestEnv::new();
+    let mut server = Server::start(&env, "s1");
+    let calls = [
+        json!({"op": "init", "items": ["A", "B", "C"]}),
+        json!({"op": "done", "task": "A"}),
+        json!({"op": "done", "task": "B"}),
+        json!({"op": "view"}),
+    ];
+    for (i, arguments) in calls.iter().enumerate() {
+        server.send(
+            &json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+            "params": {"name": "todo", "arguments": arguments}}),
+        );
+    }
+    let versions: Vec<Value> = (0..calls.len())
+        .map(|i| {
+            server.response(100 + i as i64)["result"]["_meta"]["goalkeeper/result"]["version"]
+                .clone()
+        })
+        .collect();
+    assert_eq!(versions, [json!(1), json!(2), json!(3), json!(3)]);
+}
+
+#[test]
+fn two_servers_on_one_session_keep_every_task() {
+    const CALLS: usize = 25;
+    let env = TestEnv::new();
+    let mut first = Server::start(&env, "shared");
+    let mut second = Server::start(&env, "shared");
+    std::thread::scope(|scope| {
+        for (name, server) in [("first", &mut first), ("second", &mut second)] {
+            scope.spawn(move || {
+                for call in 0..CALLS {
+                    let result = server.call(
+                        "todo",
+                        json!({"op": "append", "phase": "Work", "items": [format!("{name} {call}")]}),
+                    );
+                    assert!(!is_error(&result), "{name} {call}: {}", text(&result));
+                }
+            });
+        }
+    });
+    let view = first.call("todo", json!({"op": "view"}));
+    assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 2 * CALLS);
+    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let (list, _) = store
+        .todo_list(&goalkeeper::SessionId::parse("shared").unwrap())
+        .unwrap();
+    let tasks: Vec<serde_json::Value> = list.phases[0]
+        .tasks
+        .iter()
+        .map(|t| json!({"content": t.content}))
+        .collect();
+    assert_eq!(tasks.len(), 2 * CALLS);
+    for name in ["first", "second"] {
+        let mine: Vec<&str> = tasks
+            .iter()
+            .filter_map(|t| t["content"].as_str())
+            .filter(|c| c.starts_with(&format!("{name} ")))
+            .collect();
+        let expected: Vec<String> = (0..CALLS).map(|call| format!("{name} {call}")).collect();
+        assert_eq!(mine, expected);
+    }
+    // The other server sees the same state.
+    assert_eq!(second.call("todo", json!({"op": "view"})), view);
+    assert_eq!(first.stop(), "[exit status: 0]");
+    assert_eq!(second.stop(), "[exit status: 0]");
+}
+
+#[test]
+fn with_session_from_claude_code_the_tools_follow_the_hooks_session() {
+    let env = TestEnv::new();
+    let cwd = env.dir().canonicalize().unwrap().display().to_string();
+    let mut server = Server::spawn(&env, &["mcp", "--session-from", "claude-code"], &[]);
+    server.initialize();
+    // Before any hook ran, the fallback session (`default`) is used.
+    let before = server.call(
+        "todo",
+        json!({"op": "append", "phase": "P", "items": ["fallback"]}),
+    );
+    assert!(!is_error(&before), "{before}");
+    // The hook sees Claude's session in this directory...
+    let event = json!({"session_id": "claude-abc", "hook_event_name": "UserPromptSubmit", "cwd": cwd, "prompt": "hi"});
+    env.cmd(&["hook", "claude-code"])
+        .write_stdin(event.to_string())
+        .assert()
+        .success();
+    // ...and the next tool call lands in that session.
+    let after = server.call(
+        "todo",
+        json!({"op": "init", "items": ["in the claude session"]}),
+    );
+    assert!(!is_error(&after), "{after}");
+    let claude = env.ok(&["--session", "claude-abc", "todo", "view"]);
+    assert!(claude.contains("in the claude session"), "{claude}");
+    let default = env.ok(&["todo", "view"]);
+    assert!(
+        default.contains("fallback") && !default.contains("in the claude session"),
+        "{default}"
+    );
+}
