@@ -1,6 +1,6 @@
 //! `view` pages, the status line's counts and the part of a long list a
 //! bounded `<todo_context>` shows, read from the list's kept shape and the
-//! rows they show (issue 14): the same as the pure engine takes from the
+//! rows they show: the same as the pure engine takes from the
 //! whole list, after every kind of write.
 
 use goalkeeper::Store;
