@@ -337,15 +337,7 @@ fn sigkill_mid_stream_leaves_a_sound_database() {
     acknowledged_append(&env, &last);
     acknowledged.push(last);
     inspect(&env, &acknowledged, None);
-    let view = env.ok(&[
-        "--session",
-        SESSION,
-        "--json",
-        "todo",
-        "apply",
-        r#"{"op":"view"}"#,
-    ]);
-    let view: serde_json::Value = serde_json::from_str(&view).unwrap();
+    let view = env.view_json(SESSION);
     assert_eq!(view["details"]["version"], acknowledged.len() as i64);
 
     eprintln!(

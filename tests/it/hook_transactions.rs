@@ -257,15 +257,7 @@ fn cli_writes(env: &TestEnv, rounds: usize) {
 /// The texts of the session's tasks, as `todo view` lists them, and the
 /// list's version.
 fn listed_tasks(env: &TestEnv) -> (Vec<String>, i64) {
-    let view: Value = serde_json::from_str(&env.ok(&[
-        "--session",
-        SESSION,
-        "--json",
-        "todo",
-        "apply",
-        r#"{"op":"view"}"#,
-    ]))
-    .unwrap();
+    let view = env.view_json(SESSION);
     let tasks = view["details"]["phases"]
         .as_array()
         .unwrap()

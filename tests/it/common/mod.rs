@@ -116,6 +116,20 @@ impl TestEnv {
         assert!(output.status.success(), "{}", render(args, &output));
         String::from_utf8(output.stdout).expect("utf-8 stdout")
     }
+
+    /// `todo view` of `session` as the `--json` result, asserting it
+    /// succeeded.
+    pub fn view_json(&self, session: &str) -> serde_json::Value {
+        let view = self.ok(&[
+            "--session",
+            session,
+            "--json",
+            "todo",
+            "apply",
+            r#"{"op":"view"}"#,
+        ]);
+        serde_json::from_str(&view).expect("the view's JSON")
+    }
 }
 
 /// `$ goalkeeper ARGS`, stdout, `--- stderr ---` and stderr when there is

@@ -8,16 +8,6 @@ use serde_json::{Value, json};
 use super::{Server, initialize_params, is_error};
 use crate::common::TestEnv;
 
-/// What `goalkeeper todo view` prints for `session`.
-fn cli_view(env: &TestEnv, session: &str) -> String {
-    let output = env
-        .cmd(&["--session", session, "todo", "view"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    String::from_utf8(output.stdout).unwrap()
-}
-
 /// Standard input that is a regular file (`goalkeeper mcp < requests`)
 /// cannot wait in `epoll`: the server reads it on a thread of its own,
 /// answers every request in it and stops at its end.
@@ -49,7 +39,7 @@ fn a_file_as_standard_input_is_served_to_its_end() {
     let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
     assert_eq!(ids, [&json!(1), &json!(2), &json!(3)], "{answers:?}");
     assert!(!is_error(&answers[2]["result"]), "{:?}", answers[2]);
-    let view = cli_view(&env, "f");
+    let view = env.ok(&["--session", "f", "todo", "view"]);
     assert!(view.contains("Overall: 1/2 done"), "{view}");
 }
 
@@ -85,6 +75,6 @@ fn a_request_in_pieces_and_a_large_one_are_each_answered() {
     assert_eq!(big["result"]["_meta"]["goalkeeper/result"]["version"], 2);
     assert!(server.drain(Duration::from_millis(100)).is_empty());
     assert_eq!(server.stop(), "[exit status: 0]");
-    let view = cli_view(&env, "pieces");
+    let view = env.ok(&["--session", "pieces", "todo", "view"]);
     assert!(view.contains("0/302 done"), "{view}");
 }
