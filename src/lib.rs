@@ -15,6 +15,7 @@ pub mod store;
 pub mod time;
 pub mod todo;
 mod tool_result;
+pub mod turn;
 pub mod user_files;
 
 pub use actor::Actor;

@@ -4,7 +4,7 @@
 use clap::{Args, Subcommand};
 use goalkeeper::Error;
 use goalkeeper::prompt::{BUILTIN, Gate, HiddenMessage};
-use goalkeeper::store::Continuation;
+use goalkeeper::turn::{self, Continuation};
 
 use super::{ActiveTools, Context, Outcome, print_json};
 
@@ -43,7 +43,7 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     // nothing is due, and nothing needs reading to know it.
     let due = injector.settings().memory.file.is_some() && {
         let read = store.begin_read(&ctx.session)?;
-        let due = read.memory_due(&injector)?;
+        let due = turn::memory_due(&read, &injector)?;
         read.commit()?;
         due
     };
@@ -52,7 +52,7 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     } else {
         store.begin_read(&ctx.session)?
     };
-    let (memory, note) = tx.memory(&injector, ctx.now_ms)?;
+    let (memory, note) = turn::memory(&tx, &injector, ctx.now_ms)?;
     // The list is read once, for the message and for `--explain`: of a
     // long list, only what the bounded block shows.
     let list = tx.todo_listed(injector.max_tasks())?;
@@ -95,7 +95,10 @@ pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
-    match store.continuation(&ctx.session, &injector, &tools, ctx.now_ms)? {
+    let next = store.in_session(&ctx.session, |tx| {
+        turn::continuation(tx, &injector, &tools, ctx.now_ms)
+    })?;
+    match next {
         Continuation::Message(message) => print_message(ctx, &message),
         Continuation::Paused(text) => {
             if ctx.json {

@@ -10,9 +10,9 @@ use goalkeeper::goal::{GoalOp, Usage};
 use goalkeeper::prompt::Injector;
 use goalkeeper::prompt::{Gate, HiddenMessage};
 use goalkeeper::settings::Settings;
-use goalkeeper::store::Continuation;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call};
+use goalkeeper::turn::{self, Continuation};
 use goalkeeper::{Error, SessionId, Store};
 
 use super::{Context, Outcome};
@@ -220,12 +220,10 @@ impl Tour {
 
     fn context(&mut self) -> Result<(), Error> {
         self.command("context");
-        let message = self.store.goal_mode_context(
-            &self.session,
-            &self.injector,
-            &Tour::tools(),
-            self.now_ms,
-        )?;
+        let (injector, now_ms) = (&self.injector, self.now_ms);
+        let message = self.store.in_session(&self.session, |tx| {
+            turn::goal_mode_context(tx, injector, &Tour::tools(), now_ms)
+        })?;
         match message {
             Ok(message) => show(&message),
             Err(gate) => nothing(gate),
@@ -235,10 +233,11 @@ impl Tour {
 
     fn continuation(&mut self) -> Result<(), Error> {
         self.command("continuation");
-        match self
-            .store
-            .continuation(&self.session, &self.injector, &Tour::tools(), self.now_ms)?
-        {
+        let (injector, now_ms) = (&self.injector, self.now_ms);
+        let next = self.store.in_session(&self.session, |tx| {
+            turn::continuation(tx, injector, &Tour::tools(), now_ms)
+        })?;
+        match next {
             Continuation::Message(message) => show(&message),
             Continuation::Paused(text) => out!("{text}"),
             Continuation::Closed(gate) => nothing(gate),

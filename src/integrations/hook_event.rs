@@ -18,7 +18,8 @@ use super::host_session::{self, Host};
 use crate::error::Result;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::{SessionTx, StopOutcome};
+use crate::store::SessionTx;
+use crate::turn::{self, StopOutcome};
 use crate::{SessionId, Store};
 
 /// What the hook prints: JSON for stdout (if any) and notes for stderr.
@@ -236,21 +237,17 @@ impl Hook<'_, '_> {
     }
 
     /// The one-time reminders due as a user's prompt starts a turn
-    /// ([`SessionTx::on_prompt`]), their notes added to the hook's.
+    /// ([`turn::on_prompt`]), their notes added to the hook's.
     pub fn prompt_reminders(&mut self) -> Result<Vec<String>> {
-        let added = self
-            .tx
-            .on_prompt(self.injector, Marks::of(self.host).eager, self.now_ms)?;
+        let eager = Marks::of(self.host).eager;
+        let added = turn::on_prompt(self.tx, self.injector, eager, self.now_ms)?;
         self.notes.extend(added.notes);
         Ok(added.parts)
     }
 
     /// The goal-mode context while the goal is active (DESIGN.md §3.4).
     pub fn goal_mode_message(&self) -> Result<Option<HiddenMessage>> {
-        Ok(self
-            .tx
-            .goal_mode_context(self.injector, &self.tools(), self.now_ms)?
-            .ok())
+        Ok(turn::goal_mode_context(self.tx, self.injector, &self.tools(), self.now_ms)?.ok())
     }
 
     /// [`Hook::goal_mode_message`]'s text.
@@ -299,9 +296,10 @@ impl Hook<'_, '_> {
         Ok(Some(text))
     }
 
-    /// What happens as the agent stops ([`SessionTx::on_stop`]).
+    /// What happens as the agent stops ([`turn::on_stop`]).
     pub fn stop(&self) -> Result<StopOutcome> {
-        self.tx.on_stop(
+        turn::on_stop(
+            self.tx,
             self.injector,
             &self.tools(),
             Marks::of(self.host).reminders,

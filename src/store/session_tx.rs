@@ -6,10 +6,10 @@
 //! after the other (the second sees what the first wrote: a transcript is
 //! counted once).
 //!
-//! The steps that react to a host event live here, around the pure parts:
-//! the memory file's one-time delivery, the goal-mode context, and the
-//! continuation (decided by [`goal::continuation::decide`], rendered by
-//! [`Injector`]).
+//! The handle only reads and writes the session's rows (list, goal,
+//! marks, the runaway guard's counters, events) and the global pointers;
+//! what to do with them at each point of a turn is decided above the
+//! store, in `turn` (DESIGN.md §7).
 
 use serde_json::json;
 
@@ -20,30 +20,9 @@ use super::{Store, goals, sessions, todos};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::Result;
-use crate::goal::continuation::{self, Quiet, Send};
 use crate::goal::{Goal, GoalOp, GoalResult, GoalStatus, MAX_TOKENS, Usage};
-use crate::prompt::{Gate, HiddenMessage, Injector};
-use crate::resources::file::{Loaded, load};
 use crate::store::GoalCall;
 use crate::todo::{Listed, TodoList};
-
-/// The session mark recording when the memory file was delivered.
-const MEMORY_MARK: &str = "memory.delivered";
-
-/// What a continuation produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Continuation {
-    /// A message to inject: the continuation, or the budget-limit wrap-up.
-    Message(HiddenMessage),
-    /// The runaway guard paused the goal; the text says why.
-    Paused(String),
-    /// Nothing to send, and why.
-    Closed(Gate),
-}
-
-/// The memory file's message when it is delivered now, and a note when it
-/// cannot be (no file, or an unusable one).
-pub type Memory = (Option<HiddenMessage>, Option<String>);
 
 /// The longest pointer key (a host prefix and a working directory) and
 /// value kept: a path longer than Linux's 4,096-byte PATH_MAX, with room
@@ -92,52 +71,16 @@ impl Store {
         })
     }
 
-    /// The memory file's message for `session`: delivered the first time
-    /// it is asked for and never again, even across processes. One
-    /// transaction; see [`SessionTx::memory`].
-    pub fn memory(
+    /// Runs `steps` on one immediate transaction of `session` (see
+    /// [`Store::begin`]) and commits them when they succeed; an error rolls
+    /// every step back.
+    pub fn in_session<T>(
         &mut self,
         session: &SessionId,
-        injector: &Injector,
-        now_ms: i64,
-    ) -> Result<Memory> {
-        self.one(session, |tx| tx.memory(injector, now_ms))
-    }
-
-    /// The goal-mode context for `session`, from its stored state.
-    pub fn goal_mode_context(
-        &mut self,
-        session: &SessionId,
-        injector: &Injector,
-        active_tools: &[String],
-        now_ms: i64,
-    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
-        self.one(session, |tx| {
-            tx.goal_mode_context(injector, active_tools, now_ms)
-        })
-    }
-
-    /// The next continuation for `session`, decided and recorded in one
-    /// transaction; see [`SessionTx::continuation`].
-    pub fn continuation(
-        &mut self,
-        session: &SessionId,
-        injector: &Injector,
-        active_tools: &[String],
-        now_ms: i64,
-    ) -> Result<Continuation> {
-        self.one(session, |tx| {
-            tx.continuation(injector, active_tools, now_ms)
-        })
-    }
-
-    fn one<T>(
-        &mut self,
-        session: &SessionId,
-        step: impl FnOnce(&SessionTx<'_>) -> Result<T>,
+        steps: impl FnOnce(&SessionTx<'_>) -> Result<T>,
     ) -> Result<T> {
         let tx = self.begin(session)?;
-        let value = step(&tx)?;
+        let value = steps(&tx)?;
         tx.commit()?;
         Ok(value)
     }
@@ -303,20 +246,12 @@ impl SessionTx<'_> {
                 .tokens_used
                 .saturating_add(usage.counted())
                 .min(MAX_TOKENS);
-            goals::save_goal(&self.tx, &self.session, &goal)?;
-            events::append(
-                &self.tx,
-                &NewEvent {
-                    session: &self.session,
-                    at_ms: now_ms,
-                    actor: Actor::Agent.as_str(),
-                    kind: EventKind::Goal,
-                    op: Some("usage"),
-                    payload: &json!({"op": "usage", "usage": usage, "goal": goal.id, "late": true})
-                        .to_string(),
-                    error: None,
-                    version: None,
-                },
+            self.save_goal(&goal)?;
+            self.log_goal_event(
+                Actor::Agent,
+                "usage",
+                &json!({"op": "usage", "usage": usage, "goal": goal.id, "late": true}),
+                now_ms,
             )?;
         }
         Ok(None)
@@ -360,140 +295,56 @@ impl SessionTx<'_> {
         carried.id = goals::next_goal_id(&self.tx)?;
         carried.updated_at_ms = now_ms;
         sessions::touch(&self.tx, &self.session, now_ms)?;
-        goals::save_goal(&self.tx, &self.session, &carried)?;
+        self.save_goal(&carried)?;
+        self.log_goal_event(
+            Actor::User,
+            "carry",
+            &json!({"op": "carry", "from_session": from.as_str(), "from_goal": goal.id, "goal": carried.id}),
+            now_ms,
+        )?;
+        Ok(Some(carried))
+    }
+
+    /// Stores `goal` as the session's goal (a new row for a new id, else
+    /// that row updated). It writes no event: the caller logs the change
+    /// ([`SessionTx::log_goal_event`]).
+    pub fn save_goal(&self, goal: &Goal) -> Result<()> {
+        goals::save_goal(&self.tx, &self.session, goal)
+    }
+
+    /// Appends a successful goal change by `actor` to the session's event
+    /// log: op `op`, the change as `payload` records it.
+    pub fn log_goal_event(
+        &self,
+        actor: Actor,
+        op: &str,
+        payload: &serde_json::Value,
+        now_ms: i64,
+    ) -> Result<()> {
         events::append(
             &self.tx,
             &NewEvent {
                 session: &self.session,
                 at_ms: now_ms,
-                actor: Actor::User.as_str(),
+                actor: actor.as_str(),
                 kind: EventKind::Goal,
-                op: Some("carry"),
-                payload: &json!({"op": "carry", "from_session": from.as_str(), "from_goal": goal.id, "goal": carried.id})
-                    .to_string(),
+                op: Some(op),
+                payload: &payload.to_string(),
                 error: None,
                 version: None,
             },
-        )?;
-        Ok(Some(carried))
+        )
     }
 
-    /// True when [`SessionTx::memory`] would deliver the memory file now
-    /// (one is configured and this session has not had it): only then does
-    /// a read of the context need the write lock.
-    pub fn memory_due(&self, injector: &Injector) -> Result<bool> {
-        Ok(injector.settings().memory.file.is_some() && self.mark(MEMORY_MARK)?.is_none())
+    /// The runaway guard's counters: how many continuations in a row saw
+    /// the same progress mark, and that mark (0 and none for a new
+    /// session).
+    pub fn idle_state(&self) -> Result<(u64, Option<String>)> {
+        sessions::idle_state(&self.tx, &self.session)
     }
 
-    /// The memory file's message: delivered the first time it is asked for
-    /// in the session and never again (the check and the mark are in this
-    /// transaction, so of two processes one delivers). `(None, note)` when
-    /// no memory file is configured, it was already delivered, or the file
-    /// cannot be used (the note says why; it is not marked, so a fixed
-    /// file is delivered later).
-    pub fn memory(&self, injector: &Injector, now_ms: i64) -> Result<Memory> {
-        let Some(path) = injector.settings().memory.file.as_deref() else {
-            return Ok((None, None));
-        };
-        // Once delivered, every later call ends here, without reading the file.
-        if self.mark(MEMORY_MARK)?.is_some() {
-            return Ok((None, None));
-        }
-        let text = match load(path) {
-            Loaded::Text(text) => text,
-            Loaded::Absent => {
-                let note = format!(
-                    "memory file {} does not exist; nothing injected",
-                    path.display()
-                );
-                return Ok((None, Some(note)));
-            }
-            Loaded::Unusable(why) => {
-                return Ok((None, Some(format!("memory file {}: {why}", path.display()))));
-            }
-        };
-        let message = injector.memory(path, &text, now_ms)?;
-        self.set_mark(MEMORY_MARK, &now_ms.to_string(), now_ms)?;
-        Ok((Some(message), None))
-    }
-
-    /// The goal-mode context, or the gate that keeps it out.
-    pub fn goal_mode_context(
-        &self,
-        injector: &Injector,
-        active_tools: &[String],
-        now_ms: i64,
-    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
-        // Of a long list, only what the bounded block shows (as `context`).
-        let list = self.todo_listed(injector.max_tasks())?;
-        let goal = self.goal()?;
-        injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
-    }
-
-    /// The next continuation: decided by [`continuation::decide`] from the
-    /// stored goal, list version and runaway-guard state, its changes
-    /// written here (the wrap-up marked delivered, the guard's count, a
-    /// paused goal with its event, actor [`Actor::Goalkeeper`]), and its
-    /// message rendered by `injector`.
-    pub fn continuation(
-        &self,
-        injector: &Injector,
-        active_tools: &[String],
-        now_ms: i64,
-    ) -> Result<Continuation> {
-        let (list, version) = self.todo_list()?;
-        let goal = self.goal()?;
-        let (idle, last_mark) = sessions::idle_state(&self.tx, &self.session)?;
-        let settings = &injector.settings().goal;
-        let decision = continuation::decide(&continuation::State {
-            goal: goal.as_ref(),
-            todo_version: version,
-            idle,
-            last_mark: last_mark.as_deref(),
-            enabled: settings.enabled,
-            max_idle: settings.continuation.max_idle,
-            now_ms,
-            all_blocked: list.every_open_task_blocked(),
-        });
-        if let Some(changed) = &decision.goal {
-            goals::save_goal(&self.tx, &self.session, changed)?;
-        }
-        if let Some((idle, mark)) = &decision.idle {
-            sessions::set_idle_state(&self.tx, &self.session, *idle, mark.as_deref())?;
-        }
-        let rendered = match decision.send {
-            Send::Nothing(Quiet::NoGoal) => Continuation::Closed(Gate::NoGoal),
-            Send::Nothing(Quiet::Disabled) => Continuation::Closed(Gate::GoalDisabled),
-            Send::Nothing(Quiet::NotActive) => Continuation::Closed(Gate::GoalNotActive),
-            Send::Nothing(Quiet::AllBlocked) => Continuation::Closed(Gate::AllBlocked),
-            Send::BudgetLimit => {
-                let goal = decision.goal.as_ref().expect("the wrap-up names its goal");
-                Continuation::Message(injector.budget_limit(goal, now_ms)?)
-            }
-            Send::Paused { idle } => {
-                let goal = decision.goal.as_ref().expect("the guard names its goal");
-                events::append(
-                    &self.tx,
-                    &NewEvent {
-                        session: &self.session,
-                        at_ms: now_ms,
-                        actor: Actor::Goalkeeper.as_str(),
-                        kind: EventKind::Goal,
-                        op: Some("pause"),
-                        payload: &json!({"op": "pause", "reason": "runaway guard", "idle_continuations": idle, "goal": goal.id}).to_string(),
-                        error: None,
-                        version: None,
-                    },
-                )?;
-                Continuation::Paused(injector.guard_paused(goal.id, idle))
-            }
-            Send::Continuation => {
-                match injector.continuation(goal.as_ref(), &list, active_tools, now_ms)? {
-                    Ok(message) => Continuation::Message(message),
-                    Err(gate) => Continuation::Closed(gate),
-                }
-            }
-        };
-        Ok(rendered)
+    /// Stores the runaway guard's counters (see [`SessionTx::idle_state`]).
+    pub fn set_idle_state(&self, idle: u64, mark: Option<&str>) -> Result<()> {
+        sessions::set_idle_state(&self.tx, &self.session, idle, mark)
     }
 }

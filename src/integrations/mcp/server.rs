@@ -137,7 +137,7 @@ impl McpServer {
         let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
         let store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         let tx = store.begin_read_for(self)?;
-        let message = tx.goal_mode_context(&self.injector, &active, now_ms)?;
+        let message = crate::turn::goal_mode_context(&tx, &self.injector, &active, now_ms)?;
         tx.commit()?;
         Ok(message
             .map(|m| m.content)

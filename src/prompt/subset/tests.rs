@@ -289,7 +289,7 @@ fn phases(hidden: bool) -> impl Strategy<Value = Value> {
 }
 
 /// Data for built-in template `name` shaped as its callers build it
-/// (`Injector`, `todo_context`, `agent_tools`, `host_turn`): every
+/// (`Injector`, `todo_context`, `agent_tools`, `turn`): every
 /// field present, optional ones null or set, lists empty or not.
 fn caller_data(name: &'static str) -> BoxedStrategy<Value> {
     match name {

@@ -94,7 +94,9 @@ fn check(store: &mut Store, context: &str) {
         .unwrap();
     assert_eq!(expected.is_ok(), goal.is_some(), "{context}");
     let message = store
-        .goal_mode_context(&session(), &injector, &tools, NOW)
+        .in_session(&session(), |tx| {
+            goalkeeper::turn::goal_mode_context(tx, &injector, &tools, NOW)
+        })
         .unwrap();
     assert_eq!(
         format!("{message:?}"),
