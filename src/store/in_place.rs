@@ -25,7 +25,7 @@ use super::patch::{Patch, TaskSet};
 use super::rows;
 use super::shape;
 use super::sql::{Dialect, Row, Tx, params};
-use super::todos::{Logged, Version, set_todo_error, store_version};
+use super::versions::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
 use crate::error::Result;
 use crate::todo::{

@@ -25,6 +25,7 @@ pub(crate) mod sessions;
 pub(crate) mod shape;
 pub(crate) mod sql;
 mod todos;
+mod versions;
 mod watch;
 
 use std::cell::Cell;

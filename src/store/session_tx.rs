@@ -16,7 +16,7 @@ use serde_json::json;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions::SessionInfo;
 use super::sql::{Tx, params};
-use super::{Store, goals, sessions, todos};
+use super::{Store, goals, sessions, todos, versions};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::Result;
@@ -142,7 +142,7 @@ impl SessionTx<'_> {
     /// Takes the pending todo-error text (set by a rejected agent call),
     /// clearing it so the reminder is delivered once.
     pub fn take_todo_error(&self) -> Result<Option<String>> {
-        todos::take_todo_error(&self.tx, &self.session)
+        versions::take_todo_error(&self.tx, &self.session)
     }
 
     /// A remembered per-session fact (integration state), if set.

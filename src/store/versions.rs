@@ -1,0 +1,119 @@
+//! Writing one version of a session's list: the rows that changed, the
+//! session row, the event, the undo step and the list's kept shape, all in
+//! the caller's transaction; and the pending todo-error text that a
+//! rejected agent call leaves for the next prompt. Both the whole-list
+//! path ([`super::todos`]) and the in-place one ([`super::in_place`])
+//! write through here.
+
+use super::events::{self, EventKind, NewEvent};
+use super::patch::Patch;
+use super::rows;
+use super::sessions;
+use super::shape::{self, Shape};
+use super::sql::{Tx, params};
+use crate::SessionId;
+use crate::error::Result;
+use crate::todo::{Actor, Op};
+
+/// The version being written and how to undo it.
+pub(super) struct Version<'a> {
+    pub number: i64,
+    /// The shape of the list this version leaves.
+    pub shape: Shape,
+    pub undo_to: Option<i64>,
+    pub restores: Option<i64>,
+    pub inverse: &'a Patch,
+}
+
+/// Who made a change and how the event log records it.
+pub(super) struct Logged<'a> {
+    pub actor: Actor,
+    pub op: &'a str,
+    pub payload: String,
+    pub at_ms: i64,
+}
+
+impl Logged<'_> {
+    /// A todo call's `op` by `actor` at `at_ms`, recorded as its canonical
+    /// JSON.
+    pub fn op(actor: Actor, op: &Op, at_ms: i64) -> Logged<'static> {
+        Logged {
+            actor,
+            op: op.kind().as_str(),
+            payload: op.to_json().to_string(),
+            at_ms,
+        }
+    }
+}
+
+/// Writes a new version: the changed rows, the session row, the event and
+/// the undo step, inside `tx`.
+pub(super) fn store_version(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    forward: &Patch,
+    version: Version<'_>,
+    logged: Logged<'_>,
+) -> Result<()> {
+    sessions::save_todo_version(
+        tx,
+        session,
+        version.number,
+        logged.actor == Actor::Agent,
+        logged.at_ms,
+    )?;
+    rows::write(tx, session, forward)?;
+    // After the rows, whose writes forget the shape the row had.
+    shape::save(tx, session, &version.shape)?;
+    events::append(
+        tx,
+        &NewEvent {
+            session,
+            at_ms: logged.at_ms,
+            actor: logged.actor.as_str(),
+            kind: EventKind::Todo,
+            op: Some(logged.op),
+            payload: &logged.payload,
+            error: None,
+            version: Some(version.number),
+        },
+    )?;
+    rows::record_step(
+        tx,
+        session,
+        version.number,
+        version.undo_to,
+        version.restores,
+        version.inverse,
+    )
+}
+
+/// The pending todo-error text, if a rejected agent call left one.
+pub(super) fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
+    Ok(tx
+        .query_opt(
+            "SELECT todo_error FROM sessions WHERE id = ?1",
+            params![session.as_str()],
+            |r| r.get::<Option<String>>(0),
+        )?
+        .flatten())
+}
+
+/// Sets (or, with `None`, clears) the pending todo-error text.
+pub(super) fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
+    tx.execute(
+        "UPDATE sessions SET todo_error = ?2 WHERE id = ?1",
+        params![session.as_str(), error],
+    )?;
+    Ok(())
+}
+
+/// Takes the pending todo-error text, clearing it so the reminder is
+/// delivered once.
+pub(crate) fn take_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
+    let error = read_todo_error(tx, session)?;
+    if error.is_some() {
+        set_todo_error(tx, session, None)?;
+    }
+    Ok(error)
+}
