@@ -1,5 +1,5 @@
-//! A todo call that changes tasks in place, run on the rows it touches
-//! (issue 14): what a mutation costs follows the call, not the list.
+//! A todo call that changes tasks in place, run on the rows it touches:
+//! what a mutation costs follows the call, not the list (DESIGN.md §7).
 //!
 //! The calls an agent makes at every step name one task: `start`, `done`,
 //! `drop`, `block`, `unblock`, an agent's `rm`. On a list too long to
@@ -8,9 +8,9 @@
 //! (in the one phase that has it), at most the earliest pending task when the call leaves nothing in
 //! progress, and after writing, the few rows its summary shows. It never
 //! reads the list into memory. The state changes are the pure engine's own
-//! ([`todo::edit_task`]; `start` and the single-active-task rule are the
-//! few lines below), and the summary is the engine's renderer fed from
-//! those rows ([`todo::render_bounded`]).
+//! rules run on those rows ([`todo::start`], [`todo::edit_task`],
+//! [`todo::one_in_progress`]), and the summary is the engine's renderer fed
+//! from them ([`todo::render_bounded`]).
 //!
 //! Everything else goes the whole way, as [`Store::todo`](super::Store::todo)
 //! runs it: any other op, a phase or the whole list as target, a task that
@@ -23,7 +23,7 @@
 
 use super::patch::{Patch, TaskSet};
 use super::rows;
-use super::shape;
+use super::shape::{self, Shape};
 use super::sql::{Dialect, Row, Tx, params};
 use super::versions::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
@@ -93,7 +93,8 @@ pub(super) struct Placed {
 
 /// Runs `call` on the rows it touches, inside the write transaction `tx`;
 /// `None`, with nothing written, when the call must run on the whole list
-/// (see the module doc).
+/// (see the module doc). It reads the rows, decides their new states by
+/// the engine's rules, writes the version and renders the summary.
 pub(super) fn run(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -101,7 +102,67 @@ pub(super) fn run(
     actor: Actor,
     now_ms: i64,
 ) -> Result<Option<Placed>> {
-    let (version, Some(mut shape)) = shape::load(tx, session)? else {
+    let Some(mut read) = read(tx, session, call, actor)? else {
+        return Ok(None);
+    };
+    let Some(completed) = decide(tx, session, &mut read, actor)? else {
+        return Ok(None);
+    };
+    let Read {
+        version,
+        mut shape,
+        op,
+        repairs,
+        mut touched,
+        ..
+    } = read;
+    touched.sort_by_key(|t| t.key);
+    let changes: Vec<&Touched> = touched.iter().filter(|t| t.before != t.after).collect();
+    let phases = shape::phase_rows(tx, session, &shape)?;
+    let changed: Vec<ChangedTask> = changes
+        .iter()
+        .map(|t| ChangedTask {
+            phase: phases[t.phase].1.clone(),
+            content: t.after.content.clone(),
+            before: Some(t.before.status),
+            after: Some(t.after.status),
+        })
+        .collect();
+    let (kind, placed_version, sets) = write(
+        tx, session, &mut shape, &changes, version, &op, actor, now_ms,
+    )?;
+    let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
+    let text = render(tx, session, &shape, &names, &repairs, &changed, kind)?;
+    Ok(Some(Placed {
+        text,
+        op: op.kind(),
+        version: placed_version,
+        completed: usize::from(completed),
+        sets,
+    }))
+}
+
+/// What [`read`] found: the list's version and kept shape, the call, and
+/// the rows it touches, of which `target` is the one it names.
+struct Read {
+    version: i64,
+    shape: Shape,
+    op: Op,
+    repairs: Vec<String>,
+    touched: Vec<Touched>,
+    target: usize,
+}
+
+/// The index of the phase whose key is `key`, if the shape has it.
+fn phase_of(shape: &Shape, key: i64) -> Option<usize> {
+    shape.phases.binary_search_by_key(&key, |p| p.key).ok()
+}
+
+/// Reads what the call needs: the kept shape, the call itself, the named
+/// task's row and the row of the task in progress. `None` when the call
+/// must go the whole way (see the module doc).
+fn read(tx: &Tx<'_>, session: &SessionId, call: Call<'_>, actor: Actor) -> Result<Option<Read>> {
+    let (version, Some(shape)) = shape::load(tx, session)? else {
         return Ok(None);
     };
     let all = Tally::sum(&shape.tallies());
@@ -127,12 +188,10 @@ pub(super) fn run(
         | Op::Done(Target::Task(content))
         | Op::Drop(Target::Task(content))
         | Op::Block(Target::Task(content), _)
-        | Op::Unblock(Target::Task(content)) => content,
-        Op::Rm(Target::Task(content)) if actor != Actor::User => content,
+        | Op::Unblock(Target::Task(content)) => content.clone(),
+        Op::Rm(Target::Task(content)) if actor != Actor::User => content.clone(),
         _ => return Ok(None),
     };
-    let keys: Vec<i64> = shape.phases.iter().map(|p| p.key).collect();
-    let phase_of = |key: i64| keys.binary_search(&key).ok();
 
     // The named task (found by the index of task texts) and the one in
     // progress (in the one phase whose tally counts it), in one statement.
@@ -141,7 +200,6 @@ pub(super) fn run(
         .iter()
         .find(|p| p.tally.get(Status::InProgress) > 0)
         .map(|p| p.key);
-    let mut touched: Vec<Touched> = Vec::with_capacity(3);
     let sql = match tx.dialect() {
         Dialect::Sqlite => NAMED_AND_ACTIVE_SQLITE,
         #[cfg(feature = "postgres")]
@@ -152,17 +210,18 @@ pub(super) fn run(
         params![session.as_str(), content.as_str(), active_phase],
         |r| task_row(r, session),
     )?;
+    let mut touched: Vec<Touched> = Vec::with_capacity(3);
     for (key, task) in rows {
         if touched.iter().any(|t| t.key == key) {
             continue;
         }
-        let Some(phase) = phase_of(key.0) else {
+        let Some(phase) = phase_of(&shape, key.0) else {
             return Ok(None);
         };
         touched.push(Touched::new(key, phase, task));
     }
     let named: Vec<usize> = (0..touched.len())
-        .filter(|&i| touched[i].before.content == *content)
+        .filter(|&i| touched[i].before.content == content)
         .collect();
     let active = touched
         .iter()
@@ -174,105 +233,119 @@ pub(super) fn run(
     if active != in_progress {
         return Ok(None);
     }
+    Ok(Some(Read {
+        version,
+        shape,
+        op,
+        repairs,
+        touched,
+        target,
+    }))
+}
 
+/// Applies the call to the rows read, by the engine's rules: `start`, or
+/// the edit of the named task, then the rule of one task in progress
+/// (reading the earliest pending row when the call leaves none in
+/// progress). Returns whether the named task was completed; `None` when
+/// the rows do not hold what the shape counts.
+fn decide(tx: &Tx<'_>, session: &SessionId, read: &mut Read, actor: Actor) -> Result<Option<bool>> {
+    let touched = &mut read.touched;
     let mut completed = false;
-    match &op {
-        Op::Start(_) => {
-            for task in &mut touched {
-                if task.after.status == Status::InProgress {
-                    task.after.set_status(Status::Pending);
-                }
-            }
-            touched[target].after.set_status(Status::InProgress);
-        }
-        _ => completed = todo::edit_task(&mut touched[target].after, &op, actor, true),
+    match &read.op {
+        Op::Start(_) => todo::start(touched.iter_mut().map(|t| &mut t.after), read.target),
+        op => completed = todo::edit_task(&mut touched[read.target].after, op, actor, true),
     }
-    // One task in progress, else the earliest pending one is promoted.
-    let mut tallies = shape.tallies();
-    for task in &touched {
+    let mut tallies = read.shape.tallies();
+    for task in touched.iter() {
         tallies[task.phase].moved(task.before.status, task.after.status);
     }
     let now = Tally::sum(&tallies);
-    match now.get(Status::InProgress) {
-        0 if now.get(Status::Pending) > 0 => {
-            let promoted = earliest_pending(tx, session, &shape, &mut touched, &phase_of)?;
-            let Some(i) = promoted else {
-                return Ok(None);
-            };
-            touched[i].after.set_status(Status::InProgress);
+    if now.get(Status::InProgress) == 0 && now.get(Status::Pending) > 0 {
+        let Some(untouched) = earliest_untouched_pending(tx, session, &read.shape, touched)? else {
+            return Ok(None);
+        };
+        touched.extend(untouched);
+        if !touched.iter().any(|t| t.after.status == Status::Pending) {
+            return Ok(None);
         }
-        0 | 1 => {}
-        _ => return Ok(None),
+        touched.sort_by_key(|t| t.key);
+        todo::one_in_progress(touched.iter_mut().map(|t| &mut t.after));
     }
+    Ok(Some(completed))
+}
 
-    touched.sort_by_key(|t| t.key);
-    let changes: Vec<&Touched> = touched.iter().filter(|t| t.before != t.after).collect();
-    let phases = shape::phase_rows(tx, session, &shape)?;
-    let changed: Vec<ChangedTask> = changes
-        .iter()
-        .map(|t| ChangedTask {
-            phase: phases[t.phase].1.clone(),
-            content: t.after.content.clone(),
-            before: Some(t.before.status),
-            after: Some(t.after.status),
-        })
-        .collect();
-    let mut placed = Placed {
-        text: String::new(),
-        op: op.kind(),
-        version,
-        completed: usize::from(completed),
-        sets: Vec::new(),
-    };
-    let kind = if changes.is_empty() {
-        // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
-        // call: the reminder about an earlier rejected one is done.
+/// Writes the changed rows as the list's next version, with their undo
+/// step, and updates the kept shape's tallies; a no-op writes nothing
+/// (DESIGN.md §2.2). Returns the summary's kind, the list's version after
+/// the call and the rows written.
+#[allow(clippy::too_many_arguments)]
+fn write(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    shape: &mut Shape,
+    changes: &[&Touched],
+    version: i64,
+    op: &Op,
+    actor: Actor,
+    now_ms: i64,
+) -> Result<(SummaryKind, i64, Vec<TaskSet>)> {
+    if changes.is_empty() {
+        // A no-op stores nothing, but it is a well-formed call: the
+        // reminder about an earlier rejected one is done.
         if actor == Actor::Agent {
             set_todo_error(tx, session, None)?;
         }
-        SummaryKind::Unchanged(version)
-    } else {
-        for task in &changes {
-            shape.phases[task.phase]
-                .tally
-                .moved(task.before.status, task.after.status);
-        }
-        let set = |task: &Task, key: (i64, i64)| -> TaskSet {
-            (
-                key.0,
-                key.1,
-                task.status,
-                task.blocker.clone(),
-                task.dropped_by,
-            )
-        };
-        let forward = Patch {
-            tasks_set: changes.iter().map(|t| set(&t.after, t.key)).collect(),
-            ..Patch::default()
-        };
-        let inverse = Patch {
-            tasks_set: changes.iter().map(|t| set(&t.before, t.key)).collect(),
-            ..Patch::default()
-        };
-        store_version(
-            tx,
-            session,
-            &forward,
-            Version {
-                number: version + 1,
-                shape: shape.clone(),
-                undo_to: Some(version),
-                restores: None,
-                inverse: &inverse,
-            },
-            Logged::op(actor, &op, now_ms),
-        )?;
-        placed.version = version + 1;
-        placed.sets = forward.tasks_set;
-        SummaryKind::Mutation
+        return Ok((SummaryKind::Unchanged(version), version, Vec::new()));
+    }
+    for task in changes {
+        shape.phases[task.phase]
+            .tally
+            .moved(task.before.status, task.after.status);
+    }
+    let set = |task: &Task, key: (i64, i64)| -> TaskSet {
+        (
+            key.0,
+            key.1,
+            task.status,
+            task.blocker.clone(),
+            task.dropped_by,
+        )
     };
+    let forward = Patch {
+        tasks_set: changes.iter().map(|t| set(&t.after, t.key)).collect(),
+        ..Patch::default()
+    };
+    let inverse = Patch {
+        tasks_set: changes.iter().map(|t| set(&t.before, t.key)).collect(),
+        ..Patch::default()
+    };
+    store_version(
+        tx,
+        session,
+        &forward,
+        Version {
+            number: version + 1,
+            shape: shape.clone(),
+            undo_to: Some(version),
+            restores: None,
+            inverse: &inverse,
+        },
+        Logged::op(actor, op, now_ms),
+    )?;
+    Ok((SummaryKind::Mutation, version + 1, forward.tasks_set))
+}
 
-    // What the summary shows, read after the write.
+/// The call's summary, from the rows it shows, read after the write: the
+/// next open tasks and the first blocked ones.
+fn render(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    shape: &Shape,
+    names: &[&str],
+    repairs: &[String],
+    changed: &[ChangedTask],
+    kind: SummaryKind,
+) -> Result<String> {
     let first = |open: fn(&Tally) -> bool| shape.phases.iter().find(|p| open(&p.tally));
     let next = match first(|t| t.get(Status::Pending) + t.get(Status::InProgress) > 0) {
         None => Vec::new(),
@@ -299,71 +372,63 @@ pub(super) fn run(
         )?,
     };
     let in_phases = |rows: &[(i64, Task)]| -> Option<Vec<usize>> {
-        rows.iter().map(|(key, _)| phase_of(*key)).collect()
+        rows.iter().map(|(key, _)| phase_of(shape, *key)).collect()
     };
     let (Some(next_phases), Some(blocked_phases)) = (in_phases(&next), in_phases(&blocked)) else {
         return Err(rows::corrupt_list(session, "a task outside its phases"));
     };
-    let names: Vec<&str> = phases.iter().map(|(_, name)| name.as_str()).collect();
     let next = pair(&next_phases, &next);
     let blocked = pair(&blocked_phases, &blocked);
     let parts = todo::Bounded {
-        names: &names,
+        names,
         tallies: &shape.tallies(),
         next: &next,
         blocked: &blocked,
     };
-    placed.text = todo::render_bounded(&repairs, &changed, kind, &parts);
-    Ok(Some(placed))
+    Ok(todo::render_bounded(repairs, changed, kind, &parts))
 }
 
-/// The earliest task that is pending after the call: a touched one, or the
-/// first pending row the call did not touch. Returns its index in
-/// `touched` (the row is added when it was not there); `None` when the
-/// rows do not hold the pending task the shape counts.
-fn earliest_pending(
+/// The first pending row the call did not touch, when it comes before
+/// every touched pending one (so the rule of one task in progress, run on
+/// the touched rows, promotes the list's earliest pending task); `Some(None)`
+/// when a touched row comes first or no untouched pending row exists, and
+/// `None` when the row found lies outside the shape's phases.
+fn earliest_untouched_pending(
     tx: &Tx<'_>,
     session: &SessionId,
-    shape: &shape::Shape,
-    touched: &mut Vec<Touched>,
-    phase_of: &impl Fn(i64) -> Option<usize>,
-) -> Result<Option<usize>> {
-    let mut best = touched
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.after.status == Status::Pending)
-        .map(|(i, t)| (t.key, i))
-        .min();
+    shape: &Shape,
+    touched: &[Touched],
+) -> Result<Option<Option<Touched>>> {
     // Every untouched pending row was pending before the call, so it sits
     // in a phase whose old tally counts one; at most `touched.len()` of
     // the rows found are touched ones.
-    if let Some(from) = shape
+    let Some(from) = shape
         .phases
         .iter()
         .find(|p| p.tally.get(Status::Pending) > 0)
-    {
-        let limit = i64::try_from(touched.len() + 1).unwrap_or(i64::MAX);
-        let rows = tx.query_all(
-            "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
-             WHERE session_id = ?1 AND phase_pos >= ?2 AND status = 'pending'
-             ORDER BY phase_pos, pos LIMIT ?3",
-            params![session.as_str(), from.key, limit],
-            |r| task_row(r, session),
-        )?;
-        let untouched = rows
-            .into_iter()
-            .find(|(key, _)| touched.iter().all(|t| t.key != *key));
-        if let Some((key, task)) = untouched
-            && best.is_none_or(|(best, _)| key < best)
-        {
-            let Some(phase) = phase_of(key.0) else {
-                return Ok(None);
-            };
-            touched.push(Touched::new(key, phase, task));
-            best = Some((key, touched.len() - 1));
-        }
-    }
-    Ok(best.map(|(_, i)| i))
+    else {
+        return Ok(Some(None));
+    };
+    let limit = i64::try_from(touched.len() + 1).unwrap_or(i64::MAX);
+    let rows = tx.query_all(
+        "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
+         WHERE session_id = ?1 AND phase_pos >= ?2 AND status = 'pending'
+         ORDER BY phase_pos, pos LIMIT ?3",
+        params![session.as_str(), from.key, limit],
+        |r| task_row(r, session),
+    )?;
+    let best = touched
+        .iter()
+        .filter(|t| t.after.status == Status::Pending)
+        .map(|t| t.key)
+        .min();
+    let untouched = rows
+        .into_iter()
+        .find(|(key, _)| touched.iter().all(|t| t.key != *key));
+    let Some((key, task)) = untouched.filter(|(key, _)| best.is_none_or(|b| *key < b)) else {
+        return Ok(Some(None));
+    };
+    Ok(phase_of(shape, key.0).map(|phase| Some(Touched::new(key, phase, task))))
 }
 
 /// Each row's task with the index of its phase.

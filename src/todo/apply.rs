@@ -107,14 +107,15 @@ fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTas
         Op::Init(phases) => init(list, phases, actor)?,
         Op::Start(task) => {
             let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
-            for phase in &mut list.phases {
-                for other in &mut phase.tasks {
-                    if other.status == Status::InProgress {
-                        other.set_status(Status::Pending);
-                    }
-                }
-            }
-            list.phases[p].tasks[t].set_status(Status::InProgress);
+            let target = list.phases[..p]
+                .iter()
+                .map(|p| p.tasks.len())
+                .sum::<usize>()
+                + t;
+            start(
+                list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
+                target,
+            );
         }
         Op::Done(target) | Op::Drop(target) | Op::Block(target, _) | Op::Unblock(target) => {
             let targeted = matches!(target, Target::Task(_));
@@ -220,23 +221,38 @@ fn diff_by_content(before: &TodoList, after: &TodoList) -> Vec<ChangedTask> {
 /// the earliest stays; with none, the earliest `pending` task is promoted.
 /// `blocked` tasks are never promoted.
 pub fn normalize(list: &mut TodoList) {
+    one_in_progress(list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()));
+}
+
+/// [`normalize`]'s rule on `tasks`, given in list order. The store's
+/// in-place path runs it on the rows it read: every task in progress and
+/// the earliest pending one, which decide the outcome.
+pub(crate) fn one_in_progress<'t>(tasks: impl IntoIterator<Item = &'t mut Task>) {
     let mut seen_active = false;
-    for task in list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()) {
-        if task.status == Status::InProgress {
-            if seen_active {
-                task.set_status(Status::Pending);
-            }
-            seen_active = true;
+    let mut first_pending = None;
+    for task in tasks {
+        match task.status {
+            Status::InProgress if seen_active => task.set_status(Status::Pending),
+            Status::InProgress => seen_active = true,
+            Status::Pending if first_pending.is_none() => first_pending = Some(task),
+            _ => {}
         }
     }
-    if !seen_active
-        && let Some(task) = list
-            .phases
-            .iter_mut()
-            .flat_map(|p| p.tasks.iter_mut())
-            .find(|t| t.status == Status::Pending)
-    {
+    if !seen_active && let Some(task) = first_pending {
         task.set_status(Status::InProgress);
+    }
+}
+
+/// `start`: task number `target` of `tasks` goes in progress, and every
+/// other task in progress goes back to pending. The store's in-place path
+/// runs it on the rows it read, which hold every task in progress.
+pub(crate) fn start<'t>(tasks: impl IntoIterator<Item = &'t mut Task>, target: usize) {
+    for (i, task) in tasks.into_iter().enumerate() {
+        if i == target {
+            task.set_status(Status::InProgress);
+        } else if task.status == Status::InProgress {
+            task.set_status(Status::Pending);
+        }
     }
 }
 

@@ -10,8 +10,8 @@ mod summary;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
-pub(crate) use apply::edit_task;
 pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
+pub(crate) use apply::{edit_task, one_in_progress, start};
 pub use call::{
     CALL_FIELDS, CallError, Op, OpKind, Parsed, PhaseItems, Target, ViewPage, parse_call,
     parse_value,
