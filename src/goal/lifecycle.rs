@@ -112,13 +112,40 @@ pub fn objective(raw: &str) -> Result<String, String> {
 pub const MAX_TOKENS: u64 = i64::MAX as u64;
 
 /// Applies `op` for `actor` to the session's current goal. A goal that
-/// `set` or `create` starts gets the id `next_id`.
-pub fn apply(
+/// `set` or `create` starts gets the id `next_id` returns, drawn only once
+/// the call is known to start one (the store draws ids from a sequence);
+/// the outer error is `next_id`'s.
+pub fn apply<E>(
     current: Option<&Goal>,
     op: &GoalOp,
     actor: Actor,
     now_ms: i64,
-    next_id: i64,
+    next_id: impl FnOnce() -> std::result::Result<i64, E>,
+) -> std::result::Result<Result<Transition, String>, E> {
+    let (GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget }) = op else {
+        return Ok(change(current, op, actor, now_ms));
+    };
+    let create = matches!(op, GoalOp::Create { .. });
+    let live = current.filter(|g| g.status.is_live());
+    if let Err(refused) = may_start(current, op, live, create, *budget, actor) {
+        return Ok(Err(refused));
+    }
+    Ok(Ok(start(
+        live,
+        create,
+        objective,
+        *budget,
+        now_ms,
+        next_id()?,
+    )))
+}
+
+/// Every op but `set` and `create` (which [`apply`] runs).
+fn change(
+    current: Option<&Goal>,
+    op: &GoalOp,
+    actor: Actor,
+    now_ms: i64,
 ) -> Result<Transition, String> {
     if actor == Actor::Agent {
         agent_may(current, op)?;
@@ -126,10 +153,7 @@ pub fn apply(
     let live = current.filter(|g| g.status.is_live());
     match op {
         GoalOp::Get => Ok(unchanged(current, read(current, actor, now_ms))),
-        GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
-            let create = matches!(op, GoalOp::Create { .. });
-            start(live, create, objective, *budget, actor, now_ms, next_id)
-        }
+        GoalOp::Set { .. } | GoalOp::Create { .. } => unreachable!("apply starts goals"),
         GoalOp::Pause => {
             let goal = require(live, current, "pause")?;
             if goal.status == GoalStatus::Paused {
@@ -192,17 +216,20 @@ fn read(current: Option<&Goal>, actor: Actor, now_ms: i64) -> String {
     }
 }
 
-/// `set` (`create` false) or `create`: a new goal with id `next_id`; `set`
-/// drops the `live` one it replaces, `create` is refused while one is live.
-fn start(
+/// Whether `set` (`create` false) or `create` may start a goal: the agent
+/// may, `create` is refused while a goal is `live`, and the budget is
+/// checked.
+fn may_start(
+    current: Option<&Goal>,
+    op: &GoalOp,
     live: Option<&Goal>,
     create: bool,
-    objective: &str,
     budget: Option<u64>,
     actor: Actor,
-    now_ms: i64,
-    next_id: i64,
-) -> Result<Transition, String> {
+) -> Result<(), String> {
+    if actor == Actor::Agent {
+        agent_may(current, op)?;
+    }
     if let (true, Some(goal)) = (create, live) {
         return Err(format!(
             "goal #{} is already live ({}): {}; complete or drop it first{}",
@@ -216,7 +243,19 @@ fn start(
             }
         ));
     }
-    check_budget(budget)?;
+    check_budget(budget)
+}
+
+/// `set` (`create` false) or `create`, once [`may_start`] allows it: a new
+/// goal with id `next_id`; `set` drops the `live` one it replaces.
+fn start(
+    live: Option<&Goal>,
+    create: bool,
+    objective: &str,
+    budget: Option<u64>,
+    now_ms: i64,
+    next_id: i64,
+) -> Transition {
     let replaced = live.map(|goal| {
         let mut old = goal.clone();
         old.set_status(GoalStatus::Dropped, now_ms);
@@ -236,12 +275,12 @@ fn start(
             quote(&old.objective)
         ));
     }
-    Ok(Transition {
+    Transition {
         replaced,
         goal: Some(goal),
         changed: true,
         message,
-    })
+    }
 }
 
 /// `resume` of the live `goal`: refused while it is active or its budget

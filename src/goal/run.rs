@@ -84,15 +84,16 @@ impl Outcome {
 }
 
 /// Parses `call` and applies it for `actor` to the session's `current`
-/// goal. A goal that the call starts gets the id `next_id`. Pure: the
-/// caller stores the outcome.
-pub fn run(
+/// goal. A goal that the call starts gets the id `next_id` returns, called
+/// only then. Pure but for that id: the caller stores the outcome; the
+/// error is `next_id`'s.
+pub fn run<E>(
     current: Option<&Goal>,
     call: Call<'_>,
     actor: Actor,
     now_ms: i64,
-    next_id: i64,
-) -> Outcome {
+    next_id: impl FnOnce() -> std::result::Result<i64, E>,
+) -> std::result::Result<Outcome, E> {
     let parsed = match call {
         Call::Op(op) => Ok(op.clone()),
         Call::Value(value) => parse_goal_call(value),
@@ -104,19 +105,19 @@ pub fn run(
         },
     };
     let (op, transition, errors) = match parsed {
-        Ok(op) => match apply(current, &op, actor, now_ms, next_id) {
+        Ok(op) => match apply(current, &op, actor, now_ms, next_id)? {
             Ok(transition) => (Some(op), Some(transition), Vec::new()),
             Err(error) => (Some(op), None, vec![error]),
         },
         Err(errors) => (None, None, errors),
     };
-    Outcome {
+    Ok(Outcome {
         op,
         current: current.cloned(),
         transition,
         errors,
         now_ms,
-    }
+    })
 }
 
 fn payload(op: &GoalOp, goal: Option<&Goal>) -> Value {
@@ -141,13 +142,18 @@ mod tests {
     use super::*;
     use crate::goal::GoalStatus;
 
+    /// An id source that gives `id`.
+    fn id(id: i64) -> impl FnOnce() -> Result<i64, std::convert::Infallible> {
+        move || Ok(id)
+    }
+
     #[test]
     fn a_set_starts_a_goal_with_the_next_id_and_says_what_to_log() {
         let op = GoalOp::Set {
             objective: "Ship".into(),
             budget: Some(100),
         };
-        let outcome = run(None, Call::Op(&op), Actor::User, 5, 9);
+        let outcome = run(None, Call::Op(&op), Actor::User, 5, id(9)).unwrap();
         let goal = outcome.change().unwrap().goal.as_ref().unwrap();
         assert_eq!((goal.id, goal.status), (9, GoalStatus::Active));
         assert_eq!(
@@ -168,8 +174,9 @@ mod tests {
             Call::Json(r#"{"op":"get"}"#),
             Actor::Agent,
             5,
-            4,
-        );
+            id(4),
+        )
+        .unwrap();
         assert!(outcome.errors.is_empty());
         assert_eq!(outcome.change(), None);
         assert_eq!(outcome.payload(), None);
@@ -180,7 +187,7 @@ mod tests {
     fn a_refusal_keeps_the_goal_and_reports_every_error_on_one_line() {
         let goal = Goal::new(3, "Ship".into(), None, 0);
         let call = serde_json::json!({"op": "pause"});
-        let outcome = run(Some(&goal), Call::Value(&call), Actor::Agent, 5, 4);
+        let outcome = run(Some(&goal), Call::Value(&call), Actor::Agent, 5, id(4)).unwrap();
         assert_eq!(outcome.op, Some(GoalOp::Pause));
         assert_eq!(outcome.transition, None);
         let result = outcome.to_result();
@@ -192,7 +199,7 @@ mod tests {
         );
         assert_eq!(result.details.goal.unwrap().id, 3);
 
-        let outcome = run(None, Call::Json("{"), Actor::Agent, 5, 4);
+        let outcome = run(None, Call::Json("{"), Actor::Agent, 5, id(4)).unwrap();
         assert_eq!(outcome.op, None);
         assert!(
             outcome

@@ -59,28 +59,10 @@ pub(crate) fn goal_in_tx(
     now_ms: i64,
 ) -> Result<GoalResult> {
     let current = load_goal(tx, session)?;
-    let outcome = match tx.dialect() {
-        Dialect::Sqlite => goal::run(current.as_ref(), call, actor, now_ms, next_goal_id(tx)?),
-        // Writers of other sessions run at the same time, so the id comes
-        // from a sequence, drawn only when the call does start a goal (an
-        // id drawn by a call then refused is skipped, never reused). The
-        // step is pure: run it with a stand-in id, and again with a drawn
-        // one when the stand-in shows up in the new goal.
-        #[cfg(feature = "postgres")]
-        Dialect::Postgres => {
-            const STAND_IN: i64 = -1;
-            let first = goal::run(current.as_ref(), call, actor, now_ms, STAND_IN);
-            let starts_a_goal = first
-                .change()
-                .and_then(|c| c.goal.as_ref())
-                .is_some_and(|g| g.id == STAND_IN);
-            if starts_a_goal {
-                goal::run(current.as_ref(), call, actor, now_ms, next_goal_id(tx)?)
-            } else {
-                first
-            }
-        }
-    };
+    // Writers of other sessions run at the same time, so on PostgreSQL the
+    // id comes from a sequence: it is drawn only once the call is known to
+    // start a goal, so a refused call uses none.
+    let outcome = goal::run(current.as_ref(), call, actor, now_ms, || next_goal_id(tx))?;
     if let Some(change) = outcome.change() {
         sessions::touch(tx, session, now_ms)?;
         if let Some(old) = &change.replaced {
