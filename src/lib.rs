@@ -3,6 +3,8 @@
 
 mod actor;
 pub mod call;
+#[cfg(feature = "cli")]
+pub mod cli;
 mod error;
 pub mod goal;
 pub mod integrations;

@@ -1,4 +1,5 @@
-//! The `goalkeeper` binary: a thin shell over the library (see `cli/`).
+//! The `goalkeeper` binary: one call into the library's command line
+//! (`goalkeeper::cli`, feature `cli`).
 //!
 //! Rust's own start-up does what a process a host starts needs: it opens
 //! `/dev/null` on any of descriptors 0–2 that are closed (so no file
@@ -8,8 +9,6 @@
 //! never reads, are compiled out (`SQLITE_DEFAULT_MEMSTATUS=0` in
 //! `.cargo/config.toml`).
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    std::process::ExitCode::from(cli::main())
+    std::process::ExitCode::from(goalkeeper::cli::main())
 }

@@ -5,18 +5,18 @@
 
 use std::path::PathBuf;
 
+use crate::{Error, Store};
 use clap::Args;
-use goalkeeper::{Error, Store};
 
 use super::{Context, Outcome};
 
 #[derive(Debug, Args)]
-pub struct BackupArgs {
+pub(crate) struct BackupArgs {
     /// The new file to write (never an existing one)
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
-pub fn run(ctx: &Context, args: BackupArgs) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, args: BackupArgs) -> Result<Outcome, Error> {
     let store = ctx.store()?;
     store.backup(&args.path)?;
     out!("Wrote a copy of the database to {}", args.path.display());
@@ -24,14 +24,14 @@ pub fn run(ctx: &Context, args: BackupArgs) -> Result<Outcome, Error> {
 }
 
 #[derive(Debug, Args)]
-pub struct MigrateArgs {
+pub(crate) struct MigrateArgs {
     /// The database to copy into: a postgres://user@host/db URL (or a new
     /// SQLite file). Refused if it already holds any of the sessions
     #[arg(long, value_name = "URL|PATH")]
-    pub to: PathBuf,
+    pub(crate) to: PathBuf,
 }
 
-pub fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error> {
+pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error> {
     let from = ctx.location()?;
     let to = super::location_of(args.to)?;
     if from.display() == to.display() {

@@ -21,8 +21,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use goalkeeper::SessionId;
-use goalkeeper::integrations::host_session::Host;
+use crate::SessionId;
+use crate::integrations::host_session::Host;
 
 use super::integrations::HookCommand;
 use super::prompt::ContextArgs;
@@ -32,14 +32,14 @@ use super::{ActiveTools, Cli, Command};
 /// The environment variables the global options fall back to.
 pub(super) struct Env {
     /// `GOALKEEPER_DB`.
-    pub db: Option<OsString>,
+    pub(crate) db: Option<OsString>,
     /// `GOALKEEPER_SESSION`.
-    pub session: Option<OsString>,
+    pub(crate) session: Option<OsString>,
 }
 
 impl Env {
     /// The process's own environment.
-    pub fn of_process() -> Env {
+    pub(crate) fn of_process() -> Env {
         Env {
             db: std::env::var_os("GOALKEEPER_DB"),
             session: std::env::var_os("GOALKEEPER_SESSION"),

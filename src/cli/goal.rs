@@ -1,28 +1,28 @@
 //! `goalkeeper goal ...`: the user's goal lifecycle, usage reports, and the
 //! agent's `goal` tool call (`apply`).
 
+use crate::Error;
+use crate::goal::{GoalOp, MAX_TOKENS, Usage};
+use crate::store::GoalCall;
+use crate::todo::Actor;
 use clap::{Args, Subcommand};
-use goalkeeper::Error;
-use goalkeeper::goal::{GoalOp, MAX_TOKENS, Usage};
-use goalkeeper::store::GoalCall;
-use goalkeeper::todo::Actor;
 
 use std::path::Path;
 
-use goalkeeper::integrations::host_session::{self, Host, QueuedGoal};
+use crate::integrations::host_session::{self, Host, QueuedGoal};
 
 use super::{Command, Context, Outcome, print_json, print_result, read_stdin};
 
 // `goal [COMMAND]`. (No doc comment: see `TargetArgs` in todo.rs.)
 #[derive(Debug, Args)]
-pub struct GoalArgs {
+pub(crate) struct GoalArgs {
     #[command(subcommand)]
-    pub command: Option<GoalCommand>,
+    pub(crate) command: Option<GoalCommand>,
 }
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum GoalCommand {
+pub(crate) enum GoalCommand {
     /// Start a goal, replacing a live one (new id, counters reset)
     Set(NewGoal),
     /// Start a goal; refused while one is live
@@ -68,7 +68,7 @@ pub enum GoalCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct NewGoal {
+pub(crate) struct NewGoal {
     /// What the goal should achieve (several words are joined with spaces,
     /// so `/goal set Ship the release` needs no quotes)
     #[arg(required = true, num_args = 1..)]
@@ -80,7 +80,7 @@ pub struct NewGoal {
 
 /// `goal budget N|none`.
 #[derive(Clone, Debug)]
-pub struct BudgetArg(Option<u64>);
+pub(crate) struct BudgetArg(Option<u64>);
 
 fn parse_budget(text: &str) -> Result<u64, String> {
     match parse_tokens(text) {
@@ -116,7 +116,7 @@ fn parse_tokens(text: &str) -> Result<u64, String> {
     }
 }
 
-pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
     let op = match command {
         GoalCommand::Set(NewGoal { objective, budget }) => GoalOp::Set {
             objective: checked_objective(&objective.join(" "))?,
@@ -164,7 +164,7 @@ pub fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
 }
 
 fn checked_objective(text: &str) -> Result<String, Error> {
-    goalkeeper::goal::objective(text).map_err(Error::Usage)
+    crate::goal::objective(text).map_err(Error::Usage)
 }
 
 /// `--session-from HOST` where HOST has not run yet: `goal set` queues the
@@ -222,7 +222,7 @@ pub(super) fn without_host_session(
             };
             out!(
                 "{when} the next {host} session in {shown} (none has run there yet): {} ({budget}).",
-                goalkeeper::sanitize::one_line(&goal.objective)
+                crate::sanitize::one_line(&goal.objective)
             );
         }
         None => out!("No {host} session has run in {shown} yet, and no goal is queued for it."),

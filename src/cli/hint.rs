@@ -4,10 +4,10 @@
 
 use std::fmt;
 
-use goalkeeper::Error;
+use crate::Error;
 
 /// The error's message followed by the CLI's hint, if it has one.
-pub struct Hinted<'a>(pub &'a Error);
+pub(crate) struct Hinted<'a>(pub &'a Error);
 
 impl fmt::Display for Hinted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -40,7 +40,7 @@ mod tests {
             "notes.txt is not a goalkeeper database (it does not start with the SQLite header); \
              it was left untouched. Point --db or GOALKEEPER_DB at another file"
         );
-        let session = goalkeeper::SessionId::parse("alpha").unwrap();
+        let session = crate::SessionId::parse("alpha").unwrap();
         assert_eq!(
             Hinted(&Error::NoSuchSession(session)).to_string(),
             "session alpha not found; `session list` shows the sessions"

@@ -5,19 +5,17 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::integrations::host_session::Host;
+use crate::integrations::{HookReply, claude_code, codex, gemini_cli, install, pi, statusline};
+use crate::{Error, SessionId};
 use clap::Subcommand;
-use goalkeeper::integrations::host_session::Host;
-use goalkeeper::integrations::{
-    HookReply, claude_code, codex, gemini_cli, install, pi, statusline,
-};
-use goalkeeper::{Error, SessionId};
 use serde_json::Value;
 
 use super::{Context, Outcome, print_json};
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum HookCommand {
+pub(crate) enum HookCommand {
     /// Handle one Claude Code hook event (JSON on stdin)
     ClaudeCode,
     /// Handle one Gemini CLI hook event (JSON on stdin)
@@ -42,7 +40,7 @@ impl HookCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum InstallCommand {
+pub(crate) enum InstallCommand {
     /// Add the hooks, the status line and the MCP server to a Claude Code project
     ClaudeCode {
         /// The project directory [default: the current directory]
@@ -95,7 +93,7 @@ fn read_input() -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8 text; ignored".to_owned())
 }
 
-pub fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
+pub(crate) fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
     let reply = super::within_hook_wait(|| hook_reply(ctx, command));
     for note in &reply.notes {
         note!("{note}");
@@ -143,7 +141,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
     }
 }
 
-pub fn statusline(ctx: &Context) -> Result<Outcome, Error> {
+pub(crate) fn statusline(ctx: &Context) -> Result<Outcome, Error> {
     let line = super::within_hook_wait(|| status_line(ctx));
     match line {
         Ok(Some(line)) => out!("{line}"),
@@ -180,7 +178,7 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
     })
 }
 
-pub fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
+pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
     let project = |dir: Option<PathBuf>| match dir {
         Some(dir) => Ok(dir),
         None => std::env::current_dir().map_err(|source| Error::Io {

@@ -5,24 +5,24 @@ use std::io::{Read, Write};
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
+use crate::integrations::host_session::Host;
+use crate::integrations::mcp::{McpServer, SessionSource, serve};
+use crate::{Error, SessionId};
 use clap::Args;
-use goalkeeper::integrations::host_session::Host;
-use goalkeeper::integrations::mcp::{McpServer, SessionSource, serve};
-use goalkeeper::{Error, SessionId};
 
 use super::{Context, Outcome};
 
 #[derive(Debug, Args)]
-pub struct McpArgs {}
+pub(crate) struct McpArgs {}
 
-pub fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
     let settings = ctx.settings()?;
     // Opened up front so a bad --db fails before the client connects.
     let store = ctx.store()?;
     let mut server = McpServer::new(store, ctx.session.clone(), settings)?
         // Per call, so timestamps move while the server runs.
-        .with_clock(|| Ok(super::now_ms().unwrap_or_else(|_| goalkeeper::time::system_now_ms())))
-        .with_log(|line| super::write_stderr_as("goalkeeper mcp", format_args!("{line}")));
+        .with_clock(|| Ok(super::now_ms().unwrap_or_else(|_| crate::time::system_now_ms())))
+        .with_log(|line| super::output::write_stderr_as("goalkeeper mcp", format_args!("{line}")));
     if let Some(host) = ctx.session_from {
         // Claude Code tells its MCP servers the session they serve.
         let launched = match host {

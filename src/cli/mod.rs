@@ -5,7 +5,7 @@
 /// reader is gone, so there is no one left to tell. The text goes through
 /// the terminal rule of DESIGN.md §3.2 ([`sanitize::terminal`]).
 ///
-/// [`sanitize::terminal`]: goalkeeper::sanitize::terminal
+/// [`sanitize::terminal`]: crate::sanitize::terminal
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::cli::output::write_stdout(format_args!($($arg)*))
@@ -41,23 +41,23 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::integrations::host_session::{self, Host};
+use crate::prompt::Injector;
+use crate::settings::Settings;
+use crate::store::Location;
+use crate::{Error, ErrorKind, SessionId, Store};
 use clap::{ArgMatches, Parser, Subcommand};
-use goalkeeper::integrations::host_session::{self, Host};
-use goalkeeper::prompt::Injector;
-use goalkeeper::settings::Settings;
-use goalkeeper::store::Location;
-use goalkeeper::{Error, ErrorKind, SessionId, Store};
 use hint::Hinted;
 pub(crate) use output::note;
 use output::{print_json, print_result, read_stdin};
-pub use output::{write_stderr_as, write_stdout_line, write_stdout_raw};
+pub(crate) use output::{write_stdout_line, write_stdout_raw};
 
 /// Exit code of a rejected operation (the result is still printed).
-pub const EXIT_REJECTED: u8 = 1;
+pub(crate) const EXIT_REJECTED: u8 = 1;
 /// Exit code of a usage error.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit code of a storage error.
-pub const EXIT_STORAGE: u8 = 3;
+pub(crate) const EXIT_STORAGE: u8 = 3;
 
 /// goalkeeper keeps a coding agent on its goal: a phased todo list and a
 /// goal per session, stored in SQLite, and the hidden prompts that steer
@@ -68,7 +68,7 @@ const GLOBAL_OPTIONS: &str = "Global Options";
 
 #[derive(Debug, Parser)]
 #[command(name = "goalkeeper", version, about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The database: a SQLite file, or a postgres://user@host/db URL
     /// [default: a file in the platform data dir]
     #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "GOALKEEPER_DB", value_name = "PATH|URL")]
@@ -156,7 +156,7 @@ enum Command {
 }
 
 /// What a command hands back to `main`: how to exit.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Exit 0.
     Success,
     /// Exit 1: the operation was understood and refused; its result was printed.
@@ -165,7 +165,7 @@ pub enum Outcome {
 
 /// Everything a command needs besides its own arguments.
 #[derive(Clone)]
-pub struct Context {
+pub(crate) struct Context {
     db: Option<PathBuf>,
     session: SessionId,
     /// `--session-from HOST`, when given.
@@ -233,9 +233,7 @@ struct ActiveTools {
 impl ActiveTools {
     fn names(&self) -> Vec<String> {
         let Some(names) = &self.active_tools else {
-            return goalkeeper::integrations::TOOL_NAMES
-                .map(str::to_owned)
-                .to_vec();
+            return crate::integrations::TOOL_NAMES.map(str::to_owned).to_vec();
         };
         names
             .iter()
@@ -279,7 +277,7 @@ fn now_ms() -> Result<i64, Error> {
                 "GOALKEEPER_NOW={text:?} is not a number; give milliseconds since the epoch, or unset it"
             ))
         }),
-        _ => Ok(goalkeeper::time::system_now_ms()),
+        _ => Ok(crate::time::system_now_ms()),
     }
 }
 
@@ -366,7 +364,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Ok(now) => now,
         Err(e) if lenient => {
             note(format!("{e}; using the system clock"));
-            goalkeeper::time::system_now_ms()
+            crate::time::system_now_ms()
         }
         Err(e) => return Err(e),
     };
@@ -437,6 +435,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
 /// the host to its next session).
 fn follows_host_itself(command: &Command) -> bool {
     match command {
+        #[cfg(feature = "mcp")]
         Command::Mcp(_) => true,
         #[cfg(feature = "watch")]
         Command::Watch(_) => true,
@@ -456,7 +455,7 @@ fn current_dir() -> Result<PathBuf, Error> {
 /// for the database, answering) before it gives up, silently on stdout and
 /// with exit 0: well inside the 15 s the installers give a hook, whatever
 /// holds the database (SQLite alone may wait 10 s on a stuck reader).
-pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+pub(crate) const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
 
 /// Runs `work` on this thread, within [`hook_wait`]: a watchdog thread
 /// sleeps until the deadline and, when `work` has not finished by then,
@@ -469,7 +468,7 @@ pub const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
 ///
 /// Once `work` has returned, the watchdog does nothing: what the caller
 /// prints next is never cut short.
-pub fn within_hook_wait<T>(work: impl FnOnce() -> T) -> T {
+pub(crate) fn within_hook_wait<T>(work: impl FnOnce() -> T) -> T {
     use std::sync::{Mutex, PoisonError};
     static FINISHED: Mutex<bool> = Mutex::new(false);
     let wait = hook_wait();
@@ -499,7 +498,7 @@ pub(crate) fn hook_wait() -> std::time::Duration {
 }
 
 /// What a hook says when it gave up waiting.
-pub fn hook_gave_up() -> String {
+pub(crate) fn hook_gave_up() -> String {
     format!(
         "gave up after {} ms (the database or the input did not answer in time); the hook did nothing, or its change was not confirmed",
         hook_wait().as_millis()

@@ -4,9 +4,9 @@
 
 use std::io::{Read, Write};
 
-use goalkeeper::sanitize;
-use goalkeeper::todo::MAX_CALL_BYTES;
-use goalkeeper::{Error, ToolResult};
+use crate::sanitize;
+use crate::todo::MAX_CALL_BYTES;
+use crate::{Error, ToolResult};
 
 use super::{Context, Outcome};
 
@@ -16,19 +16,19 @@ pub(crate) fn note(text: impl std::fmt::Display) {
 }
 
 /// Writes one line to stdout, safe for a terminal, ignoring a closed pipe.
-pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
     write_stdout_line(&args.to_string());
 }
 
 /// [`write_stdout`] of a text already at hand, without copying it first
 /// (a whole `<todo_context>`).
-pub fn write_stdout_line(text: &str) {
+pub(crate) fn write_stdout_line(text: &str) {
     let _ = writeln!(std::io::stdout().lock(), "{}", sanitize::terminal(text));
 }
 
 /// Writes text to stdout as it is given lines (no newline added), safe for
 /// a terminal, ignoring a closed pipe.
-pub fn write_stdout_raw(text: &str) {
+pub(crate) fn write_stdout_raw(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
         .write_all(sanitize::terminal(text).as_bytes())
@@ -37,12 +37,12 @@ pub fn write_stdout_raw(text: &str) {
 
 /// Writes `goalkeeper: <text>` to stderr, safe for a terminal, ignoring a
 /// closed or broken stderr.
-pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+pub(crate) fn write_stderr(args: std::fmt::Arguments<'_>) {
     write_stderr_as("goalkeeper", args);
 }
 
 /// [`write_stderr`] with another prefix (`goalkeeper mcp`).
-pub fn write_stderr_as(prefix: &str, args: std::fmt::Arguments<'_>) {
+pub(crate) fn write_stderr_as(prefix: &str, args: std::fmt::Arguments<'_>) {
     let text = args.to_string();
     let _ = writeln!(
         std::io::stderr().lock(),

@@ -17,11 +17,11 @@ use super::{Cli, Command, fast};
 
 /// A parsed command line.
 pub(super) struct Line {
-    pub cli: Cli,
+    pub(crate) cli: Cli,
     /// clap's matches, when clap parsed the line (`todo init` reads the
     /// order of its options from them, `watch` whether `--session` was
     /// given).
-    pub matches: Option<ArgMatches>,
+    pub(crate) matches: Option<ArgMatches>,
 }
 
 /// The names of the commands for which [`Command::never_fails_host`]

@@ -1,15 +1,15 @@
 //! `goalkeeper context`, `continuation`, `todo context` and
 //! `prompt render`: printing the hidden messages an agent receives.
 
+use crate::Error;
+use crate::prompt::{BUILTIN, Gate, HiddenMessage};
+use crate::turn::{self, Continuation};
 use clap::{Args, Subcommand};
-use goalkeeper::Error;
-use goalkeeper::prompt::{BUILTIN, Gate, HiddenMessage};
-use goalkeeper::turn::{self, Continuation};
 
 use super::{ActiveTools, Context, Outcome, print_json};
 
 #[derive(Debug, Args)]
-pub struct ContextArgs {
+pub(crate) struct ContextArgs {
     #[command(flatten)]
     pub(super) tools: ActiveTools,
     /// Say on stderr which gate kept a message (or the todo block) out
@@ -19,7 +19,7 @@ pub struct ContextArgs {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum PromptCommand {
+pub(crate) enum PromptCommand {
     /// Render one template with JSON data
     Render {
         /// The template name, e.g. goal-todo-context or tools/todo
@@ -33,7 +33,7 @@ pub enum PromptCommand {
 }
 
 /// `context`: the goal-mode-context message, or nothing when a gate is closed.
-pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+pub(crate) fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
@@ -91,7 +91,7 @@ pub fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
 
 /// `continuation`: the continuation steer, the pending budget-limit
 /// wrap-up, a note that the runaway guard paused the goal, or nothing.
-pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+pub(crate) fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
@@ -113,7 +113,7 @@ pub fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
 }
 
 /// `todo context`: the bare `<todo_context>` block.
-pub fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
+pub(crate) fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error> {
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let list = ctx
@@ -126,7 +126,7 @@ pub fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Error>
     Ok(Outcome::Success)
 }
 
-pub fn run(ctx: &Context, command: PromptCommand) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, command: PromptCommand) -> Result<Outcome, Error> {
     match command {
         PromptCommand::Render { name, data } => {
             let data: serde_json::Value = serde_json::from_str(&data).map_err(|e| {

@@ -3,16 +3,16 @@
 
 use std::path::PathBuf;
 
+use crate::Error;
+use crate::prompt::{HiddenMessage, MessageKind};
+use crate::resources::{self, AssembleOptions};
 use clap::{Args, Subcommand};
-use goalkeeper::Error;
-use goalkeeper::prompt::{HiddenMessage, MessageKind};
-use goalkeeper::resources::{self, AssembleOptions};
 use serde_json::json;
 
 use super::{Context, Outcome, print_json};
 
 #[derive(Debug, Args)]
-pub struct SystemPromptArgs {
+pub(crate) struct SystemPromptArgs {
     /// The agent's working directory [default: the current directory]
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
@@ -23,7 +23,7 @@ pub struct SystemPromptArgs {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum WorkspaceCommand {
+pub(crate) enum WorkspaceCommand {
     /// Make AGENTS.md the single source: CLAUDE.md and GEMINI.md become links to it
     Link {
         /// The directory holding AGENTS.md
@@ -36,7 +36,7 @@ pub enum WorkspaceCommand {
     },
 }
 
-pub fn system_prompt(ctx: &Context, args: SystemPromptArgs) -> Result<Outcome, Error> {
+pub(crate) fn system_prompt(ctx: &Context, args: SystemPromptArgs) -> Result<Outcome, Error> {
     let settings = ctx.settings()?;
     let cwd = match args.cwd {
         Some(dir) => dir,
@@ -74,7 +74,7 @@ pub fn system_prompt(ctx: &Context, args: SystemPromptArgs) -> Result<Outcome, E
     Ok(Outcome::Success)
 }
 
-pub fn workspace(ctx: &Context, command: WorkspaceCommand) -> Result<Outcome, Error> {
+pub(crate) fn workspace(ctx: &Context, command: WorkspaceCommand) -> Result<Outcome, Error> {
     let lines = match command {
         WorkspaceCommand::Link { dir } => {
             let report = resources::link(&dir, ctx.now_ms)?;

@@ -1,17 +1,17 @@
 //! `goalkeeper session list|show|rm`.
 
+use crate::goal::{GoalView, describe};
+use crate::time::utc_datetime;
+use crate::todo::{SummaryKind, summary};
+use crate::{Error, SessionId};
 use clap::Subcommand;
-use goalkeeper::goal::{GoalView, describe};
-use goalkeeper::time::utc_datetime;
-use goalkeeper::todo::{SummaryKind, summary};
-use goalkeeper::{Error, SessionId};
 use serde_json::json;
 
 use super::{Context, Outcome, print_json};
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum SessionCommand {
+pub(crate) enum SessionCommand {
     /// List every session, most recently updated first
     List,
     /// Show one session [default: the current --session]
@@ -26,7 +26,7 @@ pub enum SessionCommand {
     },
 }
 
-pub fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {
     let mut store = ctx.store()?;
     match command {
         SessionCommand::List => {

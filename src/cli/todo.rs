@@ -3,17 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Error;
+use crate::todo::{Actor, Call, MAX_CALL_BYTES, ViewPage, from_markdown, to_markdown};
+use crate::user_files::UserDir;
 use clap::{ArgMatches, Args, Subcommand};
-use goalkeeper::Error;
-use goalkeeper::todo::{Actor, Call, MAX_CALL_BYTES, ViewPage, from_markdown, to_markdown};
-use goalkeeper::user_files::UserDir;
 use serde_json::{Map, Value, json};
 
 use super::{Context, Outcome, print_json, print_result, read_stdin};
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum TodoCommand {
+pub(crate) enum TodoCommand {
     /// Run one `todo` tool call as the agent: JSON argument, or stdin with `-` or nothing
     Apply {
         /// The call, e.g. '{"op":"done","task":"Run tests"}'; `-` reads stdin
@@ -91,7 +91,7 @@ pub enum TodoCommand {
 // the help text of every command that flattens these arguments, since
 // their arguments are built after the command's own text; see `Command`.)
 #[derive(Debug, Args)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// The task's exact content
     #[arg(conflicts_with_all = ["task_flag", "phase"])]
     task: Option<String>,
@@ -122,7 +122,7 @@ impl TargetArgs {
     }
 }
 
-pub fn run(
+pub(crate) fn run(
     ctx: &Context,
     command: TodoCommand,
     matches: Option<&ArgMatches>,
@@ -176,7 +176,7 @@ pub fn run(
 }
 
 /// Runs one todo call and prints its result: the text alone, which
-/// [`goalkeeper::Store::todo_text`] can often answer without reading the
+/// [`crate::Store::todo_text`] can often answer without reading the
 /// whole list, unless `--json` asks for the result with the list.
 fn print_call(ctx: &Context, call: Call<'_>, actor: Actor) -> Result<Outcome, Error> {
     let mut store = ctx.store()?;
@@ -278,7 +278,7 @@ fn export(ctx: &Context, path: Option<PathBuf>, force: bool) -> Result<Outcome, 
             path.display()
         )));
     }
-    let stamp = goalkeeper::time::utc_stamp(ctx.now_ms);
+    let stamp = crate::time::utc_stamp(ctx.now_ms);
     let done = dir.replace(Path::new(name), text.as_bytes(), existing.as_ref(), &stamp)?;
     let backup = done.backup;
     let counts = list.counts();
@@ -383,19 +383,19 @@ fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
         out!("No events in session {}.", ctx.session);
     }
     for event in &events {
-        let when = goalkeeper::time::utc_datetime(event.at_ms);
+        let when = crate::time::utc_datetime(event.at_ms);
         let op = event.op.as_deref().unwrap_or("?");
         let payload = match &event.payload {
             Value::String(raw) => raw.clone(),
             other => other.to_string(),
         };
-        let payload = goalkeeper::sanitize::one_line(&payload).into_owned();
+        let payload = crate::sanitize::one_line(&payload).into_owned();
         match (&event.error, event.version) {
             (Some(error), _) => out!(
                 "#{} {when} {} {op} REJECTED: {} -- {payload}",
                 event.id,
                 event.actor,
-                goalkeeper::sanitize::one_line(error)
+                crate::sanitize::one_line(error)
             ),
             (None, Some(version)) => {
                 out!(

@@ -6,14 +6,14 @@
 
 use std::path::PathBuf;
 
-use goalkeeper::goal::{GoalOp, Usage};
-use goalkeeper::prompt::Injector;
-use goalkeeper::prompt::{Gate, HiddenMessage};
-use goalkeeper::settings::Settings;
-use goalkeeper::store::GoalCall;
-use goalkeeper::todo::{Actor, Call};
-use goalkeeper::turn::{self, Continuation};
-use goalkeeper::{Error, SessionId, Store};
+use crate::goal::{GoalOp, Usage};
+use crate::prompt::Injector;
+use crate::prompt::{Gate, HiddenMessage};
+use crate::settings::Settings;
+use crate::store::GoalCall;
+use crate::todo::{Actor, Call};
+use crate::turn::{self, Continuation};
+use crate::{Error, SessionId, Store};
 
 use super::{Context, Outcome};
 
@@ -34,11 +34,11 @@ struct Tour {
     step: usize,
 }
 
-pub fn run(ctx: &Context) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context) -> Result<Outcome, Error> {
     let dir = std::env::temp_dir().join(format!(
         "goalkeeper-tour-{}-{}",
         std::process::id(),
-        goalkeeper::time::system_now_ms()
+        crate::time::system_now_ms()
     ));
     std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
         what: format!("cannot create {}", dir.display()),
@@ -213,9 +213,7 @@ impl Tour {
     }
 
     fn tools() -> Vec<String> {
-        goalkeeper::integrations::TOOL_NAMES
-            .map(str::to_owned)
-            .to_vec()
+        crate::integrations::TOOL_NAMES.map(str::to_owned).to_vec()
     }
 
     fn context(&mut self) -> Result<(), Error> {

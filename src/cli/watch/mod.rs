@@ -16,9 +16,9 @@ mod view;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+use crate::integrations::host_session::last_session_key;
+use crate::{Error, SessionId, Store};
 use clap::Args;
-use goalkeeper::integrations::host_session::last_session_key;
-use goalkeeper::{Error, SessionId, Store};
 use ratatui::Terminal;
 use ratatui::backend::{Backend, TestBackend};
 use ratatui::buffer::Buffer;
@@ -31,7 +31,7 @@ use state::{Data, EVENTS, Key, RATE_WINDOW_MS, Ui};
 const POLL: Duration = Duration::from_millis(200);
 
 #[derive(Debug, Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// Follow every session of the database: one row each, the selected one opened below
     #[arg(long)]
     all: bool,
@@ -57,7 +57,7 @@ enum Target {
 
 /// Runs `watch`. `session_given` says `--session` came from the command
 /// line (it makes no sense together with `--all`).
-pub fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result<Outcome, Error> {
+pub(crate) fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result<Outcome, Error> {
     if args.all && (session_given || ctx.session_from.is_some()) {
         return Err(Error::Usage(
             "--all follows every session; drop --session/--session-from, or drop --all to follow one".into(),

@@ -2,16 +2,16 @@
 //! viewer's own state (focus, scroll, sort, help), and the keys that change
 //! it. No I/O here, so a frame is a pure function of these and the clock.
 
-use goalkeeper::store::{SessionSnapshot, SessionSummary};
-use goalkeeper::todo::Status;
+use crate::store::{SessionSnapshot, SessionSummary};
+use crate::todo::Status;
 
 /// How many events a frame can show at most.
-pub const EVENTS: usize = 200;
+pub(crate) const EVENTS: usize = 200;
 /// The window of the token rate.
-pub const RATE_WINDOW_MS: i64 = 5 * 60 * 1000;
+pub(crate) const RATE_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 /// The data of one frame, as last read from the store.
-pub enum Data {
+pub(crate) enum Data {
     /// One session (`--session`, `--session-from`).
     One(SessionSnapshot),
     /// Every session (`--all`), with the selected one read in full.
@@ -25,7 +25,7 @@ pub enum Data {
 
 /// The panes that take the keyboard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pane {
+pub(crate) enum Pane {
     Sessions,
     Todos,
     Events,
@@ -33,7 +33,7 @@ pub enum Pane {
 
 /// The orders of the `--all` board (`s` cycles through them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sort {
+pub(crate) enum Sort {
     /// Last activity, newest first.
     Activity,
     /// Session id.
@@ -45,7 +45,7 @@ pub enum Sort {
 }
 
 impl Sort {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Sort::Activity => "last activity",
             Sort::Session => "session",
@@ -65,22 +65,22 @@ impl Sort {
 }
 
 /// The viewer's own state.
-pub struct Ui {
-    pub focus: Pane,
+pub(crate) struct Ui {
+    pub(crate) focus: Pane,
     /// First line of the todo pane; `None` follows the task in progress.
-    pub todo_scroll: Option<usize>,
+    pub(crate) todo_scroll: Option<usize>,
     /// First line of the event pane.
-    pub event_scroll: usize,
+    pub(crate) event_scroll: usize,
     /// The selected session of the board.
-    pub selected: Option<String>,
-    pub sort: Sort,
-    pub help: bool,
+    pub(crate) selected: Option<String>,
+    pub(crate) sort: Sort,
+    pub(crate) help: bool,
     /// Colours on (off with `NO_COLOR`).
-    pub color: bool,
+    pub(crate) color: bool,
 }
 
 impl Ui {
-    pub fn new(all: bool, color: bool) -> Ui {
+    pub(crate) fn new(all: bool, color: bool) -> Ui {
         Ui {
             focus: if all { Pane::Sessions } else { Pane::Todos },
             todo_scroll: None,
@@ -95,7 +95,7 @@ impl Ui {
 
 /// A key, as the view understands it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     Quit,
     Up,
     Down,
@@ -109,7 +109,7 @@ pub enum Key {
 }
 
 /// The rows of the board in the order `sort` puts them.
-pub fn sorted(sessions: &[SessionSummary], sort: Sort) -> Vec<&SessionSummary> {
+pub(crate) fn sorted(sessions: &[SessionSummary], sort: Sort) -> Vec<&SessionSummary> {
     let mut rows: Vec<&SessionSummary> = sessions.iter().collect();
     let share = |part: u64, whole: u64| {
         if whole == 0 {
@@ -138,7 +138,7 @@ pub fn sorted(sessions: &[SessionSummary], sort: Sort) -> Vec<&SessionSummary> {
 
 /// The session the board has selected: the remembered one while it
 /// exists, else the first row.
-pub fn selected<'a>(sessions: &'a [SessionSummary], ui: &Ui) -> Option<&'a SessionSummary> {
+pub(crate) fn selected<'a>(sessions: &'a [SessionSummary], ui: &Ui) -> Option<&'a SessionSummary> {
     let rows = sorted(sessions, ui.sort);
     ui.selected
         .as_ref()
@@ -147,7 +147,7 @@ pub fn selected<'a>(sessions: &'a [SessionSummary], ui: &Ui) -> Option<&'a Sessi
 }
 
 /// The todo pane's lines: one per phase, one per task.
-pub fn todo_lines(snapshot: &SessionSnapshot) -> usize {
+pub(crate) fn todo_lines(snapshot: &SessionSnapshot) -> usize {
     snapshot
         .todos
         .phases
@@ -158,7 +158,7 @@ pub fn todo_lines(snapshot: &SessionSnapshot) -> usize {
 
 /// The line of the task in progress (else the first open task) in the
 /// todo pane, which a following pane keeps in view.
-pub fn focus_line(snapshot: &SessionSnapshot) -> Option<usize> {
+pub(crate) fn focus_line(snapshot: &SessionSnapshot) -> Option<usize> {
     let mut line = 0;
     let mut first_open = None;
     for phase in &snapshot.todos.phases {
@@ -178,7 +178,7 @@ pub fn focus_line(snapshot: &SessionSnapshot) -> Option<usize> {
 
 /// Whether the key asks to quit; otherwise applies it to `ui`. `page` is
 /// the height of a scrolled pane, for page keys.
-pub fn apply_key(ui: &mut Ui, key: Key, data: &Data, page: usize, todo_top: usize) -> bool {
+pub(crate) fn apply_key(ui: &mut Ui, key: Key, data: &Data, page: usize, todo_top: usize) -> bool {
     let page = page.max(1);
     let all = matches!(data, Data::All { .. });
     let detail = match data {

@@ -2,21 +2,21 @@
 //! per event. Every piece of stored text goes through the project's
 //! terminal sanitizer ([`one_line`]) before it is shown.
 
-use goalkeeper::goal::{Goal, format_duration, format_tokens};
-use goalkeeper::sanitize::one_line;
-use goalkeeper::store::{Event, EventKind, SessionSnapshot};
+use crate::goal::{Goal, format_duration, format_tokens};
+use crate::sanitize::one_line;
+use crate::store::{Event, EventKind, SessionSnapshot};
 use serde_json::Value;
 
 use super::state::RATE_WINDOW_MS;
 
 /// Stored text made safe for one terminal line.
-pub fn safe(text: &str) -> String {
+pub(crate) fn safe(text: &str) -> String {
     one_line(text).into_owned()
 }
 
 /// The lines of the goal objective, each made safe (an objective may keep
 /// its line breaks).
-pub fn objective_lines(objective: &str) -> Vec<String> {
+pub(crate) fn objective_lines(objective: &str) -> Vec<String> {
     objective
         .replace("\r\n", "\n")
         .split(['\n', '\r'])
@@ -25,7 +25,7 @@ pub fn objective_lines(objective: &str) -> Vec<String> {
 }
 
 /// A bar of `width` cells, `part` of `whole` filled: `██████░░░░`.
-pub fn bar(part: u64, whole: u64, width: usize) -> String {
+pub(crate) fn bar(part: u64, whole: u64, width: usize) -> String {
     let filled = if whole == 0 {
         0
     } else {
@@ -37,7 +37,7 @@ pub fn bar(part: u64, whole: u64, width: usize) -> String {
 }
 
 /// The share `part / whole` in whole percent.
-pub fn percent(part: u64, whole: u64) -> u64 {
+pub(crate) fn percent(part: u64, whole: u64) -> u64 {
     if whole == 0 {
         0
     } else {
@@ -46,7 +46,7 @@ pub fn percent(part: u64, whole: u64) -> u64 {
 }
 
 /// How long ago `at_ms` was: `now`, `45s ago`, `12m ago`, `3h ago`, `2d ago`.
-pub fn ago(at_ms: i64, now_ms: i64) -> String {
+pub(crate) fn ago(at_ms: i64, now_ms: i64) -> String {
     let secs = (now_ms - at_ms).max(0) / 1000;
     match secs {
         0 => "now".into(),
@@ -58,25 +58,25 @@ pub fn ago(at_ms: i64, now_ms: i64) -> String {
 }
 
 /// `HH:MM:SS` (UTC) of a timestamp.
-pub fn clock(ms: i64) -> String {
+pub(crate) fn clock(ms: i64) -> String {
     let secs = ms.div_euclid(1000).rem_euclid(86_400);
     format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// The pace of the goal's spending over the last minutes.
-pub struct Rate {
+pub(crate) struct Rate {
     /// Tokens per minute.
-    pub per_minute: u64,
+    pub(crate) per_minute: u64,
     /// The minutes the rate is taken over.
-    pub minutes: i64,
+    pub(crate) minutes: i64,
     /// Seconds until the budget runs out at this pace, when there is a
     /// budget left and a pace.
-    pub exhausted_in: Option<i64>,
+    pub(crate) exhausted_in: Option<i64>,
 }
 
 /// The goal's token rate over the window (or since the goal started, when
 /// that is shorter; at least a minute), and when the budget runs out at it.
-pub fn rate(snapshot: &SessionSnapshot, goal: &Goal, now_ms: i64) -> Rate {
+pub(crate) fn rate(snapshot: &SessionSnapshot, goal: &Goal, now_ms: i64) -> Rate {
     let span_ms = RATE_WINDOW_MS.min(now_ms - goal.created_at_ms).max(60_000);
     let since = now_ms - span_ms;
     let tokens: u64 = snapshot
@@ -100,12 +100,12 @@ pub fn rate(snapshot: &SessionSnapshot, goal: &Goal, now_ms: i64) -> Rate {
 }
 
 /// `~26m`, `~1h 5m`: a projected duration.
-pub fn about(seconds: i64) -> String {
+pub(crate) fn about(seconds: i64) -> String {
     format!("~{}", format_duration(seconds.max(60)))
 }
 
 /// The tokens of `goal`: `45k of 100k tokens (45%)` or `45k tokens, no budget`.
-pub fn tokens(goal: &Goal) -> String {
+pub(crate) fn tokens(goal: &Goal) -> String {
     match goal.token_budget {
         Some(budget) => format!(
             "{} of {} tokens ({}%)",
@@ -119,7 +119,7 @@ pub fn tokens(goal: &Goal) -> String {
 
 /// What an event did, in a few words: `done "Write the parser"`,
 /// `usage +1.2k tokens`, `rejected start: task "x" not found`.
-pub fn event_text(event: &Event) -> String {
+pub(crate) fn event_text(event: &Event) -> String {
     let p = &event.payload;
     let op = event.op.as_deref().unwrap_or("call");
     if !event.ok {

@@ -7,10 +7,10 @@
 //! (phases as bars, tasks under them) and the event log, stacked below 120
 //! columns and side by side from there; a line of keys.
 
-use goalkeeper::goal::{Goal, GoalStatus, format_duration, format_tokens};
-use goalkeeper::store::{SessionSnapshot, SessionSummary};
-use goalkeeper::time::utc_datetime;
-use goalkeeper::todo::Status;
+use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
+use crate::store::{SessionSnapshot, SessionSummary};
+use crate::time::utc_datetime;
+use crate::todo::Status;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -23,25 +23,25 @@ use super::text::{
 };
 
 /// The smallest frame the view lays out; below it, it says so.
-pub const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_WIDTH: u16 = 40;
 /// See [`MIN_WIDTH`].
-pub const MIN_HEIGHT: u16 = 12;
+pub(crate) const MIN_HEIGHT: u16 = 12;
 /// From this width the todo list and the events sit side by side.
 const WIDE: u16 = 120;
 
 /// What the last frame laid out, which scrolling needs.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Drawn {
+pub(crate) struct Drawn {
     /// Lines the todo pane shows at once.
-    pub todo_page: usize,
+    pub(crate) todo_page: usize,
     /// Its first line as drawn (the followed position when not scrolled).
-    pub todo_top: usize,
+    pub(crate) todo_top: usize,
     /// Lines the event pane shows at once.
-    pub event_page: usize,
+    pub(crate) event_page: usize,
 }
 
 /// Draws one frame of `data` as `ui` says, at `now_ms`.
-pub fn draw(frame: &mut Frame<'_>, data: &Data, ui: &Ui, now_ms: i64) -> Drawn {
+pub(crate) fn draw(frame: &mut Frame<'_>, data: &Data, ui: &Ui, now_ms: i64) -> Drawn {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         let text = format!(
