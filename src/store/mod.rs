@@ -16,6 +16,7 @@ mod location;
 mod marks;
 mod migrations;
 mod open;
+mod param;
 mod patch;
 #[cfg(feature = "postgres")]
 mod pg;
