@@ -15,6 +15,7 @@ mod location;
 mod marks;
 mod migrations;
 mod open;
+mod param;
 mod patch;
 #[cfg(feature = "postgres")]
 mod pg;

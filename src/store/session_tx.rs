@@ -163,7 +163,7 @@ impl SessionTx<'_> {
 
     /// Sets a global pointer (integration state).
     ///
-    /// Pointers are bounded (issue #13: a 15 MB `cwd` was stored): a key
+    /// Pointers are bounded, as a host may send a `cwd` of any size: a key
     /// over [`MAX_POINTER_KEY_BYTES`] is refused, and setting one drops the
     /// pointers not set for [`POINTER_TTL_MS`] and all but the
     /// [`MAX_POINTERS`] most recent.

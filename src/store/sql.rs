@@ -19,48 +19,12 @@
 use crate::SessionId;
 use crate::error::{Error, Result};
 
-/// A parameter of a statement.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Value<'a> {
-    Null,
-    Int(i64),
-    Text(&'a str),
-}
-
-impl From<i64> for Value<'_> {
-    fn from(v: i64) -> Self {
-        Value::Int(v)
-    }
-}
-
-impl From<bool> for Value<'_> {
-    fn from(v: bool) -> Self {
-        Value::Int(i64::from(v))
-    }
-}
-
-impl<'a> From<&'a str> for Value<'a> {
-    fn from(v: &'a str) -> Self {
-        Value::Text(v)
-    }
-}
-
-impl<'a> From<&'a String> for Value<'a> {
-    fn from(v: &'a String) -> Self {
-        Value::Text(v)
-    }
-}
-
-impl<'a, T: Into<Value<'a>>> From<Option<T>> for Value<'a> {
-    fn from(v: Option<T>) -> Self {
-        v.map_or(Value::Null, Into::into)
-    }
-}
+pub(crate) use super::param::Value;
 
 /// `params![a, b]`: a slice of statement parameters.
 macro_rules! params {
     ($($value:expr),* $(,)?) => {
-        &[$($crate::store::sql::Value::from($value)),*][..]
+        &[$($crate::store::param::Value::from($value)),*][..]
     };
 }
 pub(crate) use params;
@@ -391,44 +355,5 @@ impl Column for Owned {
         } else {
             super::pg::column_opt_int(row, i)?.map_or(Owned::Null, Owned::Int)
         })
-    }
-}
-
-/// Rewrites `?N` placeholders to PostgreSQL's `$N`, leaving string literals
-/// and quoted identifiers alone.
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-pub(crate) fn to_postgres_placeholders(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut quote: Option<char> = None;
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-                out.push(c);
-            }
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                out.push(c);
-            }
-            None if c == '?' && chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
-            None => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_rewritten_outside_quotes_only() {
-        assert_eq!(
-            to_postgres_placeholders("SELECT '?1', \"?2\", x FROM t WHERE a = ?1 AND b = ?12"),
-            "SELECT '?1', \"?2\", x FROM t WHERE a = $1 AND b = $12"
-        );
     }
 }

@@ -34,7 +34,7 @@ use std::error::Error as StdError;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, Statement};
 
-use super::sql::{Value, to_postgres_placeholders};
+use super::param::Value;
 use crate::SessionId;
 use crate::error::{Error, Result};
 
@@ -339,4 +339,42 @@ pub(crate) fn column_opt_text(row: &postgres::Row, i: usize) -> Result<Option<St
 
 pub(crate) fn column_text(row: &postgres::Row, i: usize) -> Result<String> {
     column_opt_text(row, i)?.ok_or_else(|| column_error(row, i, "NULL where text belongs"))
+}
+
+/// Rewrites `?N` placeholders to PostgreSQL's `$N`, leaving string literals
+/// and quoted identifiers alone.
+fn to_postgres_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                out.push(c);
+            }
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if c == '?' && chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_rewritten_outside_quotes_only() {
+        assert_eq!(
+            to_postgres_placeholders("SELECT '?1', \"?2\", x FROM t WHERE a = ?1 AND b = ?12"),
+            "SELECT '?1', \"?2\", x FROM t WHERE a = $1 AND b = $12"
+        );
+    }
 }

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 /// The versions are the SQLite schema's (`store::migrations`), so one
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
-/// later version adds a step here and one in `migrations.rs`.
+/// later version adds a step here and one in `store/migrations/`.
 const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7)];
 
 /// The schema version this build writes.

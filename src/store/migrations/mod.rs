@@ -1,0 +1,321 @@
+//! Versioned schema migrations, tracked in `PRAGMA user_version`. Each step
+//! runs in its own immediate transaction and re-reads the version inside it,
+//! so processes racing to open a new database migrate it exactly once.
+//!
+//! The steps that move data live in files of their own: [`v4`] (lists as
+//! rows, undo as patches) and [`v5`] (kept shapes); the others are DDL.
+
+mod v4;
+#[cfg(test)]
+mod v4_tests;
+mod v5;
+
+use std::path::Path;
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::APPLICATION_ID;
+use crate::error::{Error, Result};
+use v4::v4_tasks_as_rows;
+use v5::v5_kept_shapes;
+
+type Step = fn(&Transaction<'_>) -> Result<()>;
+
+/// The migrations, in order; step `i` brings the schema to version `i + 1`.
+const STEPS: &[Step] = &[
+    v1_sessions_and_events,
+    v2_goals,
+    v3_session_marks,
+    v4_tasks_as_rows,
+    v5_kept_shapes,
+    v6_tasks_by_prefix,
+    v7_early_v6_index,
+];
+
+/// The schema version this build writes.
+pub(crate) const LATEST: i64 = STEPS.len() as i64;
+
+/// Brings the database to [`LATEST`].
+pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<()> {
+    let version = |c: &Connection| -> rusqlite::Result<i64> {
+        c.query_row("PRAGMA user_version", [], |r| r.get(0))
+    };
+    if version(conn)? == LATEST {
+        return Ok(());
+    }
+    let before = version(conn)?;
+    for (i, step) in STEPS.iter().enumerate() {
+        let target = i as i64 + 1;
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let current = version(&tx)?;
+        if current > LATEST {
+            return Err(Error::NewerSchema {
+                path: path.map(Path::to_path_buf).unwrap_or_default(),
+                found: current,
+                known: LATEST,
+            });
+        }
+        if current >= target {
+            continue;
+        }
+        step(&tx)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.pragma_update(None, "user_version", target)?;
+        tx.commit()?;
+    }
+    if before > 0 && before < 4 && path.is_some() {
+        reclaim_space(conn);
+    }
+    Ok(())
+}
+
+/// After v4 drops the lists that every v3 event kept, most of an old
+/// database is free pages: give them back to the file system. Best effort
+/// (another process may hold a transaction open); the database is whole
+/// either way.
+fn reclaim_space(conn: &Connection) {
+    let count = |pragma: &str| -> i64 {
+        conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
+            .unwrap_or(0)
+    };
+    let (free, total) = (count("freelist_count"), count("page_count"));
+    if free > 16 && free * 4 > total {
+        let _ = conn.execute_batch("VACUUM");
+    }
+}
+
+/// Sessions with their todo list, and the append-only event log. Each
+/// successful todo mutation stores the resulting list in its event, which
+/// is what `todo undo` restores from.
+fn v1_sessions_and_events(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
+        "CREATE TABLE sessions (
+            id            TEXT PRIMARY KEY,
+            created_ms    INTEGER NOT NULL,
+            updated_ms    INTEGER NOT NULL,
+            todo_version  INTEGER NOT NULL DEFAULT 0,
+            todos         TEXT NOT NULL DEFAULT '[]',
+            todo_error    TEXT
+        ) STRICT;
+        CREATE TABLE events (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            at_ms       INTEGER NOT NULL,
+            actor       TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            op          TEXT,
+            payload     TEXT NOT NULL,
+            ok          INTEGER NOT NULL,
+            error       TEXT,
+            version     INTEGER,
+            undo_to     INTEGER,
+            state       TEXT
+        ) STRICT;
+        CREATE INDEX events_by_session ON events(session_id, id);
+        CREATE UNIQUE INDEX events_by_version ON events(session_id, version)
+            WHERE kind = 'todo' AND version IS NOT NULL;",
+    )?)
+}
+
+/// Goals (the current one is a session's latest row; older ones are its
+/// history) and the runaway guard's per-session counters.
+fn v2_goals(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
+        "CREATE TABLE goals (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            objective        TEXT NOT NULL,
+            status           TEXT NOT NULL,
+            token_budget     INTEGER,
+            tokens_used      INTEGER NOT NULL DEFAULT 0,
+            time_used_ms     INTEGER NOT NULL DEFAULT 0,
+            active_since_ms  INTEGER,
+            revision         INTEGER NOT NULL DEFAULT 0,
+            budget_notice    TEXT NOT NULL DEFAULT 'none',
+            created_ms       INTEGER NOT NULL,
+            updated_ms       INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX goals_by_session ON goals(session_id, id);
+        ALTER TABLE sessions ADD COLUMN idle_continuations INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sessions ADD COLUMN progress_mark TEXT;",
+    )?)
+}
+
+/// Small facts the integrations remember between processes: per session,
+/// what was last injected, how many reminders went out, how far a
+/// transcript was read, whether the memory file was delivered; and global
+/// pointers such as the Claude Code session last seen in a project.
+fn v3_session_marks(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(
+        "CREATE TABLE session_marks (
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            key         TEXT NOT NULL,
+            value       TEXT NOT NULL,
+            PRIMARY KEY (session_id, key)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE pointers (
+            key         TEXT PRIMARY KEY,
+            value       TEXT NOT NULL,
+            updated_ms  INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;",
+    )?)
+}
+
+/// An index of each session's tasks by the start of their text: the
+/// in-place path of a call that names one task ([`super::in_place`]) finds
+/// its row without stepping through the list (on 1,000 tasks, the scan
+/// cost about 1 M instructions, a third of the whole command). Only the
+/// first 64 characters are indexed (the statements that use the index
+/// repeat the expression `substr(content, 1, 64)` exactly, as SQLite
+/// requires): texts that long rarely
+/// share a start, and indexing the whole text (up to 1,000 characters)
+/// doubled what appending long tasks writes (6.1 → 10.7 KB per append of
+/// a 1,000-character task, `examples/bench_growth.rs`). A status change
+/// leaves the index as it is; a new or removed task writes one entry more.
+/// Not `UNIQUE`: the engine keeps texts unique, and rows written from
+/// outside that repeat one are read (and refused) as before, not made to
+/// fail.
+fn v6_tasks_by_prefix(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(TASKS_BY_PREFIX)?)
+}
+
+/// The text of [`TASKS_BY_PREFIX`], as a literal for `concat!`.
+macro_rules! tasks_by_prefix {
+    () => {
+        "CREATE INDEX IF NOT EXISTS tasks_by_prefix ON tasks (session_id, substr(content, 1, 64));"
+    };
+}
+
+/// The DDL of [`v6_tasks_by_prefix`], the same text on both backends.
+pub(crate) const TASKS_BY_PREFIX: &str = tasks_by_prefix!();
+
+/// The index of [`v6_tasks_by_prefix`] for a database that an early build
+/// of v6 migrated. That build (on main for twenty minutes, between
+/// 2f24649 and 9a39d87, in no release) indexed the whole text as
+/// `tasks_by_content`; a database it brought to v6 has no
+/// `tasks_by_prefix`, and every call the in-place path takes failed on it
+/// with "no such index: tasks_by_prefix" (SQLite's statement names the
+/// index it must use). On any other database this step writes nothing but
+/// the version.
+fn v7_early_v6_index(tx: &Transaction<'_>) -> Result<()> {
+    Ok(tx.execute_batch(EARLY_V6_INDEX)?)
+}
+
+/// The DDL of [`v7_early_v6_index`], the same text on both backends.
+pub(crate) const EARLY_V6_INDEX: &str =
+    concat!("DROP INDEX IF EXISTS tasks_by_content;", tasks_by_prefix!());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_new_database_gets_every_table() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, None).unwrap();
+        assert_eq!(
+            tables(&conn),
+            [
+                "events",
+                "goals",
+                "phases",
+                "pointers",
+                "session_marks",
+                "sessions",
+                "sqlite_sequence",
+                "tasks",
+                "todo_undo"
+            ]
+        );
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, LATEST);
+        let app: i64 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(app, APPLICATION_ID);
+    }
+
+    #[test]
+    fn each_step_applies_on_top_of_the_previous_one() {
+        let conn = Connection::open_in_memory().unwrap();
+        let tx = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate).unwrap();
+        v1_sessions_and_events(&tx).unwrap();
+        tx.execute(
+            "INSERT INTO sessions (id, created_ms, updated_ms, todo_version, todos) VALUES ('s', 1, 1, 4, '[]')",
+            [],
+        )
+        .unwrap();
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        tx.pragma_update(None, "user_version", 1).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(tables(&conn), ["events", "sessions", "sqlite_sequence"]);
+
+        migrate(&conn, None).unwrap();
+        assert_eq!(
+            tables(&conn),
+            [
+                "events",
+                "goals",
+                "phases",
+                "pointers",
+                "session_marks",
+                "sessions",
+                "sqlite_sequence",
+                "tasks",
+                "todo_undo"
+            ]
+        );
+        // v1 data survives the later steps, new columns at their defaults.
+        let (version, idle): (i64, i64) = conn
+            .query_row(
+                "SELECT todo_version, idle_continuations FROM sessions WHERE id = 's'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((version, idle), (4, 0));
+    }
+
+    #[test]
+    fn migrating_twice_is_a_no_op() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, None).unwrap();
+        conn.execute(
+            "INSERT INTO sessions (id, created_ms, updated_ms) VALUES ('s', 1, 1)",
+            [],
+        )
+        .unwrap();
+        migrate(&conn, None).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, None).unwrap();
+        conn.pragma_update(None, "user_version", LATEST + 1)
+            .unwrap();
+        // The fast path sees a different version and steps through; the
+        // check inside the transaction refuses.
+        let err = migrate(&conn, None).unwrap_err();
+        assert!(
+            matches!(err, Error::NewerSchema { found, known, .. } if found == LATEST + 1 && known == LATEST)
+        );
+    }
+}
