@@ -1,4 +1,4 @@
-//! Faults around the database (issue #13), with real processes: the file
+//! Faults around the database, with real processes: the file
 //! deleted or replaced under a running MCP server, a reader stuck holding
 //! the WAL index, and hooks whose database or input does not answer.
 

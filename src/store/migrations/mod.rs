@@ -163,14 +163,14 @@ fn v3_session_marks(tx: &Transaction<'_>) -> Result<()> {
 
 /// An index of each session's tasks by the start of their text: the
 /// in-place path of a call that names one task ([`super::in_place`]) finds
-/// its row without stepping through the list (on 1,000 tasks, the scan
-/// cost about 1 M instructions, a third of the whole command). Only the
+/// its row without stepping through the list (on a long list the scan was
+/// a large part of the whole command; BENCHMARKS.md). Only the
 /// first 64 characters are indexed (the statements that use the index
 /// repeat the expression `substr(content, 1, 64)` exactly, as SQLite
 /// requires): texts that long rarely
 /// share a start, and indexing the whole text (up to 1,000 characters)
-/// doubled what appending long tasks writes (6.1 → 10.7 KB per append of
-/// a 1,000-character task, `examples/bench_growth.rs`). A status change
+/// nearly doubled what appending long tasks writes (measured by
+/// `examples/bench_growth.rs`). A status change
 /// leaves the index as it is; a new or removed task writes one entry more.
 /// Not `UNIQUE`: the engine keeps texts unique, and rows written from
 /// outside that repeat one are read (and refused) as before, not made to
@@ -190,8 +190,7 @@ macro_rules! tasks_by_prefix {
 pub(crate) const TASKS_BY_PREFIX: &str = tasks_by_prefix!();
 
 /// The index of [`v6_tasks_by_prefix`] for a database that an early build
-/// of v6 migrated. That build (on main for twenty minutes, between
-/// 2f24649 and 9a39d87, in no release) indexed the whole text as
+/// of v6 migrated. That build (never released) indexed the whole text as
 /// `tasks_by_content`; a database it brought to v6 has no
 /// `tasks_by_prefix`, and every call the in-place path takes failed on it
 /// with "no such index: tasks_by_prefix" (SQLite's statement names the

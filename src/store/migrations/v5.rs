@@ -16,8 +16,8 @@ use crate::store::sql::Tx;
 /// the store writes the shape after the rows, and a write from outside
 /// (another tool, a hand edit) leaves the session without one, read from
 /// its rows until the store writes its list again. (Phase rows have no
-/// trigger: every process pays about 30,000 instructions per trigger to
-/// parse the schema. A read checks the phases' keys against the shape's,
+/// trigger: every process would pay for parsing each trigger in the
+/// schema. A read checks the phases' keys against the shape's,
 /// and takes their names from the rows.)
 pub(super) fn v5_kept_shapes(tx: &Transaction<'_>) -> Result<()> {
     let mut ddl = String::from("ALTER TABLE sessions ADD COLUMN todo_shape TEXT;");

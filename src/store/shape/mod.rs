@@ -14,9 +14,9 @@
 //! `NULL` (a PostgreSQL database migrated from v4, until its next write)
 //! means "not known": the reads then read the whole list, as before.
 //!
-//! Why a kept shape, and not counts in SQL: `GROUP BY status` over 1,000
-//! rows cost about 2 M instructions (a sort), more than the rest of the
-//! status line's process; a `view` page needs the byte size of every task
+//! Why a kept shape, and not counts in SQL: `GROUP BY status` sorts every
+//! row of the list, which on a long list costs more than the rest of the
+//! status line's process (BENCHMARKS.md); a `view` page needs the byte size of every task
 //! before it (pages are cut at [`PAGE_BYTES`](crate::todo::PAGE_BYTES)),
 //! and its page count needs all of them, so even a narrow SQL read of
 //! sizes and statuses steps through every row. A write already holds the

@@ -12,7 +12,7 @@ mod errors;
 mod escaping;
 mod props;
 
-const SPEC_EXAMPLE: &str = "\
+const DOCUMENTED_EXAMPLE: &str = "\
 # Foundation
 - [x] Build core
 - [/] Add edge cases
@@ -79,12 +79,12 @@ fn one_task(content: &str) -> TodoList {
 
 #[test]
 fn spec_example_renders() {
-    assert_eq!(to_markdown(&spec_list()), SPEC_EXAMPLE);
+    assert_eq!(to_markdown(&spec_list()), DOCUMENTED_EXAMPLE);
 }
 
 #[test]
 fn spec_example_parses() {
-    assert_eq!(from_markdown(SPEC_EXAMPLE), Ok(spec_list()));
+    assert_eq!(from_markdown(DOCUMENTED_EXAMPLE), Ok(spec_list()));
 }
 
 #[test]
