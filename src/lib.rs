@@ -2,23 +2,23 @@
 #![warn(missing_docs)]
 
 mod actor;
-pub mod call;
+mod call;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
 pub mod goal;
-pub mod integrations;
+mod integrations;
 pub mod prompt;
-pub mod resources;
+mod resources;
 pub mod sanitize;
 mod session;
 pub mod settings;
 pub mod store;
-pub mod time;
+mod time;
 pub mod todo;
 mod tool_result;
 pub mod turn;
-pub mod user_files;
+mod user_files;
 
 pub use actor::Actor;
 pub use error::{Error, ErrorKind, Result};

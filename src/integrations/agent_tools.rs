@@ -166,6 +166,7 @@ pub type ExecResult = ToolResult<Value>;
 /// A rejected call, malformed arguments and an unknown tool name are error
 /// results (`is_error`), never `Err`; `Err` means the store failed.
 /// `arguments` are passed to the engine as they came, whatever their shape.
+#[cfg(test)]
 pub fn execute(
     store: &mut Store,
     session: &(impl SessionRef + ?Sized),

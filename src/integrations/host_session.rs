@@ -140,12 +140,6 @@ pub fn record_successor_in(
     tx.set_pointer(&successor_key(host, from), tx.session().as_str(), now_ms)
 }
 
-/// The session `session` continues as now: its successors followed to the
-/// newest (at most 64 steps, so a cycle cannot hang a caller).
-pub fn follow(store: &mut Store, host: Host, session: &SessionId) -> Result<SessionId> {
-    store.in_read(|pointer| follow_with(pointer, host, session))
-}
-
 /// [`follow`], reading the pointers with `pointer` (inside a caller's
 /// transaction, see [`SessionRef`](crate::store::SessionRef)).
 pub fn follow_with(
@@ -204,6 +198,7 @@ pub struct Recorded {
 
 /// Records that `host` runs `session` in `dir`, in one transaction; see
 /// [`record_in`].
+#[cfg(test)]
 pub fn record(
     store: &mut Store,
     host: Host,

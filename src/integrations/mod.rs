@@ -24,5 +24,5 @@ pub mod pi;
 pub mod statusline;
 pub mod usage_log;
 
-pub use agent_tools::{ExecResult, GOAL, TODO, TOOL_NAMES, ToolSpec, execute, unknown_tool};
+pub use agent_tools::TOOL_NAMES;
 pub use hook_event::HookReply;

@@ -3,7 +3,9 @@
 
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
 use crate::sanitize::one_line;
-use crate::todo::{Counts, TodoList};
+use crate::todo::Counts;
+#[cfg(test)]
+use crate::todo::TodoList;
 
 /// Longest objective shown, in characters.
 const OBJECTIVE_CHARS: usize = 40;
@@ -14,6 +16,7 @@ const OBJECTIVE_CHARS: usize = 40;
 /// The goal part shows its state: `◎` active, `‖` paused, `◌` out of
 /// budget. Todos are `closed/total`; tokens `used/budget tok` (or just
 /// `used tok` without a budget); then the time spent active.
+#[cfg(test)]
 pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<String> {
     status_line_of(goal, list.counts(), now_ms)
 }

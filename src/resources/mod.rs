@@ -16,14 +16,8 @@ mod skills;
 mod system_prompt;
 mod workspace;
 
-pub use file::MAX_RESOURCE_BYTES;
-pub use system_prompt::{
-    AssembleOptions, Assembly, Block, BlockKind, PROJECT_FILES, WORKSPACE_FILES, assemble,
-};
-pub use workspace::{
-    LINK_NAMES, LinkAction, LinkOutcome, LinkReport, LinkState, LinkStatus, SOURCE_FILE,
-    SourceState, StatusReport, link, status,
-};
+pub use system_prompt::{AssembleOptions, assemble};
+pub use workspace::{link, status};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

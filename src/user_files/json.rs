@@ -94,22 +94,6 @@ impl Object {
         &mut self.0[index].1
     }
 
-    /// Removes `key`, returning its value.
-    pub fn remove(&mut self, key: &str) -> Option<Json> {
-        let index = self.0.iter().position(|(k, _)| k == key)?;
-        Some(self.0.remove(index).1)
-    }
-
-    /// The entries in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Json)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v))
-    }
-
-    /// How many keys.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     /// True when there are no keys.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -103,11 +103,6 @@ impl UserFile {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
-
-    /// The permission bits (`st_mode & 0o7777`).
-    pub fn mode(&self) -> u32 {
-        self.mode
-    }
 }
 
 /// Device, inode, size and modification time: what changes when anyone

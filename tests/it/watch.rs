@@ -505,7 +505,6 @@ impl Drop for Tmux {
 /// directory (the pointer its adapter keeps), else `--session`.
 #[test]
 fn session_from_follows_the_hosts_last_session_here() {
-    use goalkeeper::integrations::host_session::{Host, last_session_key};
     let env = TestEnv::new();
     let title = |out: &str| out.lines().nth(1).unwrap_or_default().trim().to_owned();
     let args = ["watch", "--once", "--session-from", "claude-code"];
@@ -521,8 +520,14 @@ fn session_from_follows_the_hosts_last_session_here() {
         NOW_MS,
         json!({"op": "init", "items": ["Host task"]}),
     );
-    let key = last_session_key(Host::ClaudeCode, env.dir());
-    f.store.set_pointer(&key, "cc-7", NOW_MS).unwrap();
+    // The host's session starts here: its adapter records the pointer.
+    let event = json!({
+        "session_id": "cc-7",
+        "cwd": env.dir(),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    });
+    env.run_stdin(&["hook", "claude-code"], &event.to_string());
     let after = env.run(&args);
     assert!(
         title(&after).starts_with("goalkeeper watch · session cc-7"),

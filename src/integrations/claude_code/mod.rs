@@ -35,11 +35,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use guard::user_only_command;
-pub use transcript::{
-    Cursor, FileCursor, MAX_LINE, READ_TIME, TranscriptRead, read_all, read_all_until,
-    subagent_files,
-};
+pub use transcript::{Cursor, read_all_until};
 
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
 use super::host_session::{self, Host};
@@ -56,14 +52,9 @@ const TURN_MARK: &str = "claude-code.turn-goal";
 /// to the transcript before counting without it (the next event counts it).
 const STOP_WAIT: Duration = Duration::from_millis(1500);
 
-/// Handles one hook event. Never fails: every problem becomes a note and
-/// an empty reply.
-pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    handle_within(store, injector, input, now_ms, READ_TIME)
-}
-
-/// [`handle`], reading the transcripts for at most `read_time` (what is
-/// left is counted by the next event).
+/// Handles one hook event, reading the transcripts for at most `read_time`
+/// (what is left is counted by the next event). Never fails: every problem
+/// becomes a note and an empty reply.
 pub fn handle_within(
     store: &mut Store,
     injector: &Injector,

@@ -2,7 +2,7 @@
 //! own file and its subagents' (`<session>/subagents/agent-*.jsonl`).
 //!
 //! Each file is read from where the last read stopped, line by line, in
-//! bounded memory whatever its size: a line longer than [`MAX_LINE`] is
+//! bounded memory whatever its size: a line longer than [`MAX_LINE`](crate::integrations::usage_log::MAX_LINE) is
 //! skipped as unreadable, and a partial last line (still being written) is
 //! left for the next read. Only regular files are read (a FIFO or a device
 //! is refused before it is opened, so nothing blocks). Each response is
@@ -10,7 +10,7 @@
 //! carrying the same message id and usage; a line without `message.id` is
 //! keyed by its `requestId`, else its `uuid`. Sums saturate.
 //!
-//! A read stops at a deadline ([`READ_TIME`] by default), at the end of a
+//! A read stops at a deadline ([`READ_TIME`](crate::integrations::usage_log::READ_TIME) by default), at the end of a
 //! line: the cursor keeps its place and the next event reads on. A
 //! transcript of gigabytes (a long session's, first seen by goalkeeper)
 //! is then counted over a few events, each inside the hook's wait, instead
@@ -21,20 +21,13 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::goal::Usage;
 use crate::integrations::usage_log::read_line;
-
-/// The longest transcript line read; longer ones are skipped.
-pub const MAX_LINE: usize = crate::integrations::usage_log::MAX_LINE;
-
-/// How long one read may take before it stops where it is (see the
-/// module's documentation): as long as a host log's read.
-pub const READ_TIME: Duration = crate::integrations::usage_log::READ_TIME;
 
 /// How many recent response keys a file's cursor remembers (the lines of
 /// one response are written together).
@@ -129,10 +122,13 @@ pub fn subagent_files(main: &Path) -> Vec<PathBuf> {
 }
 
 /// Reads what was written to `main` and `extra` files since `cursor`,
-/// advancing it, for at most [`READ_TIME`]. A file that cannot be read is
+/// advancing it, for at most
+/// [`READ_TIME`](crate::integrations::usage_log::READ_TIME). A file that cannot be read is
 /// a problem, not an error: the others are still counted.
+#[cfg(test)]
 pub fn read_all(main: &Path, extra: &[PathBuf], cursor: &mut Cursor) -> TranscriptRead {
-    read_all_until(main, extra, cursor, Instant::now() + READ_TIME)
+    let read_time = crate::integrations::usage_log::READ_TIME;
+    read_all_until(main, extra, cursor, Instant::now() + read_time)
 }
 
 /// [`read_all`], stopping at `deadline` (at the end of a line) with
@@ -463,7 +459,7 @@ mod tests {
         let path = dir.path().join("t.jsonl");
         let mut file = std::io::BufWriter::new(File::create(&path).unwrap());
         let block = vec![b'x'; 1024 * 1024];
-        for _ in 0..(MAX_LINE / block.len() + 2) {
+        for _ in 0..(crate::integrations::usage_log::MAX_LINE / block.len() + 2) {
             file.write_all(&block).unwrap();
         }
         writeln!(file).unwrap();

@@ -34,7 +34,7 @@ mod rollout;
 
 use serde_json::Value;
 
-pub use install::{HOOK_EVENTS, HOOK_TIMEOUT_S, codex_home, install_codex, trusted_hash};
+pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
 
 use super::hook_event::{self, Hook, HookReply, additional_context};

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::install::{HOOK_EVENTS, HOOK_TIMEOUT_S, trusted_hash};
 use super::*;
 use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
 use crate::todo::{Actor, Call};

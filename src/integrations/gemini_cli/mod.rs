@@ -31,7 +31,7 @@ mod install;
 use serde_json::{Value, json};
 
 pub use chat_file::response_usage;
-pub use install::{HOOK_EVENTS, HOOK_TIMEOUT_MS, install_gemini_cli};
+pub use install::install_gemini_cli;
 
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::install::HOOK_EVENTS;
 use super::*;
 use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
 

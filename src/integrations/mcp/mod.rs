@@ -31,8 +31,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::error::{Error, Result};
 use handler::Handler;
 
-pub use handler::RESULT_META;
-pub use server::{GOAL_MODE_CONTEXT, McpServer, SessionSource};
+pub use server::{McpServer, SessionSource};
 
 /// Serves `server` over newline-delimited JSON-RPC until `input` ends.
 /// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to

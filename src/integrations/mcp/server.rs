@@ -105,6 +105,7 @@ impl McpServer {
 
     /// Runs one tool call. Never fails: a rejected or malformed call, an
     /// unknown tool and a storage failure (also logged) are error results.
+    #[cfg(test)]
     pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
         self.run(tool, arguments, false).into_json()
     }

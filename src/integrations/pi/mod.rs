@@ -37,7 +37,7 @@ use crate::todo::Actor;
 
 mod install;
 
-pub use install::{EXTENSION, EXTENSION_PATH, install_pi};
+pub use install::install_pi;
 
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::install::EXTENSION_PATH;
 use super::*;
 use crate::integrations::hook_fixture::{Fixture, NOW, event};
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use super::*;
-use crate::resources::MAX_RESOURCE_BYTES;
+use crate::resources::file::MAX_RESOURCE_BYTES;
 
 /// 2026-11-29T18:56:07Z.
 const NOW: i64 = 1_795_978_567_000;

@@ -94,6 +94,7 @@ pub struct StatusReport {
 impl StatusReport {
     /// True when `AGENTS.md` is usable and every name links to it:
     /// [`link`](super::link) would change nothing.
+    #[cfg(test)]
     pub fn in_sync(&self) -> bool {
         self.source == SourceState::Ready && self.links.iter().all(|l| l.state == LinkState::Linked)
     }
@@ -180,6 +181,7 @@ pub struct LinkReport {
 
 impl LinkReport {
     /// True when anything on disk changed.
+    #[cfg(test)]
     pub fn changed(&self) -> bool {
         self.links
             .iter()
