@@ -127,7 +127,7 @@ impl Error {
     /// True when the database itself cannot be used: it is not
     /// goalkeeper's, it is not SQLite, it is damaged or read-only. Another
     /// database would do.
-    pub fn database_unusable(&self) -> bool {
+    pub(crate) fn database_unusable(&self) -> bool {
         use rusqlite::ErrorCode;
         match self {
             Error::NotOurDatabase { .. } => true,

@@ -25,7 +25,7 @@ pub fn sanitize(text: &str) -> String {
 
 /// [`sanitize`] of `text`, appended to `out`: no `String` of its own for
 /// text that needs no change (the lines of a `<todo_context>` block).
-pub fn sanitize_into(out: &mut String, text: &str) {
+pub(crate) fn sanitize_into(out: &mut String, text: &str) {
     if prompt_safe(text) {
         out.push_str(text);
     } else {
@@ -65,7 +65,7 @@ fn is_plain_ascii(b: u8) -> bool {
 /// Escapes a multi-line text (the goal objective) for a prompt: `&`, `<`,
 /// `>` escaped, line breaks kept (CRLF and lone CR become LF), tabs kept,
 /// every other control character and U+2028/U+2029 turned into a space.
-pub fn sanitize_multiline(text: &str) -> String {
+pub(crate) fn sanitize_multiline(text: &str) -> String {
     let unified = text.replace("\r\n", "\n").replace('\r', "\n");
     blank_controls(&partial_escape(unified.as_str()), true)
 }
@@ -73,7 +73,7 @@ pub fn sanitize_multiline(text: &str) -> String {
 /// One line for plain-text output (summaries, status lines): the newline
 /// escapes and control-character blanking of [`sanitize`], without XML
 /// escaping.
-pub fn one_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
     if text.bytes().all(is_plain_ascii) || !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
@@ -133,7 +133,7 @@ fn terminal_safe(text: &str) -> bool {
 
 /// True for the characters no terminal output may carry raw (the ones
 /// [`sanitize`] blanks); JSON output escapes them as `\uXXXX` instead.
-pub fn unsafe_for_terminal(c: char) -> bool {
+pub(crate) fn unsafe_for_terminal(c: char) -> bool {
     is_unsafe(c)
 }
 

@@ -10,7 +10,7 @@ pub struct SessionId(String);
 
 impl SessionId {
     /// The session used when none is given.
-    pub const DEFAULT: &'static str = "default";
+    pub(crate) const DEFAULT: &'static str = "default";
 
     /// Checks `id` and wraps it; anything outside the alphabet or length is
     /// [`Error::InvalidSession`].

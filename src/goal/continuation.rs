@@ -96,7 +96,7 @@ impl Decision {
 /// What the injected goal context depends on: the list's version and, for
 /// an active goal, its identity and revision (`3:7:2`, or `3:-` without an
 /// active goal). Token usage alone does not change it: it is not progress.
-pub fn progress_mark(todo_version: i64, goal: Option<&Goal>) -> String {
+pub(crate) fn progress_mark(todo_version: i64, goal: Option<&Goal>) -> String {
     match goal {
         Some(goal) if goal.status == GoalStatus::Active => {
             format!("{todo_version}:{}:{}", goal.id, goal.revision)

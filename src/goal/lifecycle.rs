@@ -109,7 +109,7 @@ pub fn objective(raw: &str) -> Result<String, String> {
 }
 
 /// Largest budget or usage figure accepted: what SQLite's integer holds.
-pub const MAX_TOKENS: u64 = i64::MAX as u64;
+pub(crate) const MAX_TOKENS: u64 = i64::MAX as u64;
 
 /// Applies `op` for `actor` to the session's current goal. A goal that
 /// `set` or `create` starts gets the id `next_id` returns, drawn only once

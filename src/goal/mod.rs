@@ -7,12 +7,13 @@ mod model;
 mod run;
 mod tool;
 
-pub use lifecycle::{GoalOp, MAX_TOKENS, Transition, Usage, apply, describe, objective};
-pub use model::{
-    BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration, format_tokens,
-};
+pub use lifecycle::{GoalOp, Usage, apply, describe, objective};
+
+pub(crate) use lifecycle::MAX_TOKENS;
+pub(crate) use model::{BudgetNotice, MAX_OBJECTIVE_CHARS, format_duration, format_tokens};
+pub use model::{Goal, GoalStatus};
 pub use run::{Call, Outcome, run};
-pub use tool::{AGENT_OPS, GoalDetails, GoalResult, GoalView, parse_goal_call};
+pub(crate) use tool::{AGENT_OPS, GoalResult, GoalView};
 
 /// The name agents call the goal tool by.
-pub const TOOL_NAME: &str = "goal";
+pub(crate) const TOOL_NAME: &str = "goal";

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Longest objective, in characters, after trimming.
-pub const MAX_OBJECTIVE_CHARS: usize = 4_000;
+pub(crate) const MAX_OBJECTIVE_CHARS: usize = 4_000;
 
 /// Where a goal stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ impl GoalStatus {
     }
 
     /// Active, paused or budget-limited: not yet finished either way.
-    pub fn is_live(self) -> bool {
+    pub(crate) fn is_live(self) -> bool {
         matches!(
             self,
             GoalStatus::Active | GoalStatus::Paused | GoalStatus::BudgetLimited
@@ -145,7 +145,7 @@ impl Goal {
     }
 
     /// Whole seconds spent active, the running stretch included.
-    pub fn time_used_seconds(&self, now_ms: i64) -> i64 {
+    pub(crate) fn time_used_seconds(&self, now_ms: i64) -> i64 {
         let running = self
             .active_since_ms
             .map_or(0, |since| now_ms.saturating_sub(since).max(0));
@@ -153,20 +153,20 @@ impl Goal {
     }
 
     /// Tokens left under the budget (0 when used up); `None` without one.
-    pub fn tokens_left(&self) -> Option<u64> {
+    pub(crate) fn tokens_left(&self) -> Option<u64> {
         self.token_budget
             .map(|budget| budget.saturating_sub(self.tokens_used))
     }
 
     /// True when a budget is set and the usage has reached it.
-    pub fn budget_exhausted(&self) -> bool {
+    pub(crate) fn budget_exhausted(&self) -> bool {
         self.token_budget
             .is_some_and(|budget| self.tokens_used >= budget)
     }
 }
 
 /// `1h 5m`, `12m`, `45s`: a duration for prompts and status lines.
-pub fn format_duration(seconds: i64) -> String {
+pub(crate) fn format_duration(seconds: i64) -> String {
     let seconds = seconds.max(0);
     let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
     match (h, m) {
@@ -178,7 +178,7 @@ pub fn format_duration(seconds: i64) -> String {
 }
 
 /// `950`, `12.3k`, `100k`, `1.5M`: a token count for status lines.
-pub fn format_tokens(tokens: u64) -> String {
+pub(crate) fn format_tokens(tokens: u64) -> String {
     fn scaled(value: u64, unit: u64, suffix: &str) -> String {
         let tenths = (value * 10 + unit / 2) / unit;
         if tenths.is_multiple_of(10) {

@@ -47,7 +47,7 @@ impl Outcome {
 
     /// The event payload of a change: the op with its arguments and the
     /// goal's id (`{"op": "set", "objective": …, "budget": …, "goal": 3}`).
-    pub fn payload(&self) -> Option<Value> {
+    pub(crate) fn payload(&self) -> Option<Value> {
         let (op, transition) = (self.op.as_ref()?, self.change()?);
         Some(payload(op, transition.goal.as_ref()))
     }

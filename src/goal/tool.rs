@@ -10,12 +10,12 @@ use crate::tool_result::ToolResult;
 
 /// The ops an agent may send, in the order the tool documents them (the
 /// tool schema's `op` enum is built from this list).
-pub const AGENT_OPS: [&str; 4] = ["get", "create", "resume", "complete"];
+pub(crate) const AGENT_OPS: [&str; 4] = ["get", "create", "resume", "complete"];
 
 /// Parses an agent `goal` call: `{"op": "get" | "create" | "resume" |
 /// "complete", "objective": "..."}` (`objective` only with `create`). Ops
 /// reserved to the user are parsed so the refusal can say why.
-pub fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
+pub(crate) fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
     let Some(object) = value.as_object() else {
         return Err(vec![format!(
             "the call must be a JSON object such as {{\"op\": \"get\"}}"
@@ -178,7 +178,7 @@ pub struct GoalDetails {
 }
 
 /// The result of one goal call.
-pub type GoalResult = ToolResult<GoalDetails>;
+pub(crate) type GoalResult = ToolResult<GoalDetails>;
 
 #[cfg(test)]
 mod tests {

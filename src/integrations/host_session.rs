@@ -142,6 +142,7 @@ pub fn record_successor_in(
 
 /// [`follow`], reading the pointers with `pointer` (inside a caller's
 /// transaction, see [`SessionRef`](crate::store::SessionRef)).
+#[cfg(any(feature = "mcp", test))]
 pub fn follow_with(
     pointer: &mut PointerRead<'_>,
     host: Host,

@@ -53,7 +53,7 @@ impl Injector {
 
     /// An injector for `settings`, with the templates of `prompts.dir`
     /// overriding the built-in ones.
-    pub fn from_settings(settings: Settings) -> Result<Injector> {
+    pub(crate) fn from_settings(settings: Settings) -> Result<Injector> {
         let templates = Templates::load(settings.prompts.dir.as_deref())?;
         Ok(Injector::new(templates, settings))
     }
@@ -106,7 +106,7 @@ impl Injector {
     /// How many tasks a `<todo_context>` block lists at most (setting
     /// `todo.context.max_tasks`; 0 = all): what a part of a list read for
     /// the block ([`crate::todo::ListPart`]) must be read with.
-    pub fn max_tasks(&self) -> usize {
+    pub(crate) fn max_tasks(&self) -> usize {
         usize::try_from(self.settings.todo.context.max_tasks).unwrap_or(usize::MAX)
     }
 
@@ -279,7 +279,7 @@ impl Injector {
     }
 
     /// The `memory` message: the memory file's `text`, read from `path`.
-    pub fn memory(&self, path: &Path, text: &str, now_ms: i64) -> Result<HiddenMessage> {
+    pub(crate) fn memory(&self, path: &Path, text: &str, now_ms: i64) -> Result<HiddenMessage> {
         let content = self.templates.render(
             "memory",
             &serde_json::json!({"content": sanitize_multiline(text.trim_end())}),
@@ -298,7 +298,7 @@ impl Injector {
 
     /// What the runaway guard tells the person when it pauses goal
     /// `goal_id` after `idle` continuations without progress.
-    pub fn guard_paused(&self, goal_id: i64, idle: u64) -> String {
+    pub(crate) fn guard_paused(&self, goal_id: i64, idle: u64) -> String {
         format!(
             "goalkeeper paused goal #{goal_id} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward."
         )

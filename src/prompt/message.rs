@@ -45,7 +45,7 @@ impl MessageKind {
 
     /// The shape of the content: standing `instructions`, a one-turn `steer`,
     /// a `reminder`, or reference `context`.
-    pub fn form(self) -> Form {
+    pub(crate) fn form(self) -> Form {
         match self {
             MessageKind::GoalModeContext | MessageKind::SystemPrompt => Form::Instructions,
             MessageKind::GoalContinuation | MessageKind::GoalBudgetLimit => Form::Steer,

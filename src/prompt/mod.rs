@@ -8,6 +8,6 @@ mod templates;
 mod todo_context;
 
 pub use injector::Injector;
-pub use message::{Form, HiddenMessage, MessageKind, Source};
+pub(crate) use message::{HiddenMessage, MessageKind};
 pub use templates::{BUILTIN, Templates, ToolNames};
 pub use todo_context::{ContextOptions, Gate, todo_context};

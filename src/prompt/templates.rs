@@ -131,13 +131,13 @@ pub(super) fn compile(
 
 /// The largest prompt override accepted (the built-in templates are a few
 /// hundred bytes to a few kilobytes).
-pub const MAX_TEMPLATE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_TEMPLATE_BYTES: usize = 64 * 1024;
 
 /// How deep blocks (`{{#if}}…{{/if}}`) and subexpressions (`(…)`) may nest
 /// in a prompt override. The template parser recurses once per level, so a
 /// file nested thousands of levels deep would overflow the stack of every
 /// command that loads the templates, hooks included.
-pub const MAX_TEMPLATE_NESTING: usize = 32;
+pub(crate) const MAX_TEMPLATE_NESTING: usize = 32;
 
 /// The text of an override: UTF-8, at most [`MAX_TEMPLATE_BYTES`].
 fn read_override(path: &Path) -> Result<String> {

@@ -12,11 +12,17 @@
 //! Nothing here prints or reads the real clock: the caller passes the time.
 
 pub(crate) mod file;
+// What only the command line uses (`prompt system`, `link`, `status`).
+#[cfg(feature = "cli")]
 mod skills;
+#[cfg(feature = "cli")]
 mod system_prompt;
+#[cfg(feature = "cli")]
 mod workspace;
 
+#[cfg(feature = "cli")]
 pub use system_prompt::{AssembleOptions, assemble};
+#[cfg(feature = "cli")]
 pub use workspace::{link, status};
 
 use std::fmt;

@@ -12,12 +12,12 @@ use super::keys::Key;
 
 /// The environment variable naming the settings file when `--config` is
 /// not given.
-pub const CONFIG_ENV: &str = "GOALKEEPER_CONFIG";
+pub(crate) const CONFIG_ENV: &str = "GOALKEEPER_CONFIG";
 
 /// Where the settings file was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ConfigSource {
+pub(crate) enum ConfigSource {
     /// Named by `--config`; it must exist.
     Flag,
     /// Named by `$GOALKEEPER_CONFIG`; it must exist.
@@ -28,7 +28,7 @@ pub enum ConfigSource {
 
 /// The settings file to read, and who chose it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// The file.
     pub path: PathBuf,
     /// Who named it.
@@ -40,7 +40,7 @@ impl ConfigFile {
     /// set and non-empty, else `config.toml` in the platform config
     /// directory. `None` when no home directory is known and nothing was
     /// named.
-    pub fn locate(config: Option<&Path>) -> Option<ConfigFile> {
+    pub(crate) fn locate(config: Option<&Path>) -> Option<ConfigFile> {
         ConfigFile::locate_with(config, config_env(), platform_config_file())
     }
 
@@ -71,7 +71,7 @@ impl ConfigFile {
 
     /// How the file was named, for messages: `--config`, `$GOALKEEPER_CONFIG`
     /// or `the platform default`.
-    pub fn named_by(&self) -> &'static str {
+    pub(crate) fn named_by(&self) -> &'static str {
         match self.source {
             ConfigSource::Flag => "--config",
             ConfigSource::Env => "$GOALKEEPER_CONFIG",

@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 
-pub use file::{CONFIG_ENV, ConfigFile, ConfigSource};
+pub(crate) use file::ConfigFile;
 use keys::{Key, Parsed};
 use problems::{Origin, Problem, ProblemKind};
 
@@ -265,7 +265,7 @@ impl Settings {
     }
 
     /// [`Settings::load`] with the file already located (`None`: no file).
-    pub fn load_from(file: Option<&ConfigFile>, sets: &[String]) -> Result<Settings> {
+    pub(crate) fn load_from(file: Option<&ConfigFile>, sets: &[String]) -> Result<Settings> {
         let mut settings = Settings::default();
         let mut problems = Vec::new();
         if let Some(file) = file
@@ -283,7 +283,8 @@ impl Settings {
     /// Parses a TOML settings document over the defaults. `origin` is the
     /// file it came from: errors name it, and relative paths in it resolve
     /// against its directory.
-    pub fn from_toml(text: &str, origin: &Path) -> Result<Settings> {
+    #[cfg(test)]
+    pub(crate) fn from_toml(text: &str, origin: &Path) -> Result<Settings> {
         let mut settings = Settings::default();
         let mut problems = Vec::new();
         settings.apply_document(text, origin, &mut problems)?;
@@ -297,7 +298,8 @@ impl Settings {
     /// quotes; a path key takes the text as written either way, and a
     /// relative path is made absolute against the current directory. Space
     /// around the key and the value is ignored. On error nothing changes.
-    pub fn apply_set(&mut self, assignment: &str) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn apply_set(&mut self, assignment: &str) -> Result<()> {
         let mut problems = Vec::new();
         let mut updated = self.clone();
         updated.apply_assignment(assignment, &mut problems)?;
@@ -324,7 +326,8 @@ impl Settings {
 
     /// Every accepted key, in the order of the documentation (the alias
     /// `todo.reminders.enabled` is not listed).
-    pub fn key_names() -> impl Iterator<Item = &'static str> {
+    #[cfg(test)]
+    pub(crate) fn key_names() -> impl Iterator<Item = &'static str> {
         Key::ALL.into_iter().map(Key::name)
     }
 

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 
 /// What a copy brought over.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct CopyReport {
+pub(crate) struct CopyReport {
     /// Sessions (each with its list, undo history and marks).
     pub sessions: usize,
     /// Goals.
@@ -78,7 +78,7 @@ impl Store {
     /// events and marks) and the global pointers into `target`, in one
     /// transaction of each. Refused, with nothing written, when `target`
     /// already holds any of these sessions, or is this very database.
-    pub fn copy_into(&self, target: &mut Store) -> Result<CopyReport> {
+    pub(crate) fn copy_into(&self, target: &mut Store) -> Result<CopyReport> {
         copy(self, target, Ids::Renumber)
     }
 }

@@ -55,7 +55,7 @@ impl Location {
 }
 
 /// True for the two URL schemes libpq accepts for PostgreSQL.
-pub fn is_postgres_url(text: &str) -> bool {
+pub(crate) fn is_postgres_url(text: &str) -> bool {
     let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
     lower.starts_with("postgres://") || lower.starts_with("postgresql://")
 }

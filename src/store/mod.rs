@@ -38,18 +38,17 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::SessionId;
 use crate::error::Result;
 
-pub use copy::CopyReport;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
-pub use location::{Location, is_postgres_url};
+pub use location::Location;
 #[cfg(feature = "postgres")]
 pub use pg::PgUrl;
 pub use rows::UNDO_DEPTH;
-pub use session_ref::{PointerRead, SessionRef};
+pub(crate) use session_ref::{PointerRead, SessionRef};
 pub use session_tx::SessionTx;
 pub use sessions::SessionInfo;
 pub use todos::TodoAnswer;
-pub use watch::{SessionSnapshot, SessionSummary};
+pub(crate) use watch::{SessionSnapshot, SessionSummary};
 
 #[cfg(test)]
 thread_local! {
@@ -152,7 +151,7 @@ impl Store {
     /// the PostgreSQL client drives a runtime of its own for every
     /// statement, which tokio refuses to start inside another. SQLite calls
     /// may run anywhere.
-    pub fn needs_own_thread(&self) -> bool {
+    pub(crate) fn needs_own_thread(&self) -> bool {
         match &self.backend {
             Backend::Sqlite(_) => false,
             #[cfg(feature = "postgres")]
@@ -262,9 +261,9 @@ impl Store {
         Ok(value)
     }
 
-    /// The version of `session`'s todo list (0 if it was never written):
-    /// one indexed row, cheap enough to poll for changes.
-    pub fn todo_version(&self, session: &SessionId) -> Result<i64> {
+    /// The version of `session`'s todo list (0 if it was never written).
+    #[cfg(test)]
+    pub(crate) fn todo_version(&self, session: &SessionId) -> Result<i64> {
         self.in_read_tx(|tx| sessions::todo_version(tx, session))
     }
 

@@ -69,7 +69,7 @@ impl Store {
     /// memory (its parsed schema), closing its
     /// files and releasing its locks. Not for a store that one process
     /// opens and drops again and again.
-    pub fn exits_with_process(mut self) -> Store {
+    pub(crate) fn exits_with_process(mut self) -> Store {
         match &mut self.backend {
             Backend::Sqlite(file) => file.left_to_exit = true,
             // Closing a server connection says goodbye to the server.

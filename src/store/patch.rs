@@ -62,7 +62,7 @@ impl Patch {
     }
 
     /// Reads a stored patch.
-    pub fn from_json(text: &str) -> Result<Patch, String> {
+    pub(crate) fn from_json(text: &str) -> Result<Patch, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
     }
 }
@@ -80,7 +80,7 @@ pub(crate) struct Change {
 
 impl Change {
     /// The new list with its keys.
-    pub fn keyed(self, list: TodoList) -> KeyedList {
+    pub(crate) fn keyed(self, list: TodoList) -> KeyedList {
         KeyedList {
             list,
             phase_keys: self.phase_keys,
@@ -92,7 +92,7 @@ impl Change {
 impl KeyedList {
     /// A list whose keys are its indexes (as a new list or a migrated one
     /// is first written).
-    pub fn positional(list: TodoList) -> KeyedList {
+    pub(crate) fn positional(list: TodoList) -> KeyedList {
         let phase_keys = (0..list.phases.len() as i64).collect();
         let task_keys = list
             .phases
@@ -108,7 +108,7 @@ impl KeyedList {
 
     /// Builds the list from rows read in key order. `None` when a task
     /// belongs to no phase or the rows are out of order.
-    pub fn from_rows(
+    pub(crate) fn from_rows(
         phases: Vec<(i64, String)>,
         tasks: impl IntoIterator<Item = TaskRow>,
     ) -> Option<KeyedList> {
@@ -158,7 +158,7 @@ impl KeyedList {
 
     /// The patch that writes this list, keys and all, in place of
     /// whatever the session held.
-    pub fn rebuild(&self) -> Patch {
+    pub(crate) fn rebuild(&self) -> Patch {
         Patch {
             clear: true,
             phases_put: self
@@ -176,7 +176,7 @@ impl KeyedList {
     /// Rewrites the status and notes of the rows `sets` names, in place
     /// (what a patch of status changes alone does, without rebuilding the
     /// list); false, with nothing changed, when one of them is not here.
-    pub fn set_rows(&mut self, sets: &[TaskSet]) -> bool {
+    pub(crate) fn set_rows(&mut self, sets: &[TaskSet]) -> bool {
         let mut at = Vec::with_capacity(sets.len());
         for (p, k, ..) in sets {
             let Ok(phase) = self.phase_keys.binary_search(p) else {
@@ -254,7 +254,7 @@ impl KeyedList {
     /// possible when `new` keeps this list's order (tasks changed, removed,
     /// appended at the end of their phase; phases removed or appended at
     /// the end), else a rewrite of the whole list.
-    pub fn change_to(&self, new: &TodoList) -> Change {
+    pub(crate) fn change_to(&self, new: &TodoList) -> Change {
         match self.incremental(new) {
             Some((forward, inverse, phase_keys, task_keys)) => Change {
                 forward,
@@ -276,7 +276,7 @@ impl KeyedList {
 
     /// The rows that turn this list into `new` keeping `new`'s own keys
     /// (as undo writes a rebuilt version), and the patch back.
-    pub fn change_to_keyed(&self, new: &KeyedList) -> (Patch, Patch) {
+    pub(crate) fn change_to_keyed(&self, new: &KeyedList) -> (Patch, Patch) {
         let mut forward = Patch::default();
         let mut inverse = Patch::default();
         let old_phases: BTreeMap<i64, &str> = self

@@ -10,7 +10,7 @@ use crate::SessionId;
 use crate::error::Result;
 
 /// Reads one global pointer inside the command's transaction.
-pub type PointerRead<'a> = dyn FnMut(&str) -> Result<Option<String>> + 'a;
+pub(crate) type PointerRead<'a> = dyn FnMut(&str) -> Result<Option<String>> + 'a;
 
 /// Where a command's session comes from.
 pub trait SessionRef {
@@ -54,19 +54,19 @@ impl Store {
     }
 
     /// Runs `f` with the pointers of one read transaction.
-    pub fn in_read<T>(&self, f: impl FnOnce(&mut PointerRead<'_>) -> Result<T>) -> Result<T> {
+    pub(crate) fn in_read<T>(
+        &self,
+        f: impl FnOnce(&mut PointerRead<'_>) -> Result<T>,
+    ) -> Result<T> {
         self.in_read_tx(|tx| f(&mut |key| super::marks::pointer_in(tx, key)))
-    }
-
-    /// [`Store::begin`] on `target`'s session, resolved in the transaction.
-    pub fn begin_for(&mut self, target: &(impl SessionRef + ?Sized)) -> Result<SessionTx<'_>> {
-        let (tx, session) = self.write_tx_for(target)?;
-        Ok(SessionTx::new(tx, session))
     }
 
     /// [`Store::begin_read`] on `target`'s session, resolved in the
     /// transaction's snapshot.
-    pub fn begin_read_for(&self, target: &(impl SessionRef + ?Sized)) -> Result<SessionTx<'_>> {
+    pub(crate) fn begin_read_for(
+        &self,
+        target: &(impl SessionRef + ?Sized),
+    ) -> Result<SessionTx<'_>> {
         let (tx, session) = self.read_tx_for(target)?;
         Ok(SessionTx::new(tx, session))
     }

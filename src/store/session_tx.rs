@@ -27,17 +27,17 @@ use crate::todo::{Listed, TodoList};
 /// The longest pointer key (a host prefix and a working directory) and
 /// value kept: a path longer than Linux's 4,096-byte PATH_MAX, with room
 /// for the prefix, is not a directory anyone works in.
-pub const MAX_POINTER_KEY_BYTES: usize = 4_200;
+pub(crate) const MAX_POINTER_KEY_BYTES: usize = 4_200;
 
 /// How many directory pointers are kept (the most recently set).
-pub const MAX_POINTERS: i64 = 1_000;
+pub(crate) const MAX_POINTERS: i64 = 1_000;
 
 /// A pointer not set for 90 days is dropped.
-pub const POINTER_TTL_MS: i64 = 90 * 24 * 60 * 60 * 1000;
+pub(crate) const POINTER_TTL_MS: i64 = 90 * 24 * 60 * 60 * 1000;
 
 /// How old a pointer set to the same value again must be before it is
 /// written again (see [`SessionTx::set_pointer`]).
-pub const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
+pub(crate) const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
 
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
@@ -64,7 +64,7 @@ impl Store {
     /// goal-mode context without a memory file to deliver, the status
     /// line): one snapshot of the last commit, no write lock, no waiting
     /// behind a writer. A step that writes must not run on it.
-    pub fn begin_read(&self, session: &SessionId) -> Result<SessionTx<'_>> {
+    pub(crate) fn begin_read(&self, session: &SessionId) -> Result<SessionTx<'_>> {
         Ok(SessionTx {
             tx: self.read_tx()?,
             session: session.clone(),
@@ -107,7 +107,7 @@ impl SessionTx<'_> {
 
     /// The session's row (created, updated, counts), if it was ever
     /// written.
-    pub fn info(&self) -> Result<Option<SessionInfo>> {
+    pub(crate) fn info(&self) -> Result<Option<SessionInfo>> {
         sessions::session_info(&self.tx, &self.session)
     }
 
@@ -125,7 +125,7 @@ impl SessionTx<'_> {
     }
 
     /// The version of the list (0 for a new session), without reading it.
-    pub fn todo_version(&self) -> Result<i64> {
+    pub(crate) fn todo_version(&self) -> Result<i64> {
         sessions::todo_version(&self.tx, &self.session)
     }
 
@@ -141,12 +141,12 @@ impl SessionTx<'_> {
 
     /// Takes the pending todo-error text (set by a rejected agent call),
     /// clearing it so the reminder is delivered once.
-    pub fn take_todo_error(&self) -> Result<Option<String>> {
+    pub(crate) fn take_todo_error(&self) -> Result<Option<String>> {
         versions::take_todo_error(&self.tx, &self.session)
     }
 
     /// A remembered per-session fact (integration state), if set.
-    pub fn mark(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn mark(&self, key: &str) -> Result<Option<String>> {
         sessions::mark(&self.tx, &self.session, key)
     }
 
@@ -217,7 +217,7 @@ impl SessionTx<'_> {
     /// [`SessionTx::begin_turn`]) when that turn completed or paused it, so
     /// the turn that finishes a goal still counts. Returns the usage
     /// result when the usage went through the goal's own accounting.
-    pub fn count_usage(
+    pub(crate) fn count_usage(
         &self,
         usage: Usage,
         turn_mark: &str,
@@ -259,7 +259,7 @@ impl SessionTx<'_> {
 
     /// Records which goal is live as a host turn begins (mark
     /// `turn_mark`), for [`SessionTx::count_usage`].
-    pub fn begin_turn(&self, turn_mark: &str, now_ms: i64) -> Result<()> {
+    pub(crate) fn begin_turn(&self, turn_mark: &str, now_ms: i64) -> Result<()> {
         let live = self
             .goal()?
             .filter(|g| g.status.is_live())
@@ -273,7 +273,7 @@ impl SessionTx<'_> {
     /// its objective, status, budget, tokens, time and budget notice; the
     /// list is imported as the user's, every status kept. Returns the goal
     /// carried, if any.
-    pub fn carry_from(&self, from: &SessionId, now_ms: i64) -> Result<Option<Goal>> {
+    pub(crate) fn carry_from(&self, from: &SessionId, now_ms: i64) -> Result<Option<Goal>> {
         let (list, _) = self.todo_list()?;
         if list.counts().total > 0 || self.goal()?.is_some() || *from == self.session {
             return Ok(None);
@@ -308,13 +308,13 @@ impl SessionTx<'_> {
     /// Stores `goal` as the session's goal (a new row for a new id, else
     /// that row updated). It writes no event: the caller logs the change
     /// ([`SessionTx::log_goal_event`]).
-    pub fn save_goal(&self, goal: &Goal) -> Result<()> {
+    pub(crate) fn save_goal(&self, goal: &Goal) -> Result<()> {
         goals::save_goal(&self.tx, &self.session, goal)
     }
 
     /// Appends a successful goal change by `actor` to the session's event
     /// log: op `op`, the change as `payload` records it.
-    pub fn log_goal_event(
+    pub(crate) fn log_goal_event(
         &self,
         actor: Actor,
         op: &str,
@@ -339,12 +339,12 @@ impl SessionTx<'_> {
     /// The runaway guard's counters: how many continuations in a row saw
     /// the same progress mark, and that mark (0 and none for a new
     /// session).
-    pub fn idle_state(&self) -> Result<(u64, Option<String>)> {
+    pub(crate) fn idle_state(&self) -> Result<(u64, Option<String>)> {
         sessions::idle_state(&self.tx, &self.session)
     }
 
     /// Stores the runaway guard's counters (see [`SessionTx::idle_state`]).
-    pub fn set_idle_state(&self, idle: u64, mark: Option<&str>) -> Result<()> {
+    pub(crate) fn set_idle_state(&self, idle: u64, mark: Option<&str>) -> Result<()> {
         sessions::set_idle_state(&self.tx, &self.session, idle, mark)
     }
 }

@@ -14,9 +14,7 @@ use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
 use super::sql::Tx;
-use super::versions::{
-    Logged, Version, read_todo_error, set_todo_error, store_version, take_todo_error,
-};
+use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
 use super::{SessionRef, Store};
 use crate::SessionId;
 use crate::error::{Error, Result};
@@ -331,12 +329,6 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(result(restored.list, "undo", version))
-    }
-
-    /// Takes the pending todo-error text of `session` (set by a rejected
-    /// agent call), clearing it so the reminder is delivered once.
-    pub fn take_todo_error(&mut self, session: &SessionId) -> Result<Option<String>> {
-        self.in_session_tx(session, |tx| take_todo_error(tx, session))
     }
 
     /// The pending todo-error text of `session` (set by a rejected agent

@@ -19,7 +19,7 @@ use crate::todo::{Counts, TodoList};
 
 /// Everything a watcher shows about one session, read in one snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SessionSnapshot {
+pub(crate) struct SessionSnapshot {
     /// The session's id.
     pub session: String,
     /// Its last write (milliseconds since the epoch); `None` for a session
@@ -40,7 +40,7 @@ pub struct SessionSnapshot {
 
 /// One session as a board of every session shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SessionSummary {
+pub(crate) struct SessionSummary {
     /// The session's id.
     pub id: String,
     /// Its last write, milliseconds since the epoch.
@@ -67,7 +67,7 @@ impl Store {
     /// On PostgreSQL (fleet mode) it is the newest event id plus the
     /// session rows' latest update time, which every write moves; a
     /// watcher may also `LISTEN goalkeeper` (see `store::pg`).
-    pub fn data_version(&self) -> Result<i64> {
+    pub(crate) fn data_version(&self) -> Result<i64> {
         match &self.backend {
             Backend::Sqlite(file) => Ok(file
                 .conn
@@ -88,7 +88,7 @@ impl Store {
     /// One session's list, goal, last `events` events (newest first) and
     /// the goal's usage since `since_ms`, from one read snapshot. A session
     /// never written reads as empty.
-    pub fn session_snapshot(
+    pub(crate) fn session_snapshot(
         &mut self,
         session: &SessionId,
         events: usize,
@@ -122,7 +122,7 @@ impl Store {
 
     /// Every session with its counts, task in progress and current goal,
     /// most recently updated first, from one read snapshot.
-    pub fn session_summaries(&mut self) -> Result<Vec<SessionSummary>> {
+    pub(crate) fn session_summaries(&mut self) -> Result<Vec<SessionSummary>> {
         self.in_read_tx(|tx| {
             let rows = tx.query_all(
                 "SELECT id, updated_ms FROM sessions ORDER BY updated_ms DESC, id",
@@ -147,7 +147,7 @@ impl Store {
 
     /// A global pointer (such as the Claude Code session last seen in a
     /// directory), read without the write lock.
-    pub fn peek_pointer(&mut self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn peek_pointer(&mut self, key: &str) -> Result<Option<String>> {
         self.in_read_tx(|tx| {
             tx.query_opt(
                 "SELECT value FROM pointers WHERE key = ?1",

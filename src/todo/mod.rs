@@ -3,6 +3,8 @@
 
 mod apply;
 mod call;
+#[cfg(test)]
+pub(crate) use call::CALL_FIELDS;
 mod markdown;
 mod model;
 mod part;
@@ -10,24 +12,25 @@ mod summary;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
-pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
+pub use apply::{Applied, ChangedTask, CompletedTask};
+pub use apply::{apply, normalize};
 pub(crate) use apply::{edit_task, one_in_progress, start};
-pub use call::{
-    CALL_FIELDS, CallError, Op, OpKind, Parsed, PhaseItems, Target, ViewPage, parse_call,
-    parse_value,
-};
+pub use call::{Op, PhaseItems, Target, ViewPage, parse_value};
+pub(crate) use call::{OpKind, Parsed, parse_call};
 pub(crate) use call::{parse_call_on, parse_value_on};
-pub use markdown::{MarkdownError, from_markdown, to_markdown};
-pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
-pub use part::{ListPart, Listed, Listing, PartPhase};
+pub use markdown::MarkdownError;
+pub use markdown::{from_markdown, to_markdown};
+pub use model::Counts;
+pub use model::{DroppedBy, Phase, Status, Task, TodoList};
+pub use part::{ListPart, Listed};
+pub use part::{Listing, PartPhase};
 pub(crate) use part::{bounded, shown_tasks};
+pub(crate) use summary::page_count;
 pub(crate) use summary::{
     BLOCKED_SHOWN, Bounded, NEXT_SHOWN, PageParts, PageTasks, Tally, page_starts, render_bounded,
     render_page, whole_floor,
 };
-pub use summary::{
-    CHANGED_SHOWN, PAGE_BYTES, PAGE_TASKS, Report, SUMMARY_BYTES, SummaryKind, page_count, summary,
-};
+pub use summary::{CHANGED_SHOWN, PAGE_BYTES, Report, SUMMARY_BYTES, SummaryKind, summary};
 pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;
@@ -36,7 +39,7 @@ use serde_json::Value;
 use crate::tool_result::ToolResult;
 
 /// The name agents call the todo tool by.
-pub const TOOL_NAME: &str = "todo";
+pub(crate) const TOOL_NAME: &str = "todo";
 
 /// One `todo` call as it arrives (the shape both tools share, see
 /// [`crate::call`]): JSON text of at most [`MAX_CALL_BYTES`], a decoded

@@ -236,7 +236,7 @@ impl TodoList {
     }
 
     /// The index of the phase with exactly this name.
-    pub fn find_phase(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find_phase(&self, name: &str) -> Option<usize> {
         self.phases.iter().position(|p| p.name == name)
     }
 
@@ -247,16 +247,9 @@ impl TodoList {
 
     /// True when the list has open tasks and every one of them is blocked:
     /// nothing can move until someone else acts.
-    pub fn every_open_task_blocked(&self) -> bool {
+    pub(crate) fn every_open_task_blocked(&self) -> bool {
         let counts = self.counts();
         counts.open > 0 && counts.open == counts.blocked
-    }
-
-    /// The index of the earliest phase that still has an open task.
-    pub fn active_phase(&self) -> Option<usize> {
-        self.phases
-            .iter()
-            .position(|p| p.tasks.iter().any(|t| t.status.is_open()))
     }
 
     /// Checks the structural invariants a stored or imported list must hold:

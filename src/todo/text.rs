@@ -14,7 +14,7 @@ pub const MAX_TASKS: usize = 10_000;
 pub const MAX_CALL_BYTES: usize = 1024 * 1024;
 
 /// Trims a task content and checks it is 1–1,000 characters.
-pub fn task_content(raw: &str) -> Result<String, String> {
+pub(crate) fn task_content(raw: &str) -> Result<String, String> {
     let text = raw.trim();
     check_task_content(text)?;
     Ok(text.to_owned())

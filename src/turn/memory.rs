@@ -11,12 +11,12 @@ const MEMORY_MARK: &str = "memory.delivered";
 
 /// The memory file's message when it is delivered now, and a note when it
 /// cannot be (no file, or an unusable one).
-pub type Memory = (Option<HiddenMessage>, Option<String>);
+pub(crate) type Memory = (Option<HiddenMessage>, Option<String>);
 
 /// True when [`memory`] would deliver the memory file now (one is
 /// configured and this session has not had it): only then does a read of
 /// the context need the write lock.
-pub fn memory_due(tx: &SessionTx<'_>, injector: &Injector) -> Result<bool> {
+pub(crate) fn memory_due(tx: &SessionTx<'_>, injector: &Injector) -> Result<bool> {
     Ok(injector.settings().memory.file.is_some() && tx.mark(MEMORY_MARK)?.is_none())
 }
 

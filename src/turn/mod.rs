@@ -21,7 +21,11 @@ mod stop;
 mod user_prompt;
 
 pub use context::goal_mode_context;
-pub use continuation::{Continuation, continuation};
-pub use memory::{Memory, memory, memory_due};
-pub use stop::{StopOutcome, on_stop};
-pub use user_prompt::{PromptAdditions, on_prompt};
+pub use continuation::Continuation;
+pub use continuation::continuation;
+pub use memory::memory;
+pub(crate) use memory::memory_due;
+pub use stop::StopOutcome;
+pub use stop::on_stop;
+pub use user_prompt::PromptAdditions;
+pub use user_prompt::on_prompt;

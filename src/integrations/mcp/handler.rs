@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::relay::RAW_ARGUMENTS;
 use super::server::{GOAL_MODE_CONTEXT, McpServer};
-use crate::integrations::agent_tools::{ExecResult, Executed};
+use super::tool_call::{ExecResult, Executed};
 
 /// The rmcp handler: shares the server with the blocking store calls.
 /// rmcp spawns a task per request; `turn` (a fair lock) runs the calls one

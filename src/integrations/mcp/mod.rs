@@ -21,6 +21,7 @@
 mod handler;
 mod relay;
 mod server;
+mod tool_call;
 
 use std::sync::Arc;
 

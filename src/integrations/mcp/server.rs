@@ -7,8 +7,9 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::tool_call::{self, ExecResult, Executed, unknown_tool};
 use crate::error::Result;
-use crate::integrations::agent_tools::{self, ExecResult, Executed, TODO, ToolSpec, unknown_tool};
+use crate::integrations::agent_tools::{TODO, ToolSpec};
 use crate::integrations::host_session::{self, Host};
 use crate::prompt::Injector;
 use crate::store::{PointerRead, SessionRef};
@@ -119,7 +120,7 @@ impl McpServer {
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            agent_tools::run(&mut store, self, tool, arguments, now_ms, list_free)
+            tool_call::run(&mut store, self, tool, arguments, now_ms, list_free)
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind};
 
-use super::file::{expand_home, platform_config_file};
+use super::file::{ConfigSource, expand_home, platform_config_file};
 use super::*;
 
 mod errors;

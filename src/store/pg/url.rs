@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 
 /// How long connecting may take, in all (TCP, TLS, authentication), unless
 /// the URL says otherwise with `connect_timeout` (seconds).
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A parsed PostgreSQL URL. `Display` and `Debug` show it with the password
 /// replaced by `***`.
@@ -139,7 +139,7 @@ impl PgUrl {
     }
 
     /// Uses `password` when the URL carries none (`$PGPASSWORD`, say).
-    pub fn with_password_fallback(mut self, password: Option<&str>) -> PgUrl {
+    pub(crate) fn with_password_fallback(mut self, password: Option<&str>) -> PgUrl {
         if let (None, Some(password)) = (
             self.config.get_password(),
             password.filter(|p| !p.is_empty()),
@@ -150,7 +150,8 @@ impl PgUrl {
     }
 
     /// The database name.
-    pub fn dbname(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn dbname(&self) -> &str {
         self.config.get_dbname().unwrap_or_default()
     }
 
@@ -182,7 +183,7 @@ impl fmt::Debug for PgUrl {
 
 /// The URL with the password of its user part and any `password=` query
 /// value replaced by `***`.
-pub fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     let Some(scheme_end) = text.find("://").map(|i| i + 3) else {
         return text.to_owned();
     };

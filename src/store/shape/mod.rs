@@ -107,7 +107,7 @@ impl Shape {
     }
 
     /// The shape of a keyed list.
-    pub fn of_keyed(keyed: &KeyedList) -> Shape {
+    pub(crate) fn of_keyed(keyed: &KeyedList) -> Shape {
         Shape::of(&keyed.list, &keyed.phase_keys, &keyed.task_keys)
     }
 
@@ -117,7 +117,7 @@ impl Shape {
     }
 
     /// Every phase's tally, in order.
-    pub fn tallies(&self) -> Vec<Tally> {
+    pub(crate) fn tallies(&self) -> Vec<Tally> {
         self.phases.iter().map(|p| p.tally).collect()
     }
 

@@ -16,7 +16,9 @@ mod op;
 
 use serde_json::{Map, Value};
 
-pub use op::{Op, OpKind, PhaseItems, Target, ViewPage};
+pub use op::{Op, PhaseItems, Target, ViewPage};
+
+pub use op::OpKind;
 
 use super::model::TodoList;
 use super::text;
@@ -47,13 +49,14 @@ pub struct Parsed {
 
 /// Every field a todo call may carry, `op` first (the tool schema's
 /// properties are checked against this list).
-pub const CALL_FIELDS: [&str; 7] = ["op", "list", "task", "phase", "items", "reason", "page"];
+pub(crate) const CALL_FIELDS: [&str; 7] =
+    ["op", "list", "task", "phase", "items", "reason", "page"];
 const FIELD_LIST: &str = "op, list, task, phase, items, reason, page";
 const OP_LIST: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
 /// Parses a JSON document into an [`Op`]. `list` is the current list, which
 /// op inference needs (bare `items` means `init` only while it is empty).
-pub fn parse_call(json: &str, list: &TodoList) -> Result<Parsed, CallError> {
+pub(crate) fn parse_call(json: &str, list: &TodoList) -> Result<Parsed, CallError> {
     parse_call_on(json, list.is_empty())
 }
 

@@ -24,7 +24,7 @@ use super::apply::ChangedTask;
 use super::call::ViewPage;
 use super::model::{Counts, Status, Task, TodoList};
 use crate::sanitize::one_line;
-pub use page::page_count;
+pub(crate) use page::page_count;
 use page::push_page;
 pub(crate) use page::{PageParts, PageTasks, page_starts, render_page};
 pub(crate) use tally::Tally;
@@ -35,7 +35,7 @@ pub const SUMMARY_BYTES: usize = 2048;
 /// At most this many changed tasks are listed one by one.
 pub const CHANGED_SHOWN: usize = 50;
 /// A `view` page holds at most this many tasks…
-pub const PAGE_TASKS: usize = 100;
+pub(crate) const PAGE_TASKS: usize = 100;
 /// …and about this many bytes of task lines (always at least one task).
 pub const PAGE_BYTES: usize = 8192;
 

@@ -14,7 +14,7 @@ use crate::todo::call::ViewPage;
 use crate::todo::model::{Phase, Task, TodoList};
 
 /// The number of `view` pages of `list`, or of one of its phases.
-pub fn page_count(list: &TodoList, phase: Option<usize>) -> usize {
+pub(crate) fn page_count(list: &TodoList, phase: Option<usize>) -> usize {
     pages(list, phase).len().max(1)
 }
 

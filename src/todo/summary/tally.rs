@@ -27,7 +27,7 @@ impl Tally {
 
     /// Counts one task as moved from `from` to `to` (a tally that had
     /// none at `from` stays at zero there rather than wrapping).
-    pub fn moved(&mut self, from: Status, to: Status) {
+    pub(crate) fn moved(&mut self, from: Status, to: Status) {
         let was = &mut self.0[status_index(from)];
         *was = was.saturating_sub(1);
         self.0[status_index(to)] += 1;
