@@ -12,18 +12,13 @@ mod summary;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
-pub use apply::{Applied, ChangedTask, CompletedTask};
-pub use apply::{apply, normalize};
+pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
 pub(crate) use apply::{edit_task, one_in_progress, start};
 pub use call::{Op, PhaseItems, Target, ViewPage, parse_value};
-pub(crate) use call::{OpKind, Parsed, parse_call};
-pub(crate) use call::{parse_call_on, parse_value_on};
-pub use markdown::MarkdownError;
-pub use markdown::{from_markdown, to_markdown};
-pub use model::Counts;
-pub use model::{DroppedBy, Phase, Status, Task, TodoList};
-pub use part::{ListPart, Listed};
-pub use part::{Listing, PartPhase};
+pub(crate) use call::{OpKind, Parsed, parse_call, parse_call_on, parse_value_on};
+pub use markdown::{MarkdownError, from_markdown, to_markdown};
+pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
+pub use part::{ListPart, Listed, Listing, PartPhase};
 pub(crate) use part::{bounded, shown_tasks};
 pub(crate) use summary::page_count;
 pub(crate) use summary::{

@@ -21,11 +21,8 @@ mod stop;
 mod user_prompt;
 
 pub use context::goal_mode_context;
-pub use continuation::Continuation;
-pub use continuation::continuation;
+pub use continuation::{Continuation, continuation};
 pub use memory::memory;
 pub(crate) use memory::memory_due;
-pub use stop::StopOutcome;
-pub use stop::on_stop;
-pub use user_prompt::PromptAdditions;
-pub use user_prompt::on_prompt;
+pub use stop::{StopOutcome, on_stop};
+pub use user_prompt::{PromptAdditions, on_prompt};
