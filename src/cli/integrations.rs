@@ -197,7 +197,9 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         } => {
             let (command, note) = chosen(command)?;
             let report = install::install_claude_code(&project(dir)?, &command, ctx.now_ms)?;
-            (report, note)
+            let next = install::CLAUDE_CODE_NEXT;
+            let note = note.map_or_else(|| next.to_owned(), |n| format!("{n}\n{next}"));
+            (report, Some(note))
         }
         InstallCommand::GeminiCli {
             project: dir,

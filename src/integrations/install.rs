@@ -126,6 +126,20 @@ impl InstallReport {
     }
 }
 
+/// What `install claude-code` tells the user last. Claude Code honours the
+/// project's `permissions.allow` only in a folder the user trusted, so in
+/// an untrusted one (a fresh clone, CI) `claude -p` asks for a permission
+/// nobody can grant, and the first `todo` call fails. And its own task
+/// tools, off for its newest models, would keep a second list.
+pub const CLAUDE_CODE_NEXT: &str = "\
+next: Claude Code runs goalkeeper's tools without asking only in a folder you trusted:
+  run `claude` here once and accept the trust prompt;
+  headless in an untrusted folder (CI), allow them on the command line:
+  claude -p \"PROMPT\" --allowedTools mcp__goalkeeper__todo,mcp__goalkeeper__goal
+note: Claude Code's own task tools are off for its newest models, so the model keeps one list, goalkeeper's;
+  CLAUDE_CODE_ENABLE_TODO_TOOLS=1 brings them back beside it: goalkeeper's messages still name only
+  mcp__goalkeeper__todo, and only that list is continued, reminded and shown";
+
 /// Installs into `project` with `command` as the goalkeeper executable.
 ///
 /// The files are written through [`UserDir`] (DESIGN.md §12): under a lock on

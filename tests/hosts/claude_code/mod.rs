@@ -14,5 +14,7 @@ mod commands;
 mod context;
 mod continuation;
 mod install;
+mod todo_tools;
 mod tools;
+mod trust;
 mod usage;
