@@ -20,6 +20,7 @@
 //!   the budget-limit wrap-up once, or reminds about open todos (no live
 //!   goal) up to `todo.reminders.max` times until the list changes. After
 //!   the wrap-up, or once the goal is paused, nothing asks for more work.
+//!   At Claude Code's cap on blocks in a row it does not block ([`block_cap`]).
 //! - `SubagentStop`, `PreCompact`, `SessionEnd`: usage only (`SessionEnd`
 //!   of a `/clear` also remembers the session the next one continues).
 //!
@@ -27,6 +28,7 @@
 //! missing transcript or a storage error print nothing on stdout, exit 0,
 //! and explain themselves on stderr.
 
+mod block_cap;
 mod guard;
 mod transcript;
 
@@ -35,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use block_cap::{CAP_VAR, cap_from};
 pub use transcript::{Cursor, read_all_until};
 
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
@@ -53,14 +56,16 @@ const TURN_MARK: &str = "claude-code.turn-goal";
 const STOP_WAIT: Duration = Duration::from_millis(1500);
 
 /// Handles one hook event, reading the transcripts for at most `read_time`
-/// (what is left is counted by the next event). Never fails: every problem
-/// becomes a note and an empty reply.
+/// (what is left is counted by the next event), with Claude Code's cap on
+/// Stop-hook blocks in a row `block_cap` ([`cap_from`]). Never fails:
+/// every problem becomes a note and an empty reply.
 pub fn handle_within(
     store: &mut Store,
     injector: &Injector,
     input: &str,
     now_ms: i64,
     read_time: Duration,
+    block_cap: Option<u64>,
 ) -> HookReply {
     let event = match HookEvent::parse(input) {
         Ok(event) => event,
@@ -81,11 +86,15 @@ pub fn handle_within(
     // One transaction for the whole event: two hooks of one session run
     // one after the other, so a transcript's usage is counted once.
     event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
-        steps(hook, read_time)
+        steps(hook, read_time, block_cap)
     })
 }
 
-fn steps(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<Option<Value>> {
+fn steps(
+    hook: &mut Hook<'_, '_>,
+    read_time: Duration,
+    block_cap: Option<u64>,
+) -> Result<Option<Value>> {
     let source = hook.event.str_field("source").unwrap_or("");
     if hook.event.name == "SessionStart" && source == "clear" {
         // Before counting: the new session's transcript is empty.
@@ -95,7 +104,7 @@ fn steps(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<Option<Value>> 
     match hook.event.name.as_str() {
         "SessionStart" => session_start(hook, source),
         "UserPromptSubmit" => user_prompt_submit(hook),
-        "Stop" => stop(hook),
+        "Stop" => stop(hook, block_cap),
         "SessionEnd" => {
             if hook.event.str_field("reason") == Some("clear")
                 && let Some(dir) = &hook.dir
@@ -161,7 +170,11 @@ fn user_prompt_submit(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     )))
 }
 
-fn stop(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+fn stop(hook: &mut Hook<'_, '_>, block_cap: Option<u64>) -> Result<Option<Value>> {
+    let blocks = block_cap::count_stop(hook)?;
+    if let Some(cap) = block_cap.filter(|&cap| blocks >= cap) {
+        return block_cap::at_cap(hook, cap);
+    }
     // For the user (the model never reads a systemMessage): how to go on
     // from inside Claude Code.
     Ok(hook_event::stop_decision(hook.stop()?, |goal, _| {
@@ -199,6 +212,9 @@ fn count_usage(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<()> {
     }
     for problem in read.problems {
         hook.notes.push(format!("{problem}; usage not counted"));
+    }
+    if read.tool_calls > 0 {
+        block_cap::tool_called(hook)?;
     }
     hook.tx.count_usage(read.usage, TURN_MARK, hook.now_ms)?;
     hook.tx

@@ -14,5 +14,6 @@ mod commands;
 mod context;
 mod continuation;
 mod install;
+mod stop_cap;
 mod tools;
 mod usage;
