@@ -9,8 +9,9 @@
 //!
 //! - `SessionStart`: after `compact` or `resume`, the goal-mode context (or
 //!   the bare `<todo_context>` without an active goal) as additional
-//!   context, so the todos survive compaction; after `clear`, the goal and
-//!   the list carry over from the cleared session, then the same context.
+//!   context, so the todos survive compaction; after `clear` or `fork`, the
+//!   goal and the list carry over from the session cleared or forked, then
+//!   the same context.
 //! - `UserPromptSubmit`: the eager-todo reminder on the first prompt, a
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
@@ -96,9 +97,10 @@ fn steps(
     block_cap: Option<u64>,
 ) -> Result<Option<Value>> {
     let source = hook.event.str_field("source").unwrap_or("");
-    if hook.event.name == "SessionStart" && source == "clear" {
-        // Before counting: the new session's transcript is empty.
-        carry_over(hook)?;
+    if hook.event.name == "SessionStart" && matches!(source, "clear" | "fork") {
+        // Before counting: the new session's transcript holds none of
+        // its own responses yet.
+        carry_over(hook, source)?;
     }
     count_usage(hook, read_time)?;
     match hook.event.name.as_str() {
@@ -120,22 +122,39 @@ fn steps(
     }
 }
 
-/// `/clear` moved the client to this new session: the goal and the list
-/// of the session it cleared come along, and the MCP server started for
-/// that session follows.
-fn carry_over(hook: &mut Hook<'_, '_>) -> Result<()> {
+/// `/clear` or a fork (`--fork-session`) moved the conversation to this
+/// new session: the goal and the list of the session it came from come
+/// along (copied: a forked session goes on as well). After `/clear`, the
+/// MCP server started for the cleared session follows to this one.
+fn carry_over(hook: &mut Hook<'_, '_>, source: &str) -> Result<()> {
     let Some(dir) = &hook.dir else {
         return Ok(());
     };
-    let from = match hook.tx.take_pointer(&cleared_key(dir))? {
+    let cleared = match source {
+        "clear" => hook.tx.take_pointer(&cleared_key(dir))?,
+        _ => None,
+    };
+    // A fork's event names no parent, and its transcript is written later:
+    // the session Claude Code ran here last is the one it forked.
+    let from = match cleared {
         Some(id) => SessionId::parse(&id).ok(),
         None => hook.previous.clone(),
     };
     let Some(from) = from.filter(|f| f != hook.tx.session()) else {
         return Ok(());
     };
-    host_session::record_successor_in(hook.tx, Host::ClaudeCode, &from, hook.now_ms)?;
-    if let Some(goal) = hook.tx.carry_from(&from, hook.now_ms)? {
+    // A fork runs in a client of its own, whose MCP server starts for the
+    // fork, while the session forked may still run in another: only
+    // `/clear` moves a running client's server along.
+    if source == "clear" {
+        host_session::record_successor_in(hook.tx, Host::ClaudeCode, &from, hook.now_ms)?;
+    }
+    let how = if source == "clear" {
+        "cleared"
+    } else {
+        "forked"
+    };
+    if let Some(goal) = hook.tx.carry_from(&from, how, hook.now_ms)? {
         hook.notes
             .push(format!("carried goal #{} over from {from}", goal.id));
     }
@@ -143,7 +162,7 @@ fn carry_over(hook: &mut Hook<'_, '_>) -> Result<()> {
 }
 
 fn session_start(hook: &mut Hook<'_, '_>, source: &str) -> Result<Option<Value>> {
-    if !matches!(source, "compact" | "resume" | "clear") {
+    if !matches!(source, "compact" | "resume" | "clear" | "fork") {
         return Ok(None);
     }
     // A resumed conversation replays what was injected before: when the

@@ -13,6 +13,7 @@ mod model;
 mod commands;
 mod context;
 mod continuation;
+mod fork;
 mod install;
 mod stop_cap;
 mod tools;
