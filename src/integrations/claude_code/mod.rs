@@ -11,7 +11,8 @@
 //!   the bare `<todo_context>` without an active goal) as additional
 //!   context, so the todos survive compaction; after `clear` or `fork`, the
 //!   goal and the list carry over from the session cleared or forked, then
-//!   the same context.
+//!   the same context. A subagent's compaction (its events carry
+//!   `agent_id`) gets nothing: the context is the main session's.
 //! - `UserPromptSubmit`: the eager-todo reminder on the first prompt, a
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
@@ -97,7 +98,8 @@ fn steps(
     block_cap: Option<u64>,
 ) -> Result<Option<Value>> {
     let source = hook.event.str_field("source").unwrap_or("");
-    if hook.event.name == "SessionStart" && matches!(source, "clear" | "fork") {
+    if hook.event.name == "SessionStart" && matches!(source, "clear" | "fork") && !of_subagent(hook)
+    {
         // Before counting: the new session's transcript holds none of
         // its own responses yet.
         carry_over(hook, source)?;
@@ -120,6 +122,15 @@ fn steps(
         "SubagentStop" | "PreCompact" => Ok(None),
         _ => hook.unhandled(),
     }
+}
+
+/// The event is a subagent's (Claude Code names the agent): a subagent's
+/// compaction starts it again with `source` `compact`.
+fn of_subagent(hook: &Hook<'_, '_>) -> bool {
+    hook.event
+        .json
+        .get("agent_id")
+        .is_some_and(|a| !a.is_null())
 }
 
 /// `/clear` or a fork (`--fork-session`) moved the conversation to this
@@ -162,7 +173,7 @@ fn carry_over(hook: &mut Hook<'_, '_>, source: &str) -> Result<()> {
 }
 
 fn session_start(hook: &mut Hook<'_, '_>, source: &str) -> Result<Option<Value>> {
-    if !matches!(source, "compact" | "resume" | "clear" | "fork") {
+    if !matches!(source, "compact" | "resume" | "clear" | "fork") || of_subagent(hook) {
         return Ok(None);
     }
     // A resumed conversation replays what was injected before: when the
