@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::Hook;
 use crate::error::Result;
-use crate::goal::GoalStatus;
+use crate::goal::{BudgetNotice, GoalStatus};
 
 /// Claude Code's cap when `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` is not set.
 pub const DEFAULT_CAP: u64 = 8;
@@ -68,14 +68,22 @@ pub(super) fn count_stop(hook: &Hook<'_, '_>) -> Result<u64> {
     Ok(before)
 }
 
-/// The stop's reply at the cap: the turn ends; with an active goal, the
-/// user reads why and how to go on (the model reads nothing).
+/// The stop's reply at the cap: the turn ends; the user reads why and
+/// how the goal goes on (the model reads nothing). A pending budget
+/// wrap-up stays pending, for the next stop.
 pub(super) fn at_cap(hook: &Hook<'_, '_>, cap: u64) -> Result<Option<Value>> {
-    let Some(goal) = hook.tx.goal()?.filter(|g| g.status == GoalStatus::Active) else {
+    let Some(goal) = hook.tx.goal()? else {
         return Ok(None);
     };
+    let next = match goal.status {
+        GoalStatus::Active => "is still active: send a message to go on",
+        GoalStatus::BudgetLimited if goal.budget_notice == BudgetNotice::Pending => {
+            "has used up its budget: its wrap-up comes after your next message"
+        }
+        _ => return Ok(None),
+    };
     let text = format!(
-        "goalkeeper let this turn end: Claude Code ends a turn after {cap} Stop-hook continuations in a row without a tool call ({CAP_VAR}). Goal #{} is still active: send a message to go on.",
+        "goalkeeper let this turn end: Claude Code ends a turn after {cap} Stop-hook continuations in a row without a tool call ({CAP_VAR}). Goal #{} {next}.",
         goal.id
     );
     Ok(Some(json!({"systemMessage": text})))

@@ -196,3 +196,70 @@ fn a_tool_call_starts_the_count_again_and_the_cap_is_claude_codes_own() {
     assert!(told.contains("after 3 Stop-hook continuations"), "{told}");
     assert_eq!(project.goal(&session).unwrap().status.as_str(), "active");
 }
+
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn a_wrap_up_due_at_the_cap_waits_for_the_next_prompt_and_comes_once() {
+    let claude = require_claude!();
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["Think it through"]}))
+            .messages_usage(100, 10, 0, 0),
+        Step::text("Thinking.").messages_usage(100, 10, 0, 0),
+        Step::text("Still thinking.").messages_usage(100, 10, 0, 0),
+        // Crosses the budget; the stop after it is at the cap of 2.
+        Step::text("Thinking harder.").messages_usage(5000, 10, 0, 0),
+        // The next prompt, then the wrap-up's turn.
+        Step::text("Where was I?").messages_usage(100, 10, 0, 0),
+        Step::text("Stopping: nothing is done.").messages_usage(100, 10, 0, 0),
+    ]);
+    let mut project = Project::new(claude, &model);
+    project
+        .env
+        .push(("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP".into(), "2".into()));
+    guard_after(&project, 20);
+    project.goalkeeper_ok(&[
+        "--session-from",
+        "claude-code",
+        "goal",
+        "set",
+        "Solve it",
+        "--budget",
+        "2000",
+    ]);
+    let session = new_session_id();
+    let run = project.prompt(&session, "Solve it.");
+    run.assert_hooks_succeeded();
+    let first = model.calls();
+    let seen = first.iter().filter(|r| is_continuation(r)).count();
+    assert_eq!((first.len(), seen), (4, 2), "{:#?}", run.events);
+    assert!(cap_warnings(&run).is_empty(), "{:#?}", cap_warnings(&run));
+    let told = run
+        .hook_responses()
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>();
+    assert!(
+        told.iter()
+            .any(|h| h.contains("its wrap-up comes after your next message")),
+        "{told:#?}"
+    );
+    assert_eq!(
+        project.goal(&session).unwrap().status.as_str(),
+        "budget-limited"
+    );
+
+    let run = project.resume(&session, "Go on.");
+    run.assert_hooks_succeeded();
+    let requests = model.calls();
+    let wrap_ups: Vec<usize> = requests
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.last_message_text().contains("<goal_budget_limit>"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(wrap_ups, [5], "{:#?}", run.events);
+    assert_eq!(model.steps_left(), 0);
+    let goal = project.goal(&session).unwrap();
+    assert_eq!(goal.status.as_str(), "budget-limited");
+    assert_eq!(goal.tokens_used, model.counted_usage());
+}
