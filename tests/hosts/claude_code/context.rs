@@ -1,7 +1,7 @@
 //! The goal-mode context through the real CLI (DESIGN.md §3.4, §9): what the
 //! model receives on prompt submit, resume and compaction is byte for byte
 //! `goalkeeper context`, and never twice in one request; a rejected call's
-//! error reminder comes once.
+//! error reminder comes once; a subagent's compaction gets no context.
 
 use serde_json::json;
 
