@@ -119,12 +119,16 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
                 HookCommand::ClaudeCode => {
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
+                    // Claude Code's own cap, from the environment it
+                    // passes its hooks.
+                    let cap = std::env::var(claude_code::CAP_VAR).ok();
                     claude_code::handle_within(
                         &mut store,
                         &injector,
                         &input,
                         ctx.now_ms,
                         super::hook_wait() / 4,
+                        claude_code::cap_from(cap.as_deref()),
                     )
                 }
                 HookCommand::GeminiCli => {

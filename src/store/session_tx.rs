@@ -269,11 +269,17 @@ impl SessionTx<'_> {
 
     /// Carries `from`'s list and live goal over to this session, when this
     /// one has neither (a host moved the conversation to a new session id,
-    /// as Claude Code's `/clear` does). The goal gets a new id and keeps
-    /// its objective, status, budget, tokens, time and budget notice; the
-    /// list is imported as the user's, every status kept. Returns the goal
-    /// carried, if any.
-    pub(crate) fn carry_from(&self, from: &SessionId, now_ms: i64) -> Result<Option<Goal>> {
+    /// as Claude Code's `/clear` and forks do; `how` says which, for the
+    /// import's provenance). The goal gets a new id and keeps its
+    /// objective, status, budget, tokens, time and budget notice; the list
+    /// is imported as the user's, every status kept. `from` keeps its own.
+    /// Returns the goal carried, if any.
+    pub(crate) fn carry_from(
+        &self,
+        from: &SessionId,
+        how: &str,
+        now_ms: i64,
+    ) -> Result<Option<Goal>> {
         let (list, _) = self.todo_list()?;
         if list.counts().total > 0 || self.goal()?.is_some() || *from == self.session {
             return Ok(None);
@@ -284,7 +290,7 @@ impl SessionTx<'_> {
                 &self.tx,
                 &self.session,
                 theirs,
-                &format!("session {from} (cleared)"),
+                &format!("session {from} ({how})"),
                 now_ms,
             )?;
         }

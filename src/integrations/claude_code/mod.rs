@@ -9,8 +9,10 @@
 //!
 //! - `SessionStart`: after `compact` or `resume`, the goal-mode context (or
 //!   the bare `<todo_context>` without an active goal) as additional
-//!   context, so the todos survive compaction; after `clear`, the goal and
-//!   the list carry over from the cleared session, then the same context.
+//!   context, so the todos survive compaction; after `clear` or `fork`, the
+//!   goal and the list carry over from the session cleared or forked, then
+//!   the same context. A subagent's compaction (its events carry
+//!   `agent_id`) gets nothing: the context is the main session's.
 //! - `UserPromptSubmit`: the eager-todo reminder on the first prompt, a
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
@@ -20,6 +22,7 @@
 //!   the budget-limit wrap-up once, or reminds about open todos (no live
 //!   goal) up to `todo.reminders.max` times until the list changes. After
 //!   the wrap-up, or once the goal is paused, nothing asks for more work.
+//!   At Claude Code's cap on blocks in a row it does not block ([`block_cap`]).
 //! - `SubagentStop`, `PreCompact`, `SessionEnd`: usage only (`SessionEnd`
 //!   of a `/clear` also remembers the session the next one continues).
 //!
@@ -27,6 +30,7 @@
 //! missing transcript or a storage error print nothing on stdout, exit 0,
 //! and explain themselves on stderr.
 
+mod block_cap;
 mod guard;
 mod transcript;
 
@@ -35,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use block_cap::{CAP_VAR, cap_from};
 pub use transcript::{Cursor, read_all_until};
 
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
@@ -53,14 +58,16 @@ const TURN_MARK: &str = "claude-code.turn-goal";
 const STOP_WAIT: Duration = Duration::from_millis(1500);
 
 /// Handles one hook event, reading the transcripts for at most `read_time`
-/// (what is left is counted by the next event). Never fails: every problem
-/// becomes a note and an empty reply.
+/// (what is left is counted by the next event), with Claude Code's cap on
+/// Stop-hook blocks in a row `block_cap` ([`cap_from`]). Never fails:
+/// every problem becomes a note and an empty reply.
 pub fn handle_within(
     store: &mut Store,
     injector: &Injector,
     input: &str,
     now_ms: i64,
     read_time: Duration,
+    block_cap: Option<u64>,
 ) -> HookReply {
     let event = match HookEvent::parse(input) {
         Ok(event) => event,
@@ -81,21 +88,27 @@ pub fn handle_within(
     // One transaction for the whole event: two hooks of one session run
     // one after the other, so a transcript's usage is counted once.
     event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
-        steps(hook, read_time)
+        steps(hook, read_time, block_cap)
     })
 }
 
-fn steps(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<Option<Value>> {
+fn steps(
+    hook: &mut Hook<'_, '_>,
+    read_time: Duration,
+    block_cap: Option<u64>,
+) -> Result<Option<Value>> {
     let source = hook.event.str_field("source").unwrap_or("");
-    if hook.event.name == "SessionStart" && source == "clear" {
-        // Before counting: the new session's transcript is empty.
-        carry_over(hook)?;
+    if hook.event.name == "SessionStart" && matches!(source, "clear" | "fork") && !of_subagent(hook)
+    {
+        // Before counting: the new session's transcript holds none of
+        // its own responses yet.
+        carry_over(hook, source)?;
     }
     count_usage(hook, read_time)?;
     match hook.event.name.as_str() {
         "SessionStart" => session_start(hook, source),
         "UserPromptSubmit" => user_prompt_submit(hook),
-        "Stop" => stop(hook),
+        "Stop" => stop(hook, block_cap),
         "SessionEnd" => {
             if hook.event.str_field("reason") == Some("clear")
                 && let Some(dir) = &hook.dir
@@ -111,22 +124,48 @@ fn steps(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<Option<Value>> 
     }
 }
 
-/// `/clear` moved the client to this new session: the goal and the list
-/// of the session it cleared come along, and the MCP server started for
-/// that session follows.
-fn carry_over(hook: &mut Hook<'_, '_>) -> Result<()> {
+/// The event is a subagent's (Claude Code names the agent): a subagent's
+/// compaction starts it again with `source` `compact`.
+fn of_subagent(hook: &Hook<'_, '_>) -> bool {
+    hook.event
+        .json
+        .get("agent_id")
+        .is_some_and(|a| !a.is_null())
+}
+
+/// `/clear` or a fork (`--fork-session`) moved the conversation to this
+/// new session: the goal and the list of the session it came from come
+/// along (copied: a forked session goes on as well). After `/clear`, the
+/// MCP server started for the cleared session follows to this one.
+fn carry_over(hook: &mut Hook<'_, '_>, source: &str) -> Result<()> {
     let Some(dir) = &hook.dir else {
         return Ok(());
     };
-    let from = match hook.tx.take_pointer(&cleared_key(dir))? {
+    let cleared = match source {
+        "clear" => hook.tx.take_pointer(&cleared_key(dir))?,
+        _ => None,
+    };
+    // A fork's event names no parent, and its transcript is written later:
+    // the session Claude Code ran here last is the one it forked.
+    let from = match cleared {
         Some(id) => SessionId::parse(&id).ok(),
         None => hook.previous.clone(),
     };
     let Some(from) = from.filter(|f| f != hook.tx.session()) else {
         return Ok(());
     };
-    host_session::record_successor_in(hook.tx, Host::ClaudeCode, &from, hook.now_ms)?;
-    if let Some(goal) = hook.tx.carry_from(&from, hook.now_ms)? {
+    // A fork runs in a client of its own, whose MCP server starts for the
+    // fork, while the session forked may still run in another: only
+    // `/clear` moves a running client's server along.
+    if source == "clear" {
+        host_session::record_successor_in(hook.tx, Host::ClaudeCode, &from, hook.now_ms)?;
+    }
+    let how = if source == "clear" {
+        "cleared"
+    } else {
+        "forked"
+    };
+    if let Some(goal) = hook.tx.carry_from(&from, how, hook.now_ms)? {
         hook.notes
             .push(format!("carried goal #{} over from {from}", goal.id));
     }
@@ -134,7 +173,7 @@ fn carry_over(hook: &mut Hook<'_, '_>) -> Result<()> {
 }
 
 fn session_start(hook: &mut Hook<'_, '_>, source: &str) -> Result<Option<Value>> {
-    if !matches!(source, "compact" | "resume" | "clear") {
+    if !matches!(source, "compact" | "resume" | "clear" | "fork") || of_subagent(hook) {
         return Ok(None);
     }
     // A resumed conversation replays what was injected before: when the
@@ -161,7 +200,11 @@ fn user_prompt_submit(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     )))
 }
 
-fn stop(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+fn stop(hook: &mut Hook<'_, '_>, block_cap: Option<u64>) -> Result<Option<Value>> {
+    let blocks = block_cap::count_stop(hook)?;
+    if let Some(cap) = block_cap.filter(|&cap| blocks >= cap) {
+        return block_cap::at_cap(hook, cap);
+    }
     // For the user (the model never reads a systemMessage): how to go on
     // from inside Claude Code.
     Ok(hook_event::stop_decision(hook.stop()?, |goal, _| {
@@ -199,6 +242,9 @@ fn count_usage(hook: &mut Hook<'_, '_>, read_time: Duration) -> Result<()> {
     }
     for problem in read.problems {
         hook.notes.push(format!("{problem}; usage not counted"));
+    }
+    if read.tool_calls > 0 {
+        block_cap::tool_called(hook)?;
     }
     hook.tx.count_usage(read.usage, TURN_MARK, hook.now_ms)?;
     hook.tx

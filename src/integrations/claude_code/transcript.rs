@@ -10,6 +10,14 @@
 //! carrying the same message id and usage; a line without `message.id` is
 //! keyed by its `requestId`, else its `uuid`. Sums saturate.
 //!
+//! A forked session's transcript (`--fork-session`) starts with a copy of
+//! the history it was forked from, each copied response naming the
+//! session that made it in `requestSessionId`; those were counted in that
+//! session, so only the responses a file's own session made are counted.
+//! The read also counts the main file's tool calls (Claude Code's own
+//! goal tools aside), which end a run of Stop-hook blocks for Claude Code
+//! ([`super::block_cap`]).
+//!
 //! A read stops at a deadline ([`READ_TIME`](crate::integrations::usage_log::READ_TIME) by default), at the end of a
 //! line: the cursor keeps its place and the next event reads on. A
 //! transcript of gigabytes (a long session's, first seen by goalkeeper)
@@ -100,6 +108,9 @@ pub struct TranscriptRead {
     pub bad_lines: usize,
     /// The text of the last assistant text block read in the main file.
     pub last_text: Option<String>,
+    /// Tool calls read in the main file, Claude Code's own goal tools
+    /// aside.
+    pub tool_calls: usize,
     /// Files that could not be read, with the reason.
     pub problems: Vec<String>,
     /// The read stopped at its deadline with more to read: the next read
@@ -226,9 +237,15 @@ fn count_line(line: &[u8], cursor: &mut FileCursor, read: &mut TranscriptRead, i
     if entry.get("type").and_then(Value::as_str) != Some("assistant") {
         return;
     }
+    if made_elsewhere(&entry) {
+        return;
+    }
     let Some(message) = entry.get("message") else {
         return;
     };
+    if is_main {
+        read.tool_calls += tool_calls(message);
+    }
     if is_main
         && let Some(text) = message
             .get("content")
@@ -263,6 +280,35 @@ fn count_line(line: &[u8], cursor: &mut FileCursor, read: &mut TranscriptRead, i
         cursor.recent.remove(0);
     }
     add(read, usage);
+}
+
+/// Whether the response was made by another session than the file's:
+/// copied into a forked session's transcript, it names the session it was
+/// made in (`requestSessionId`), which counted it.
+fn made_elsewhere(entry: &Value) -> bool {
+    let made_by = entry.get("requestSessionId").and_then(Value::as_str);
+    let file_of = entry.get("sessionId").and_then(Value::as_str);
+    made_by.is_some_and(|by| Some(by) != file_of)
+}
+
+/// Claude Code's own goal tools: a response calling only these does not
+/// end a run of Stop-hook blocks (the CLI keeps counting through them).
+const HOST_GOAL_TOOLS: [&str; 4] = ["SetGoal", "ProposeGoal", "PauseGoal", "GetGoal"];
+
+/// The `tool_use` blocks of a response line, Claude Code's goal tools
+/// aside.
+fn tool_calls(message: &Value) -> usize {
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+        return 0;
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter(|b| {
+            let name = b.get("name").and_then(Value::as_str).unwrap_or("");
+            !HOST_GOAL_TOOLS.contains(&name)
+        })
+        .count()
 }
 
 fn add(read: &mut TranscriptRead, usage: &Value) {
@@ -336,6 +382,62 @@ mod tests {
         writeln!(file, "{}", assistant("m2", 1, 1, 1, 1)).unwrap();
         let second = read_all(&path, &[], &mut cursor);
         assert_eq!((second.usage, second.responses), (usage(1, 1, 1, 1), 1));
+    }
+
+    #[test]
+    fn tool_calls_of_the_main_file_are_seen_except_the_hosts_goal_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("s1.jsonl");
+        let call = |id: &str, name: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"id":"{id}","content":[{{"type":"tool_use","id":"t-{id}","name":"{name}","input":{{}}}}],"usage":{{"input_tokens":1}}}}}}"#
+            )
+        };
+        // The text and the call of one response, written as two lines.
+        let lines = [
+            assistant("m1", 1, 0, 0, 0),
+            call("m1", "mcp__goalkeeper__todo"),
+            call("m2", "GetGoal"),
+        ];
+        std::fs::write(&main, lines.join("\n") + "\n").unwrap();
+        let sub = dir.path().join("s1/subagents");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("agent-a.jsonl"), call("s1", "Bash") + "\n").unwrap();
+        let mut cursor = Cursor::default();
+        let read = read_all(&main, &[], &mut cursor);
+        assert_eq!((read.tool_calls, read.responses), (1, 3));
+        // Read once: the next read sees none.
+        assert_eq!(read_all(&main, &[], &mut cursor).tool_calls, 0);
+        std::fs::write(&main, call("m3", "GetGoal") + "\n").unwrap();
+        assert_eq!(read_all(&main, &[], &mut Cursor::default()).tool_calls, 0);
+    }
+
+    #[test]
+    fn a_forks_copied_history_is_not_counted_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fork.jsonl");
+        // Copied from session "parent" (which made and counted them), then
+        // the fork's own response.
+        let copied = |id: &str, by: &str| {
+            format!(
+                r#"{{"type":"assistant","sessionId":"fork","requestSessionId":"{by}","message":{{"id":"{id}","content":[{{"type":"tool_use","id":"t","name":"Bash","input":{{}}}}],"usage":{{"input_tokens":100}}}}}}"#
+            )
+        };
+        let own = r#"{"type":"assistant","sessionId":"fork","requestSessionId":null,"message":{"id":"m3","usage":{"input_tokens":7}}}"#;
+        let same = r#"{"type":"assistant","sessionId":"fork","requestSessionId":"fork","message":{"id":"m4","usage":{"input_tokens":5}}}"#;
+        let lines = [
+            copied("m1", "parent"),
+            copied("m2", "parent"),
+            own.into(),
+            same.into(),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let read = read_all(&path, &[], &mut Cursor::default());
+        assert_eq!((read.usage.input, read.responses), (12, 2));
+        assert_eq!(
+            read.tool_calls, 0,
+            "the copied calls were not this session's"
+        );
     }
 
     #[test]
