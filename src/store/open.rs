@@ -191,17 +191,15 @@ impl SqliteFile {
 /// back into the database: 64 pages, about nine mutations of a 10-task list
 /// (seven pages each).
 ///
-/// Chosen by measurement (BENCHMARKS.md, "Fifth pass, the command line").
+/// Chosen by measurement (BENCHMARKS.md, "The WAL checkpoint threshold").
 /// Every process that finds no other connection open rebuilds SQLite's
-/// WAL index by reading the whole WAL back, which cost a `todo view` 0.39 ms per MiB of WAL in
-/// one interleaved run (0.96 ms with an empty WAL, 1.35 ms with 1 MiB;
-/// `/bin/true` 0.51 ms). Each fold costs the writer that closes last five
-/// fsyncs (the WAL, its directory, the database; then the WAL and the
-/// directory again when the next writer starts a new WAL). At 1 MiB,
-/// every read paid for 0.5 MiB on average; at 256 KiB a read pays about a
-/// quarter of that, while the median mutation stays where it was on a
-/// quiet disk and its mean grew by 1.7 ms next to a running build (128 KiB:
-/// 2.9 ms, for no faster reads).
+/// WAL index by reading the whole WAL back, so every read pays for the
+/// WAL's length. Each fold costs the writer that closes last five fsyncs
+/// (the WAL, its directory, the database; then the WAL and the directory
+/// again when the next writer starts a new WAL). At 256 KiB a read pays
+/// about a quarter of what it paid at 1 MiB and the median mutation did
+/// not move; a smaller threshold made the writers slower on average next
+/// to a running build, for no faster reads.
 const CHECKPOINT_WAL_BYTES: u64 = 256 * 1024;
 
 impl Drop for SqliteFile {
