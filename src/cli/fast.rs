@@ -5,7 +5,8 @@
 //! Building clap's parser for a command line costs more than such a
 //! command's own work on a short list, and these lines run on every event
 //! of a host and every step of an agent; clap still parses everything
-//! else. BENCHMARKS.md has the measurement that keeps this file.
+//! else. BENCHMARKS.md ("The fast command-line parser") has the
+//! measurement that keeps this file.
 //!
 //! The parser accepts a strict subset of what clap accepts: [`parse`]
 //! gives the same [`Cli`] that clap would, or `None`, and then the caller

@@ -17,7 +17,8 @@
 //! Compiling the templates a command renders outweighed the rest of a
 //! `goalkeeper context` or of a hook event that renders a message, and
 //! rendering the built-ins through Handlebars makes those whole processes
-//! clearly slower (BENCHMARKS.md has the interleaved measurement); `todo
+//! clearly slower (BENCHMARKS.md, "Built-in prompts without Handlebars'
+//! parser", has the interleaved measurement); `todo
 //! apply`, `todo view` and the status line render no template. This parser
 //! reads the same texts in one pass over their `{{` tags. A build step (a
 //! `build.rs` carrying this parser) could save only that pass, which is
