@@ -218,24 +218,24 @@ mod tests {
             .collect()
     }
 
+    /// The tables of the latest schema.
+    const EVERY_TABLE: [&str; 9] = [
+        "events",
+        "goals",
+        "phases",
+        "pointers",
+        "session_marks",
+        "sessions",
+        "sqlite_sequence",
+        "tasks",
+        "todo_undo",
+    ];
+
     #[test]
     fn a_new_database_gets_every_table() {
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, None).unwrap();
-        assert_eq!(
-            tables(&conn),
-            [
-                "events",
-                "goals",
-                "phases",
-                "pointers",
-                "session_marks",
-                "sessions",
-                "sqlite_sequence",
-                "tasks",
-                "todo_undo"
-            ]
-        );
+        assert_eq!(tables(&conn), EVERY_TABLE);
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
@@ -263,20 +263,7 @@ mod tests {
         assert_eq!(tables(&conn), ["events", "sessions", "sqlite_sequence"]);
 
         migrate(&conn, None).unwrap();
-        assert_eq!(
-            tables(&conn),
-            [
-                "events",
-                "goals",
-                "phases",
-                "pointers",
-                "session_marks",
-                "sessions",
-                "sqlite_sequence",
-                "tasks",
-                "todo_undo"
-            ]
-        );
+        assert_eq!(tables(&conn), EVERY_TABLE);
         // v1 data survives the later steps, new columns at their defaults.
         let (version, idle): (i64, i64) = conn
             .query_row(

@@ -49,7 +49,7 @@ fn clear_carries_the_goal_and_the_list_to_the_new_session() {
         }
     });
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Carry me"]);
+    project.set_goal("Carry me", None);
     let session = new_session_id();
     // The first turn continues until the runaway guard pauses the goal;
     // `/clear` then moves the client to a new session id.
@@ -135,15 +135,7 @@ fn the_agent_cannot_raise_its_own_budget_through_the_shell() {
         Step::text("I cannot raise it."),
     ]);
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Stay within budget",
-        "--budget",
-        "500000",
-    ]);
+    project.set_goal("Stay within budget", Some(500000));
     let session = new_session_id();
     project
         .prompt(&session, "Raise your budget.")

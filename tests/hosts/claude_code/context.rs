@@ -194,13 +194,7 @@ fn a_subagents_compaction_gets_no_goal_mode_context_and_counts_once() {
     project
         .env
         .push(("CLAUDE_CODE_AUTO_COMPACT_WINDOW".into(), "100000".into()));
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Look around",
-    ]);
+    project.set_goal("Look around", None);
     let session = new_session_id();
     let run = project.prompt(&session, PROMPT);
     run.assert_hooks_succeeded();

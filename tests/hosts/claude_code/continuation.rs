@@ -16,7 +16,7 @@ fn the_runaway_guard_pauses_and_nothing_asks_for_more_work() {
         Step::text("Thinking."),
     ]);
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Solve it"]);
+    project.set_goal("Solve it", None);
     let session = new_session_id();
     let run = project.prompt(&session, "Solve it.");
     run.assert_hooks_succeeded();
@@ -60,15 +60,7 @@ fn the_wrap_up_comes_once_then_the_agent_stops_quietly() {
         Step::text("Finished: nothing. Left: both steps.").messages_usage(300, 50, 0, 0),
     ]);
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Do both steps",
-        "--budget",
-        "2000",
-    ]);
+    project.set_goal("Do both steps", Some(2000));
     let session = new_session_id();
     let run = project.prompt(&session, "Do both steps.");
     run.assert_hooks_succeeded();

@@ -155,6 +155,19 @@ impl Project {
         std::fs::write(self.home().join(".claude.json"), config.to_string()).unwrap();
     }
 
+    /// Sets the goal `objective` (with a token `budget`, if any) from a
+    /// terminal in the project, as the user does: `goalkeeper
+    /// --session-from claude-code goal set`.
+    pub fn set_goal(&self, objective: &str, budget: Option<u64>) {
+        let budget = budget.map(|b| b.to_string());
+        let mut args = vec!["--session-from", "claude-code", "goal", "set"];
+        args.extend(objective.split(' '));
+        if let Some(budget) = &budget {
+            args.extend(["--budget", budget.as_str()]);
+        }
+        self.goalkeeper_ok(&args);
+    }
+
     /// Runs `goalkeeper install claude-code` in the project directory.
     pub fn install(&self) -> std::process::Output {
         let output = self.goalkeeper(&["install", "claude-code"]);

@@ -91,13 +91,7 @@ fn bad_goalkeeper_variables_never_fail_a_hook() {
         Step::text("Done."),
     ]);
     let mut project = Project::new(claude, &model);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Survive bad variables",
-    ]);
+    project.set_goal("Survive bad variables", None);
     for (key, value) in [
         ("GOALKEEPER_SESSION", "my project"),
         ("GOALKEEPER_NOW", "abc"),

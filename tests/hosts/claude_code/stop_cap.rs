@@ -70,13 +70,7 @@ fn twelve_continuations_each_with_a_tool_call_reach_the_model_and_complete_the_g
     }
     let model = model::queue(steps);
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Do twelve steps",
-    ]);
+    project.set_goal("Do twelve steps", None);
     let session = new_session_id();
     let run = project.prompt(&session, "Do the steps.");
     run.assert_hooks_succeeded();
@@ -116,7 +110,7 @@ fn at_the_cap_the_turn_ends_and_no_unseen_continuation_is_counted() {
     ]);
     let project = Project::new(claude, &model);
     guard_after(&project, 10);
-    project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Solve it"]);
+    project.set_goal("Solve it", None);
     let session = new_session_id();
     let run = project.prompt(&session, "Solve it.");
     run.assert_hooks_succeeded();
@@ -175,7 +169,7 @@ fn a_tool_call_starts_the_count_again_and_the_cap_is_claude_codes_own() {
         .env
         .push(("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP".into(), "3".into()));
     guard_after(&project, 20);
-    project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Solve it"]);
+    project.set_goal("Solve it", None);
     let session = new_session_id();
     let run = project.prompt(&session, "Solve it.");
     run.assert_hooks_succeeded();
@@ -217,15 +211,7 @@ fn a_wrap_up_due_at_the_cap_waits_for_the_next_prompt_and_comes_once() {
         .env
         .push(("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP".into(), "2".into()));
     guard_after(&project, 20);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Solve it",
-        "--budget",
-        "2000",
-    ]);
+    project.set_goal("Solve it", Some(2000));
     let session = new_session_id();
     let run = project.prompt(&session, "Solve it.");
     run.assert_hooks_succeeded();

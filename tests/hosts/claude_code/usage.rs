@@ -27,17 +27,7 @@ fn every_response_is_counted_once_at_each_stop_and_in_the_completing_turn() {
         Step::text("All done.").messages_usage(1500, 90, 30, 5800),
     ]);
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&[
-        "--session-from",
-        "claude-code",
-        "goal",
-        "set",
-        "Ship",
-        "the",
-        "release",
-        "--budget",
-        "1000000",
-    ]);
+    project.set_goal("Ship the release", Some(1000000));
     let session = new_session_id();
     let run = project.prompt(&session, "Build and test it.");
     run.assert_hooks_succeeded();
@@ -86,7 +76,7 @@ fn a_subagents_responses_are_counted() {
         }
     });
     let project = Project::new(claude, &model);
-    project.goalkeeper_ok(&["--session-from", "claude-code", "goal", "set", "Greet"]);
+    project.set_goal("Greet", None);
     let session = new_session_id();
     let run = project.prompt(&session, PROMPT);
     run.assert_hooks_succeeded();
