@@ -34,7 +34,7 @@ mod user_files;
 
 pub use actor::Actor;
 pub use error::{Error, ErrorKind, Result};
-pub use session::SessionId;
+pub use session::{AgentName, SessionId};
 pub use settings::Settings;
 pub use store::Store;
 pub(crate) use tool_result::ToolResult;

@@ -44,9 +44,63 @@ impl fmt::Display for SessionId {
     }
 }
 
+/// A named agent of a list (DESIGN.md §2.5): 1–64 characters of
+/// `[A-Za-z0-9._:-]`. `main` names the session's own agent, which is
+/// stored as no name at all, and `user` is a person's, so neither is an
+/// agent name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AgentName(String);
+
+impl AgentName {
+    /// Checks `name`: `Ok(None)` for `main` (the session's own agent),
+    /// [`Error::Usage`] naming the rule for anything outside it.
+    pub fn parse(name: &str) -> Result<Option<AgentName>, Error> {
+        if name == crate::todo::MAIN {
+            return Ok(None);
+        }
+        let valid = (1..=64).contains(&name.len())
+            && name != "user"
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+        if valid {
+            Ok(Some(AgentName(name.to_owned())))
+        } else {
+            Err(Error::Usage(format!(
+                "invalid agent name {name:?}: use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)"
+            )))
+        }
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for AgentName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_names_follow_their_rule() {
+        assert_eq!(AgentName::parse("main").unwrap(), None);
+        let name = AgentName::parse("worker-1.a:b_c").unwrap().unwrap();
+        assert_eq!(name.as_str(), "worker-1.a:b_c");
+        for bad in ["", "user", "a b", "é", &"x".repeat(65), "a\u{1b}[31m"] {
+            let err = AgentName::parse(bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("invalid agent name") && err.contains("1-64"),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn accepts_the_documented_alphabet() {

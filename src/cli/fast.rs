@@ -36,6 +36,8 @@ pub(super) struct Env {
     pub(crate) db: Option<OsString>,
     /// `GOALKEEPER_SESSION`.
     pub(crate) session: Option<OsString>,
+    /// `GOALKEEPER_AGENT`.
+    pub(crate) agent: Option<OsString>,
 }
 
 impl Env {
@@ -44,6 +46,7 @@ impl Env {
         Env {
             db: std::env::var_os("GOALKEEPER_DB"),
             session: std::env::var_os("GOALKEEPER_SESSION"),
+            agent: std::env::var_os("GOALKEEPER_AGENT"),
         }
     }
 }
@@ -54,6 +57,7 @@ struct Globals {
     db: Option<PathBuf>,
     session: Option<String>,
     session_from: Option<Host>,
+    agent: Option<String>,
     config: Option<PathBuf>,
     sets: Vec<String>,
     json: bool,
@@ -64,6 +68,7 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
     // clap refuses an empty variable even when the line gives the option.
     let env_db = from_env(env.db.as_deref())?;
     let env_session = from_env(env.session.as_deref())?;
+    let env_agent = from_env(env.agent.as_deref())?;
     let line = scan(args)?;
     let command = command(&line.words, line.explain)?;
     let globals = line.globals;
@@ -77,6 +82,7 @@ pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
             None => env_session.unwrap_or(SessionId::DEFAULT).to_owned(),
         },
         session_from: globals.session_from,
+        agent: globals.agent.or_else(|| env_agent.map(str::to_owned)),
         config: globals.config,
         sets: globals.sets,
         json: globals.json,
@@ -142,6 +148,7 @@ fn scan(args: &[OsString]) -> Option<Scanned<'_>> {
             "db" => set_once(&mut globals.db, PathBuf::from(value))?,
             "session" => set_once(&mut globals.session, value.to_owned())?,
             "session-from" => set_once(&mut globals.session_from, Host::parse(value)?)?,
+            "agent" => set_once(&mut globals.agent, value.to_owned())?,
             "config" => set_once(&mut globals.config, PathBuf::from(value))?,
             "set" => {
                 if *set_level.get_or_insert(line.words.len()) != line.words.len() {

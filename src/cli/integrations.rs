@@ -170,13 +170,14 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
         };
         // One read transaction: the goal and the list's counts of one
         // moment, counted without reading the list.
-        let (goal, counts) = ctx
+        let (goal, counts, holders) = ctx
             .store()
             .and_then(|store| store.status(&session))
             .map_err(|e| super::hint::Hinted(&e).to_string())?;
         Ok(statusline::status_line_of(
             goal.as_ref(),
             counts,
+            &holders,
             ctx.now_ms,
         ))
     })

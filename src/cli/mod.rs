@@ -45,7 +45,7 @@ use crate::integrations::host_session::{self, Host};
 use crate::prompt::Injector;
 use crate::settings::Settings;
 use crate::store::Location;
-use crate::{Error, ErrorKind, SessionId, Store};
+use crate::{AgentName, Error, ErrorKind, SessionId, Store};
 use clap::{ArgMatches, Parser, Subcommand};
 use hint::Hinted;
 pub(crate) use output::note;
@@ -90,6 +90,12 @@ pub(crate) struct Cli {
     /// HOST's next session there when none ran yet
     #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "HOST", value_parser = parse_host)]
     session_from: Option<Host>,
+
+    /// The agent making the todo calls of `todo apply` and `mcp`, one of
+    /// several sharing the session's list [default: the session's own
+    /// agent, `main`]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "GOALKEEPER_AGENT", value_name = "NAME")]
+    agent: Option<String>,
 
     /// The settings file [default: $GOALKEEPER_CONFIG, else the platform config dir]
     #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "PATH")]
@@ -170,6 +176,10 @@ pub(crate) struct Context {
     session: SessionId,
     /// `--session-from HOST`, when given.
     session_from: Option<Host>,
+    /// `--agent NAME` / `$GOALKEEPER_AGENT`; `None`: the session's own agent.
+    agent: Option<AgentName>,
+    /// Whether an agent was named at all (`main` included).
+    names_agent: bool,
     config: Option<PathBuf>,
     sets: Vec<String>,
     json: bool,
@@ -181,7 +191,12 @@ impl Context {
     /// data directory. The process ends after the command, so closing the store is left
     /// to the exit when it would write nothing.
     fn store(&self) -> Result<Store, Error> {
-        Store::open_location(&self.location()?).map(Store::exits_with_process)
+        let mut store = Store::open_location(&self.location()?).map(Store::exits_with_process)?;
+        if let Some(agent) = &self.agent {
+            let lease = self.settings()?.todo.claim.lease;
+            store.act_as(Some(agent.clone()), lease);
+        }
+        Ok(store)
     }
 
     /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the
@@ -368,10 +383,21 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         }
         Err(e) => return Err(e),
     };
+    let names_agent = cli.agent.is_some();
+    let agent = match cli.agent.as_deref().map(AgentName::parse).transpose() {
+        Ok(agent) => agent.flatten(),
+        Err(e) if lenient => {
+            note(format!("GOALKEEPER_AGENT ignored: {e}"));
+            None
+        }
+        Err(e) => return Err(e),
+    };
     let mut ctx = Context {
         db: cli.db,
         session,
         session_from: cli.session_from,
+        agent,
+        names_agent,
         config: cli.config,
         sets: cli.sets,
         json: cli.json,

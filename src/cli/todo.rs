@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::Error;
-use crate::todo::{Actor, Call, MAX_CALL_BYTES, ViewPage, from_markdown, to_markdown};
+use crate::todo::{
+    Actor, Call, MAIN, MAX_CALL_BYTES, Op, Release, ViewPage, from_markdown, to_markdown,
+};
 use crate::user_files::UserDir;
+use crate::{AgentName, Error};
 use clap::{ArgMatches, Args, Subcommand};
 use serde_json::{Map, Value, json};
 
@@ -40,13 +42,21 @@ pub(crate) enum TodoCommand {
     Drop(TargetArgs),
     /// Delete a task, empty a phase, or empty every phase
     Rm(TargetArgs),
-    /// Mark a task or a phase blocked, with an optional reason
+    /// Mark a task or a phase blocked, with an optional reason or the task it waits for
     Block {
         #[command(flatten)]
         target: TargetArgs,
         /// What it waits for (one line)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "after")]
         reason: Option<String>,
+        /// The task it waits for: completing that task unblocks it
+        #[arg(long, value_name = "TASK")]
+        after: Option<String>,
+    },
+    /// Free a task an agent holds, or with --agent NAME every task that agent holds
+    Release {
+        /// The task's exact content
+        task: Option<String>,
     },
     /// Clear the block on a task or a phase
     Unblock(TargetArgs),
@@ -140,12 +150,37 @@ pub(crate) fn run(
         TodoCommand::Done(target) => Value::Object(target.into_call("done")),
         TodoCommand::Drop(target) => Value::Object(target.into_call("drop")),
         TodoCommand::Rm(target) => Value::Object(target.into_call("rm")),
-        TodoCommand::Block { target, reason } => {
+        TodoCommand::Block {
+            target,
+            reason,
+            after,
+        } => {
             let mut call = target.into_call("block");
             if let Some(reason) = reason {
                 call.insert("reason".into(), reason.into());
             }
+            if let Some(after) = after {
+                call.insert("after".into(), after.into());
+            }
             Value::Object(call)
+        }
+        TodoCommand::Release { task } => {
+            let what = match (task, ctx.names_agent) {
+                (Some(task), _) => Release::Task(task),
+                (None, true) => Release::Agent(
+                    ctx.agent
+                        .as_ref()
+                        .map_or(MAIN, AgentName::as_str)
+                        .to_owned(),
+                ),
+                (None, false) => {
+                    return Err(Error::Usage(
+                        "`todo release` needs the TASK to free, or --agent NAME to free every task that agent holds".into(),
+                    ));
+                }
+            };
+            let op = Op::Release(what);
+            return print_call(ctx, Call::Op(&op), Actor::User);
         }
         TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
         TodoCommand::Append { phase, items } => {

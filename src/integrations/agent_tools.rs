@@ -85,6 +85,9 @@ struct TodoArguments {
     /// `block`: what the task waits for, one line.
     #[schemars(length(max = MAX_BLOCKER_CHARS))]
     reason: Option<String>,
+    /// `block` instead of `reason`: the exact text of the task it waits for; finishing that task unblocks it.
+    #[schemars(length(max = MAX_TASK_CHARS))]
+    after: Option<String>,
     /// `view`: the page of a long list, from 1.
     #[schemars(range(min = 1))]
     page: Option<u64>,

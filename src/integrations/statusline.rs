@@ -18,12 +18,27 @@ const OBJECTIVE_CHARS: usize = 40;
 /// `used tok` without a budget); then the time spent active.
 #[cfg(test)]
 pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<String> {
-    status_line_of(goal, list.counts(), now_ms)
+    let mut holders: Vec<String> = list
+        .tasks()
+        .filter_map(|(_, t)| crate::todo::holder_label(t).map(str::to_owned))
+        .collect();
+    holders.sort();
+    holders.dedup();
+    status_line_of(goal, list.counts(), &holders, now_ms)
 }
 
+/// The most agent names the status line shows; the rest are counted.
+const HOLDERS_SHOWN: usize = 3;
+
 /// [`status_line`] from the list's counts alone, which the store counts
-/// without reading the list ([`crate::Store::status`]).
-pub fn status_line_of(goal: Option<&Goal>, counts: Counts, now_ms: i64) -> Option<String> {
+/// without reading the list ([`crate::Store::status`]), and the named
+/// agents holding its tasks, shown after the todos (`agents w1, w2`).
+pub fn status_line_of(
+    goal: Option<&Goal>,
+    counts: Counts,
+    holders: &[String],
+    now_ms: i64,
+) -> Option<String> {
     let goal = goal.filter(|g| g.status.is_live());
     if goal.is_none() && counts.total == 0 {
         return None;
@@ -49,6 +64,17 @@ pub fn status_line_of(goal: Option<&Goal>, counts: Counts, now_ms: i64) -> Optio
     }
     if counts.total > 0 {
         parts.push(format!("todos {}/{}", counts.closed, counts.total));
+    }
+    if !holders.is_empty() {
+        let mut names: Vec<String> = holders
+            .iter()
+            .take(HOLDERS_SHOWN)
+            .map(|h| one_line(h).chars().take(64).collect())
+            .collect();
+        if holders.len() > HOLDERS_SHOWN {
+            names.push(format!("+{}", holders.len() - HOLDERS_SHOWN));
+        }
+        parts.push(format!("agents {}", names.join(", ")));
     }
     if let Some(goal) = goal {
         parts.push(match goal.token_budget {

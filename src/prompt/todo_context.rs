@@ -82,7 +82,9 @@ impl fmt::Display for Gate {
 
 #[derive(Serialize)]
 struct PromptTask {
-    status: Status,
+    /// The status, and the holder of a task in progress when the list
+    /// names holders (`in_progress: w1`, DESIGN.md §2.5).
+    status: String,
     content: String,
 }
 
@@ -176,7 +178,7 @@ pub fn todo_context<'a>(
 /// many of its other tasks are closed and open (counted, not listed).
 struct BlockPhase<'l> {
     name: &'l str,
-    tasks: Vec<(Status, &'l str)>,
+    tasks: Vec<(Status, Option<&'l str>, &'l str)>,
     hidden: (usize, usize),
 }
 
@@ -188,8 +190,11 @@ impl BlockPhase<'_> {
             tasks: self
                 .tasks
                 .iter()
-                .map(|&(status, content)| PromptTask {
-                    status,
+                .map(|&(status, holder, content)| PromptTask {
+                    status: match holder {
+                        Some(holder) => format!("{status}: {}", sanitize(holder)),
+                        None => status.as_str().to_owned(),
+                    },
                     content: sanitize(content),
                 })
                 .collect(),
@@ -215,7 +220,7 @@ fn whole_phases(list: &TodoList, bounded: bool, max_tasks: usize) -> Vec<BlockPh
             let (mut closed_hidden, mut open_hidden) = (0, 0);
             for (t, task) in phase.tasks.iter().enumerate() {
                 if !bounded || shown.binary_search(&(p, t)).is_ok() {
-                    tasks.push((task.status, task.content.as_str()));
+                    tasks.push((task.status, todo::holder_label(task), task.content.as_str()));
                 } else if task.status.is_closed() {
                     closed_hidden += 1;
                 } else {
@@ -243,7 +248,7 @@ fn part_phases(part: &ListPart) -> Vec<BlockPhase<'_>> {
                 tasks: phase
                     .tasks
                     .iter()
-                    .map(|t| (t.status, t.content.as_str()))
+                    .map(|t| (t.status, todo::holder_label(t), t.content.as_str()))
                     .collect(),
                 hidden: (
                     phase.counts.closed - closed_shown,
@@ -311,7 +316,7 @@ fn direct_block(
     };
     let size = phases
         .iter()
-        .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.1.len() + 20).sum::<usize>() + 50)
+        .map(|p| p.name.len() + 3 + p.tasks.iter().map(|t| t.2.len() + 20).sum::<usize>() + 50)
         .sum::<usize>();
     let mut out = String::with_capacity(text.len() + size);
     out.push_str(head);
@@ -320,10 +325,14 @@ fn direct_block(
         out.push_str("- ");
         sanitize_into(&mut out, phase.name);
         end_line(&mut out, start);
-        for &(status, content) in &phase.tasks {
+        for &(status, holder, content) in &phase.tasks {
             let start = out.len();
             out.push_str("  - [");
             out.push_str(status.as_str());
+            if let Some(holder) = holder {
+                out.push_str(": ");
+                sanitize_into(&mut out, holder);
+            }
             out.push_str("] ");
             sanitize_into(&mut out, content);
             end_line(&mut out, start);

@@ -14,6 +14,7 @@ pub(super) enum Key {
     TodoRemindersMax,
     TodoContextInactiveTool,
     TodoContextMaxTasks,
+    TodoClaimLease,
     GoalEnabled,
     GoalContinuationMaxIdle,
     PromptsDir,
@@ -52,13 +53,14 @@ const REMINDERS_ALIAS: &str = "todo.reminders.enabled";
 
 impl Key {
     /// Every key, in the order of the documentation.
-    pub(super) const ALL: [Key; 11] = [
+    pub(super) const ALL: [Key; 12] = [
         Key::TodoEnabled,
         Key::TodoEager,
         Key::TodoReminders,
         Key::TodoRemindersMax,
         Key::TodoContextInactiveTool,
         Key::TodoContextMaxTasks,
+        Key::TodoClaimLease,
         Key::GoalEnabled,
         Key::GoalContinuationMaxIdle,
         Key::PromptsDir,
@@ -75,6 +77,7 @@ impl Key {
             Key::TodoRemindersMax => "todo.reminders.max",
             Key::TodoContextInactiveTool => "todo.context.inactive_tool",
             Key::TodoContextMaxTasks => "todo.context.max_tasks",
+            Key::TodoClaimLease => "todo.claim.lease",
             Key::GoalEnabled => "goal.enabled",
             Key::GoalContinuationMaxIdle => "goal.continuation.max_idle",
             Key::PromptsDir => "prompts.dir",
@@ -110,7 +113,7 @@ impl Key {
             Key::TodoEnabled | Key::TodoReminders | Key::GoalEnabled => Kind::Bool,
             Key::TodoEager => Kind::Eager,
             Key::TodoRemindersMax | Key::TodoContextMaxTasks => Kind::Count,
-            Key::GoalContinuationMaxIdle => Kind::Positive,
+            Key::GoalContinuationMaxIdle | Key::TodoClaimLease => Kind::Positive,
             Key::TodoContextInactiveTool => Kind::InactiveTool,
             Key::PromptsDir | Key::MemoryFile | Key::SystemPromptBase => Kind::Path,
         }
@@ -134,6 +137,10 @@ impl Key {
             }
             Key::TodoContextMaxTasks => {
                 "List at most this many tasks in the <todo_context> block; 0 lists them all."
+            }
+            Key::TodoClaimLease => {
+                "Seconds after a named agent's last call that its claims on tasks hold; \
+                 then another agent may take them."
             }
             Key::GoalEnabled => "Inject the goal-mode messages while a goal is active.",
             Key::GoalContinuationMaxIdle => {
@@ -188,6 +195,7 @@ impl Key {
                 settings.todo.context.inactive_tool = t;
             }
             (Key::TodoContextMaxTasks, Parsed::Count(n)) => settings.todo.context.max_tasks = n,
+            (Key::TodoClaimLease, Parsed::Count(n)) => settings.todo.claim.lease = n,
             (Key::GoalEnabled, Parsed::Bool(b)) => settings.goal.enabled = b,
             (Key::GoalContinuationMaxIdle, Parsed::Count(n)) => {
                 settings.goal.continuation.max_idle = n;
@@ -212,6 +220,7 @@ impl Key {
                 toml_string(settings.todo.context.inactive_tool.as_str())
             }
             Key::TodoContextMaxTasks => settings.todo.context.max_tasks.to_string(),
+            Key::TodoClaimLease => settings.todo.claim.lease.to_string(),
             Key::GoalEnabled => settings.goal.enabled.to_string(),
             Key::GoalContinuationMaxIdle => settings.goal.continuation.max_idle.to_string(),
             Key::PromptsDir => return path(&settings.prompts.dir),

@@ -71,6 +71,22 @@ pub struct TodoSettings {
     pub reminders: ReminderSettings,
     /// `todo.context.*`: the shape of the `<todo_context>` block.
     pub context: TodoContextSettings,
+    /// `todo.claim.*`: claims of named agents on tasks.
+    pub claim: ClaimSettings,
+}
+
+/// The `todo.claim.*` keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClaimSettings {
+    /// `todo.claim.lease` (default 600): seconds after a named agent's
+    /// last call that its claims on tasks last (DESIGN.md §2.5).
+    pub lease: u64,
+}
+
+impl Default for ClaimSettings {
+    fn default() -> ClaimSettings {
+        ClaimSettings { lease: 600 }
+    }
 }
 
 impl Default for TodoSettings {
@@ -80,6 +96,7 @@ impl Default for TodoSettings {
             eager: Eager::default(),
             reminders: ReminderSettings::default(),
             context: TodoContextSettings::default(),
+            claim: ClaimSettings::default(),
         }
     }
 }

@@ -56,7 +56,8 @@ const PLAIN: &[(&str, &str, &str)] = &[
     ("phases", "session_id, pos, name", "session_id, pos"),
     (
         "tasks",
-        "session_id, phase_pos, pos, content, status, blocker, dropped_by",
+        "session_id, phase_pos, pos, content, status, blocker, dropped_by, agent, since_ms, \
+         after_task",
         "session_id, phase_pos, pos",
     ),
     (
@@ -65,6 +66,7 @@ const PLAIN: &[(&str, &str, &str)] = &[
         "session_id, version",
     ),
     ("session_marks", "session_id, key, value", "session_id, key"),
+    ("agents", "session_id, name, seen_ms", "session_id, name"),
 ];
 
 const SESSION_COLUMNS: &str =

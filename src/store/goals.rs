@@ -39,12 +39,32 @@ impl Store {
         self.in_read_tx(|tx| load_goal(tx, session))
     }
 
-    /// What the status line shows of `session`: its current goal and the
-    /// counts of its list, from one snapshot. Takes no write lock, and
-    /// reads the counts the session's row keeps, not the list
-    /// ([`super::shape`]).
-    pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts)> {
-        self.in_read_tx(|tx| Ok((load_goal(tx, session)?, super::shape::counts(tx, session)?)))
+    /// What the status line shows of `session`: its current goal, the
+    /// counts of its list and the named agents holding its tasks, from one
+    /// snapshot. Takes no write lock, and reads the counts the session's
+    /// row keeps, not the list ([`super::shape`]).
+    pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts, Vec<String>)> {
+        self.in_read_tx(|tx| {
+            let goal = load_goal(tx, session)?;
+            let (version, shape) = super::shape::load(tx, session)?;
+            let counts = match &shape {
+                _ if version == 0 => Counts::default(),
+                Some(shape) => shape.counts(),
+                None => super::rows::counts(tx, session)?,
+            };
+            // A kept shape means no named agent holds anything (DESIGN.md §2.5).
+            let holders = match shape {
+                Some(_) => Vec::new(),
+                None => tx.query_all(
+                    "SELECT DISTINCT agent FROM tasks
+                     WHERE session_id = ?1 AND status = 'in_progress' AND agent IS NOT NULL
+                     ORDER BY agent",
+                    params![session.as_str()],
+                    |r| r.get::<String>(0),
+                )?,
+            };
+            Ok((goal, counts, holders))
+        })
     }
 }
 

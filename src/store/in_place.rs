@@ -21,7 +21,7 @@
 //! the same transaction. A property test holds this path to the whole-list
 //! one: the same text, rows, shape, versions and undo, call after call.
 
-use super::patch::{Patch, TaskSet};
+use super::patch::{self, Patch, TaskSet};
 use super::rows;
 use super::shape::{self, Shape};
 use super::sql::{Dialect, Row, Tx, params};
@@ -29,7 +29,8 @@ use super::versions::{Logged, Version, set_todo_error, store_version};
 use crate::SessionId;
 use crate::error::Result;
 use crate::todo::{
-    self, Actor, Call, ChangedTask, Op, OpKind, Parsed, Status, SummaryKind, Tally, Target, Task,
+    self, Actor, Call, Caller, ChangedTask, Note, Op, OpKind, Parsed, Status, SummaryKind, Tally,
+    Target, Task,
 };
 
 /// The rows of the task named `?2` and of the task in progress (in phase
@@ -187,7 +188,7 @@ fn read(tx: &Tx<'_>, session: &SessionId, call: Call<'_>, actor: Actor) -> Resul
         Op::Start(content)
         | Op::Done(Target::Task(content))
         | Op::Drop(Target::Task(content))
-        | Op::Block(Target::Task(content), _)
+        | Op::Block(Target::Task(content), None | Some(Note::Reason(_)))
         | Op::Unblock(Target::Task(content)) => content.clone(),
         Op::Rm(Target::Task(content)) if actor != Actor::User => content.clone(),
         _ => return Ok(None),
@@ -252,7 +253,11 @@ fn decide(tx: &Tx<'_>, session: &SessionId, read: &mut Read, actor: Actor) -> Re
     let touched = &mut read.touched;
     let mut completed = false;
     match &read.op {
-        Op::Start(_) => todo::start(touched.iter_mut().map(|t| &mut t.after), read.target),
+        Op::Start(_) => todo::start(
+            touched.iter_mut().map(|t| &mut t.after),
+            read.target,
+            &Caller::solo(actor),
+        ),
         op => completed = todo::edit_task(&mut touched[read.target].after, op, actor, true),
     }
     let mut tallies = read.shape.tallies();
@@ -269,7 +274,12 @@ fn decide(tx: &Tx<'_>, session: &SessionId, read: &mut Read, actor: Actor) -> Re
             return Ok(None);
         }
         touched.sort_by_key(|t| t.key);
-        todo::one_in_progress(touched.iter_mut().map(|t| &mut t.after));
+        todo::settle(
+            touched.iter_mut().map(|t| &mut t.after),
+            &Caller::solo(actor),
+            false,
+            None,
+        );
     }
     Ok(Some(completed))
 }
@@ -302,15 +312,7 @@ fn write(
             .tally
             .moved(task.before.status, task.after.status);
     }
-    let set = |task: &Task, key: (i64, i64)| -> TaskSet {
-        (
-            key.0,
-            key.1,
-            task.status,
-            task.blocker.clone(),
-            task.dropped_by,
-        )
-    };
+    let set = |task: &Task, key: (i64, i64)| patch::set(key.0, key.1, task);
     let forward = Patch {
         tasks_set: changes.iter().map(|t| set(&t.after, t.key)).collect(),
         ..Patch::default()
@@ -445,10 +447,10 @@ fn task_row(r: &Row<'_>, session: &SessionId) -> Result<((i64, i64), Task)> {
     Ok((
         (r.get::<i64>(0)?, r.get::<i64>(1)?),
         Task {
-            content: r.get::<String>(2)?,
             status: rows::status_column(r, 3, session)?,
             blocker: r.get::<Option<String>>(4)?,
             dropped_by: rows::dropped_column(r, 5, session)?,
+            ..Task::pending(r.get::<String>(2)?)
         },
     ))
 }

@@ -81,6 +81,8 @@ pub struct Store {
     list_cache: Option<todos::ListCache>,
     /// Whether todo calls keep their list ([`Store::keep_lists`]).
     caching: bool,
+    /// Who this store's todo calls act as ([`Store::act_as`]).
+    who: todos::Who,
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -114,6 +116,7 @@ impl Store {
             backend,
             list_cache: None,
             caching: false,
+            who: todos::Who::default(),
         }
     }
 

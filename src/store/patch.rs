@@ -26,15 +26,189 @@ pub(crate) struct KeyedList {
     pub task_keys: Vec<Vec<i64>>,
 }
 
-/// A task row: `(phase position, position, content, status, blocker, dropped_by)`.
-pub(crate) type TaskRow = (i64, i64, String, Status, Option<String>, Option<DroppedBy>);
+/// What a change can rewrite of a task row: everything but its key and
+/// text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Fields {
+    pub status: Status,
+    pub blocker: Option<String>,
+    pub dropped_by: Option<DroppedBy>,
+    pub agent: Option<String>,
+    pub since_ms: Option<i64>,
+    pub after: Option<String>,
+}
 
-/// A task row without its key.
-type RowFields = (String, Status, Option<String>, Option<DroppedBy>);
+impl Fields {
+    /// The fields of `task`.
+    pub(crate) fn of(task: &Task) -> Fields {
+        Fields {
+            status: task.status,
+            blocker: task.blocker.clone(),
+            dropped_by: task.dropped_by,
+            agent: task.agent.clone(),
+            since_ms: task.since_ms,
+            after: task.after.clone(),
+        }
+    }
 
-/// The part of a task row a status change rewrites:
-/// `(phase position, position, status, blocker, dropped_by)`.
-pub(crate) type TaskSet = (i64, i64, Status, Option<String>, Option<DroppedBy>);
+    /// The task with `content` and these fields.
+    pub(crate) fn task(self, content: String) -> Task {
+        Task {
+            content,
+            status: self.status,
+            blocker: self.blocker,
+            dropped_by: self.dropped_by,
+            agent: self.agent,
+            since_ms: self.since_ms,
+            after: self.after,
+        }
+    }
+
+    /// Writes these fields over `task`'s.
+    pub(crate) fn put_on(&self, task: &mut Task) {
+        task.status = self.status;
+        task.blocker.clone_from(&self.blocker);
+        task.dropped_by = self.dropped_by;
+        task.agent.clone_from(&self.agent);
+        task.since_ms = self.since_ms;
+        task.after.clone_from(&self.after);
+    }
+
+    /// True when no agent and no `after` is recorded: the row is stored
+    /// in the shorter form every list had before agents were named.
+    fn solo(&self) -> bool {
+        self.agent.is_none() && self.since_ms.is_none() && self.after.is_none()
+    }
+}
+
+/// A task row: its key `(phase position, position)`, text and fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TaskRow {
+    pub key: (i64, i64),
+    pub content: String,
+    pub fields: Fields,
+}
+
+/// The part of a task row a status change rewrites: its key and fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TaskSet {
+    pub key: (i64, i64),
+    pub fields: Fields,
+}
+
+/// A stored row, as an array: `[phase, pos, content, status, blocker,
+/// dropped_by]`, and `agent, since_ms, after` after those when any is set.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RowWire {
+    Team(
+        i64,
+        i64,
+        String,
+        Status,
+        Option<String>,
+        Option<DroppedBy>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    ),
+    Solo(i64, i64, String, Status, Option<String>, Option<DroppedBy>),
+}
+
+/// A stored status change, as [`RowWire`] without the content.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SetWire {
+    Team(
+        i64,
+        i64,
+        Status,
+        Option<String>,
+        Option<DroppedBy>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    ),
+    Solo(i64, i64, Status, Option<String>, Option<DroppedBy>),
+}
+
+impl Serialize for TaskRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ((p, k), f) = (self.key, &self.fields);
+        let head = (p, k, &self.content, f.status, &f.blocker, f.dropped_by);
+        if f.solo() {
+            head.serialize(s)
+        } else {
+            let (p, k, c, st, b, d) = head;
+            (p, k, c, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskRow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskRow, D::Error> {
+        let (p, k, content, status, blocker, dropped_by, agent, since_ms, after) =
+            match RowWire::deserialize(d)? {
+                RowWire::Team(p, k, c, s, b, d, a, t, f) => (p, k, c, s, b, d, a, t, f),
+                RowWire::Solo(p, k, c, s, b, d) => (p, k, c, s, b, d, None, None, None),
+            };
+        Ok(TaskRow {
+            key: (p, k),
+            content,
+            fields: Fields {
+                status,
+                blocker,
+                dropped_by,
+                agent,
+                since_ms,
+                after,
+            },
+        })
+    }
+}
+
+impl Serialize for TaskSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ((p, k), f) = (self.key, &self.fields);
+        if f.solo() {
+            (p, k, f.status, &f.blocker, f.dropped_by).serialize(s)
+        } else {
+            let tail = (&f.agent, f.since_ms, &f.after);
+            (
+                p,
+                k,
+                f.status,
+                &f.blocker,
+                f.dropped_by,
+                tail.0,
+                tail.1,
+                tail.2,
+            )
+                .serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskSet, D::Error> {
+        let (p, k, status, blocker, dropped_by, agent, since_ms, after) =
+            match SetWire::deserialize(d)? {
+                SetWire::Team(p, k, s, b, d, a, t, f) => (p, k, s, b, d, a, t, f),
+                SetWire::Solo(p, k, s, b, d) => (p, k, s, b, d, None, None, None),
+            };
+        Ok(TaskSet {
+            key: (p, k),
+            fields: Fields {
+                status,
+                blocker,
+                dropped_by,
+                agent,
+                since_ms,
+                after,
+            },
+        })
+    }
+}
 
 /// Row changes that turn one version of a list into another, applied in
 /// field order: `clear` (every row of the list goes), the deletions, the
@@ -122,7 +296,12 @@ impl KeyedList {
             keyed.list.phases.push(Phase::new(name));
         }
         let mut phase = 0;
-        for (phase_pos, pos, content, status, blocker, dropped_by) in tasks {
+        for TaskRow {
+            key: (phase_pos, pos),
+            content,
+            fields,
+        } in tasks
+        {
             while keyed.phase_keys.get(phase).is_some_and(|&p| p < phase_pos) {
                 phase += 1;
             }
@@ -130,12 +309,7 @@ impl KeyedList {
                 return None;
             }
             keyed.task_keys[phase].push(pos);
-            keyed.list.phases[phase].tasks.push(Task {
-                content,
-                status,
-                blocker,
-                dropped_by,
-            });
+            keyed.list.phases[phase].tasks.push(fields.task(content));
         }
         Some(keyed)
     }
@@ -178,7 +352,7 @@ impl KeyedList {
     /// list); false, with nothing changed, when one of them is not here.
     pub(crate) fn set_rows(&mut self, sets: &[TaskSet]) -> bool {
         let mut at = Vec::with_capacity(sets.len());
-        for (p, k, ..) in sets {
+        for TaskSet { key: (p, k), .. } in sets {
             let Ok(phase) = self.phase_keys.binary_search(p) else {
                 return false;
             };
@@ -187,11 +361,8 @@ impl KeyedList {
             };
             at.push((phase, task));
         }
-        for ((phase, task), (_, _, status, blocker, dropped_by)) in at.into_iter().zip(sets) {
-            let task = &mut self.list.phases[phase].tasks[task];
-            task.status = *status;
-            task.blocker.clone_from(blocker);
-            task.dropped_by = *dropped_by;
+        for ((phase, task), set) in at.into_iter().zip(sets) {
+            set.fields.put_on(&mut self.list.phases[phase].tasks[task]);
         }
         true
     }
@@ -201,7 +372,7 @@ impl KeyedList {
     /// that is): the stored history does not fit this list.
     pub fn apply(self, patch: &Patch) -> Option<KeyedList> {
         let mut phases: BTreeMap<i64, String> = BTreeMap::new();
-        let mut tasks: BTreeMap<(i64, i64), RowFields> = BTreeMap::new();
+        let mut tasks: BTreeMap<(i64, i64), (String, Fields)> = BTreeMap::new();
         if !patch.clear {
             for ((phase, p), keys) in self
                 .list
@@ -211,10 +382,8 @@ impl KeyedList {
                 .zip(self.task_keys)
             {
                 for (task, k) in phase.tasks.into_iter().zip(keys) {
-                    tasks.insert(
-                        (p, k),
-                        (task.content, task.status, task.blocker, task.dropped_by),
-                    );
+                    let fields = Fields::of(&task);
+                    tasks.insert((p, k), (task.content, fields));
                 }
                 phases.insert(p, phase.name);
             }
@@ -230,23 +399,22 @@ impl KeyedList {
                 return None;
             }
         }
-        for (p, k, content, status, blocker, dropped_by) in &patch.tasks_put {
-            let row = (content.clone(), *status, blocker.clone(), *dropped_by);
-            if tasks.insert((*p, *k), row).is_some() {
+        for row in &patch.tasks_put {
+            let fields = (row.content.clone(), row.fields.clone());
+            if tasks.insert(row.key, fields).is_some() {
                 return None;
             }
         }
-        for (p, k, status, blocker, dropped_by) in &patch.tasks_set {
-            let row = tasks.get_mut(&(*p, *k))?;
-            row.1 = *status;
-            row.2.clone_from(blocker);
-            row.3 = *dropped_by;
+        for set in &patch.tasks_set {
+            tasks.get_mut(&set.key)?.1 = set.fields.clone();
         }
         KeyedList::from_rows(
             phases.into_iter().collect(),
-            tasks
-                .into_iter()
-                .map(|((p, k), (c, s, b, d))| (p, k, c, s, b, d)),
+            tasks.into_iter().map(|(key, (content, fields))| TaskRow {
+                key,
+                content,
+                fields,
+            }),
         )
     }
 
@@ -452,10 +620,7 @@ fn diff_phase(
                 remove(cursor, m, forward, inverse);
                 cursor = m + 1;
                 let was = &old[m];
-                if was.status != task.status
-                    || was.blocker != task.blocker
-                    || was.dropped_by != task.dropped_by
-                {
+                if Fields::of(was) != Fields::of(task) {
                     forward.tasks_set.push(set(p, old_keys[m], task));
                     inverse.tasks_set.push(set(p, old_keys[m], was));
                 }
@@ -476,18 +641,18 @@ fn diff_phase(
 }
 
 fn row(p: i64, k: i64, task: &Task) -> TaskRow {
-    (
-        p,
-        k,
-        task.content.clone(),
-        task.status,
-        task.blocker.clone(),
-        task.dropped_by,
-    )
+    TaskRow {
+        key: (p, k),
+        content: task.content.clone(),
+        fields: Fields::of(task),
+    }
 }
 
-fn set(p: i64, k: i64, task: &Task) -> TaskSet {
-    (p, k, task.status, task.blocker.clone(), task.dropped_by)
+pub(crate) fn set(p: i64, k: i64, task: &Task) -> TaskSet {
+    TaskSet {
+        key: (p, k),
+        fields: Fields::of(task),
+    }
 }
 
 /// One stored step of a list's history, as undo reads it.
@@ -552,11 +717,10 @@ mod tests {
                     name: (*name).into(),
                     tasks: tasks
                         .iter()
-                        .map(|(c, s)| Task {
-                            content: (*c).into(),
-                            status: *s,
-                            blocker: None,
-                            dropped_by: None,
+                        .map(|(c, s)| {
+                            let mut task = Task::pending(*c);
+                            task.status = *s;
+                            task
                         })
                         .collect(),
                 })

@@ -3,7 +3,7 @@
 //! `?N` placeholders and no SQLite-only syntax, so a second backend can run
 //! the same texts; the diff and the replay are in [`super::patch`].
 
-use super::patch::{KeyedList, Patch, UndoStep};
+use super::patch::{Fields, KeyedList, Patch, TaskRow, UndoStep};
 use super::sql::{Row, Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
@@ -32,20 +32,24 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
     // mark looked at in place: one allocation per task (its text), which
     // is most of what a command on a long list costs.
     let tasks = tx.query_all(
-        "SELECT phase_pos, pos, content, status, blocker, dropped_by FROM tasks
-         WHERE session_id = ?1 ORDER BY phase_pos, pos",
+        "SELECT phase_pos, pos, content, status, blocker, dropped_by, agent, since_ms, after_task
+         FROM tasks WHERE session_id = ?1 ORDER BY phase_pos, pos",
         params![session.as_str()],
         |r| {
             let status = status_column(r, 3, session)?;
             let dropped_by = dropped_column(r, 5, session)?;
-            Ok((
-                r.get::<i64>(0)?,
-                r.get::<i64>(1)?,
-                r.get::<String>(2)?,
-                status,
-                r.get::<Option<String>>(4)?,
-                dropped_by,
-            ))
+            Ok(TaskRow {
+                key: (r.get::<i64>(0)?, r.get::<i64>(1)?),
+                content: r.get::<String>(2)?,
+                fields: Fields {
+                    status,
+                    blocker: r.get::<Option<String>>(4)?,
+                    dropped_by,
+                    agent: r.get::<Option<String>>(6)?,
+                    since_ms: r.get::<Option<i64>>(7)?,
+                    after: r.get::<Option<String>>(8)?,
+                },
+            })
         },
     )?;
     KeyedList::from_rows(phases, tasks).ok_or_else(|| corrupt("a task outside its phases".into()))
@@ -110,10 +114,9 @@ pub(crate) fn shown_task(r: &Row<'_>, session: &SessionId) -> Result<(i64, Task)
     Ok((
         r.get::<i64>(0)?,
         Task {
-            content: r.get::<String>(1)?,
-            status,
             blocker: r.get::<Option<String>>(3)?,
-            dropped_by: None,
+            status,
+            ..Task::pending(r.get::<String>(1)?)
         },
     ))
 }
@@ -160,32 +163,46 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
             params![s, *p, name],
         )?;
     }
-    for (p, k, content, status, blocker, dropped_by) in &patch.tasks_put {
+    for TaskRow {
+        key: (p, k),
+        content,
+        fields: f,
+    } in &patch.tasks_put
+    {
         tx.execute(
-            "INSERT INTO tasks (session_id, phase_pos, pos, content, status, blocker, dropped_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO tasks (session_id, phase_pos, pos, content, status, blocker, dropped_by,
+                                agent, since_ms, after_task)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 s,
                 *p,
                 *k,
                 content,
-                status.as_str(),
-                blocker.as_deref(),
-                dropped(*dropped_by)
+                f.status.as_str(),
+                f.blocker.as_deref(),
+                dropped(f.dropped_by),
+                f.agent.as_deref(),
+                f.since_ms,
+                f.after.as_deref()
             ],
         )?;
     }
-    for (p, k, status, blocker, dropped_by) in &patch.tasks_set {
+    for set in &patch.tasks_set {
+        let ((p, k), f) = (set.key, &set.fields);
         let changed = tx.execute(
-            "UPDATE tasks SET status = ?4, blocker = ?5, dropped_by = ?6
+            "UPDATE tasks SET status = ?4, blocker = ?5, dropped_by = ?6, agent = ?7,
+                              since_ms = ?8, after_task = ?9
              WHERE session_id = ?1 AND phase_pos = ?2 AND pos = ?3",
             params![
                 s,
-                *p,
-                *k,
-                status.as_str(),
-                blocker.as_deref(),
-                dropped(*dropped_by)
+                p,
+                k,
+                f.status.as_str(),
+                f.blocker.as_deref(),
+                dropped(f.dropped_by),
+                f.agent.as_deref(),
+                f.since_ms,
+                f.after.as_deref()
             ],
         )?;
         if changed != 1 {
@@ -273,7 +290,7 @@ mod tests {
         let mut store = Store::open_in_memory().unwrap();
         let s = SessionId::parse("s").unwrap();
         let empty = store.status(&s).unwrap();
-        assert_eq!(empty, (None, Default::default()));
+        assert_eq!(empty, (None, Default::default(), Vec::new()));
         let calls = [
             r#"{"op":"init","list":[{"phase":"A","items":["a1","a2","a3"]},{"phase":"B","items":["b1","b2","b3","b4"]}]}"#,
             r#"{"op":"done","task":"a1"}"#,
@@ -286,7 +303,7 @@ mod tests {
             assert!(!result.is_error, "{}", result.text());
         }
         let (list, _) = store.todo_list(&s).unwrap();
-        let (_, counts) = store.status(&s).unwrap();
+        let (_, counts, _) = store.status(&s).unwrap();
         assert_eq!(counts, list.counts());
         assert_eq!((counts.total, counts.closed, counts.blocked), (7, 2, 1));
     }

@@ -13,15 +13,16 @@ use super::patch::{self, KeyedList, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
-use super::sql::Tx;
+use super::sql::{Tx, params};
 use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
 use super::{SessionRef, Store};
-use crate::SessionId;
 use crate::error::{Error, Result};
 use crate::todo::{
-    self, Actor, Call, Op, Outcome, SummaryKind, TodoDetails, TodoList, TodoResult, ViewPage,
+    self, Actor, Call, Caller, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult,
+    ViewPage,
 };
 use crate::tool_result::ToolResult;
+use crate::{AgentName, SessionId};
 
 /// A todo call's result without the list (see [`Store::todo_answer`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +53,20 @@ impl TodoAnswer {
 }
 
 impl Store {
+    /// Makes this store's agent todo calls those of `agent` (`None`: the
+    /// session's own agent, as by default), whose claims last `lease_secs`
+    /// after its last call (DESIGN.md §2.5). A person's calls are a
+    /// person's whatever this says.
+    pub fn act_as(&mut self, agent: Option<AgentName>, lease_secs: u64) {
+        self.who.agent = agent;
+        self.who.lease_ms = i64::try_from(lease_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+    }
+
+    /// The agent this store's agent todo calls act as.
+    pub fn agent(&self) -> Option<&AgentName> {
+        self.who.agent.as_ref()
+    }
+
     /// Runs one todo call for `session` as `actor`.
     ///
     /// A successful mutation bumps the list's version, appends an event
@@ -107,9 +122,11 @@ impl Store {
         } else {
             cache
         };
+        let who = self.who.clone();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, now_ms)?;
+        let who = &who;
+        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, who, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
@@ -162,9 +179,11 @@ impl Store {
         }
         let caching = self.caching;
         let cache = self.list_cache.take();
+        let who = self.who.clone();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
-        if let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+        let solo = actor == Actor::User || who.agent.is_none();
+        if solo && let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
             // of what this transaction leaves.
             let cache = match (cache, stamp(&tx)?) {
@@ -186,7 +205,7 @@ impl Store {
             };
             return Ok((answer, true));
         }
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, now_ms)?;
+        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, &who, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
         Ok((TodoAnswer::of(&result), false))
@@ -378,6 +397,7 @@ pub(crate) fn import_in_tx(
 /// [`current`] found current in `tx`), apply the call, store what
 /// it changed or log what it got wrong. Returns the result and, when the
 /// store is `caching`, the list to keep for the next call.
+#[allow(clippy::too_many_arguments)]
 fn call_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -385,10 +405,25 @@ fn call_in_tx(
     caching: bool,
     call: Call<'_>,
     actor: Actor,
+    who: &Who,
     now_ms: i64,
 ) -> Result<(TodoResult, Option<ListCache>)> {
     let (keyed, version) = load_kept(tx, session, cache)?;
-    let outcome = todo::run(keyed.list.clone(), call, actor);
+    let team = Team {
+        now_ms,
+        lease_ms: who.lease_ms,
+        seen: agents_seen(tx, session)?,
+    };
+    let agent = who.agent.as_ref().filter(|_| actor != Actor::User);
+    let caller = Caller {
+        actor,
+        agent: agent.map(AgentName::as_str),
+        team: &team,
+    };
+    let outcome = todo::run_as(keyed.list.clone(), call, &caller);
+    if let Some(agent) = agent {
+        record_seen(tx, session, agent, now_ms)?;
+    }
     let mut version = version;
     let mut change = None;
     if outcome.is_mutation() {
@@ -434,6 +469,44 @@ fn call_in_tx(
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+}
+
+/// Who a store's todo calls act as (DESIGN.md §2.5).
+#[derive(Clone, Debug)]
+pub(crate) struct Who {
+    /// The named agent; `None`: the session's own agent.
+    pub agent: Option<AgentName>,
+    /// How long a named agent's claims last after its last call.
+    pub lease_ms: i64,
+}
+
+impl Default for Who {
+    fn default() -> Who {
+        Who {
+            agent: None,
+            lease_ms: 600_000,
+        }
+    }
+}
+
+/// When each named agent of the session last called.
+pub(crate) fn agents_seen(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, i64)>> {
+    tx.query_all(
+        "SELECT name, seen_ms FROM agents WHERE session_id = ?1",
+        params![session.as_str()],
+        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
+    )
+}
+
+/// Records that `agent` called at `now_ms`: its claims' lease starts
+/// again.
+fn record_seen(tx: &Tx<'_>, session: &SessionId, agent: &AgentName, now_ms: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO agents (session_id, name, seen_ms) VALUES (?1, ?2, ?3)
+         ON CONFLICT (session_id, name) DO UPDATE SET seen_ms = excluded.seen_ms",
+        params![session.as_str(), agent.as_str(), now_ms],
+    )?;
+    Ok(())
 }
 
 /// True when the call asks for `view`: it is answered from a read

@@ -22,8 +22,9 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::call::{Op, PhaseItems, Target};
+use super::call::{Note, Op, PhaseItems, Target};
 use super::model::{DroppedBy, Phase, Status, Task, TodoList};
+use super::team::{self, Caller};
 use super::text::MAX_TASKS;
 use crate::actor::Actor;
 
@@ -67,9 +68,19 @@ pub struct Applied {
 /// says what changed. On error the list is untouched and every problem is
 /// returned. `view` changes nothing and does not normalize.
 pub fn apply(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Applied, Vec<String>> {
+    apply_as(list, op, &Caller::solo(actor))
+}
+
+/// [`apply`] for `caller`, one of possibly several agents on the list
+/// (DESIGN.md §2.5): another agent's claim is refused or skipped, the
+/// caller's own next task is the one it is advanced to, and tasks waiting
+/// `after` a task the call completed are unblocked.
+pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<Applied, Vec<String>> {
     if matches!(op, Op::View(_)) {
         return Ok(Applied::default());
     }
+    team::check(list, op, caller)?;
+    let actor = caller.actor;
     // `init` and a user's `rm` change which tasks exist, so they are
     // compared by content; every other op only changes tasks in place (or
     // appends at the end of a phase), so a snapshot of the states is enough.
@@ -79,8 +90,17 @@ pub fn apply(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Applied, Vec<
     } else {
         Before::States(states(list))
     };
-    let completed = change(list, op, actor)?;
-    normalize(list);
+    let completed = change(list, op, caller)?;
+    let unblocked = team::follow_afters(list);
+    let named = caller.agent.is_some()
+        || !caller.team.seen.is_empty()
+        || list.tasks().any(|(_, t)| t.agent.is_some());
+    team::settle(
+        list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
+        caller,
+        named,
+        unblocked,
+    );
     let (changed, list_changed) = match before {
         Before::List(before) => {
             let changed = diff_by_content(&before, list);
@@ -100,10 +120,16 @@ pub fn apply(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Applied, Vec<
     })
 }
 
-fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTask>, Vec<String>> {
+fn change(
+    list: &mut TodoList,
+    op: &Op,
+    caller: &Caller<'_>,
+) -> Result<Vec<CompletedTask>, Vec<String>> {
+    let actor = caller.actor;
     let mut completed = Vec::new();
     match op {
         Op::View(_) => {}
+        Op::Release(what) => team::release(list, what)?,
         Op::Init(phases) => init(list, phases, actor)?,
         Op::Start(task) => {
             let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
@@ -115,12 +141,18 @@ fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTas
             start(
                 list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
                 target,
+                caller,
             );
         }
         Op::Done(target) | Op::Drop(target) | Op::Block(target, _) | Op::Unblock(target) => {
             let targeted = matches!(target, Target::Task(_));
             for_each_target(list, target, |phase, task| {
+                // A bulk change leaves another agent's task alone.
+                if !targeted && caller.blocked_by_claim(task) {
+                    return;
+                }
                 if edit_task(task, op, actor, targeted) {
+                    task.claim(caller.agent, caller.team.now_ms);
                     completed.push(CompletedTask {
                         phase: phase.to_owned(),
                         content: task.content.clone(),
@@ -128,7 +160,7 @@ fn change(list: &mut TodoList, op: &Op, actor: Actor) -> Result<Vec<CompletedTas
                 }
             })?;
         }
-        Op::Rm(target) => rm(list, op, target, actor)?,
+        Op::Rm(target) => rm(list, op, target, caller)?,
         Op::Append(phase, items) => append(list, phase, items)?,
     }
     Ok(completed)
@@ -141,10 +173,24 @@ enum Before {
 }
 
 /// What a call can change about a task in place.
-type State = (Status, Option<String>, Option<DroppedBy>);
+type State = (
+    Status,
+    Option<String>,
+    Option<DroppedBy>,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+);
 
 fn state(task: &Task) -> State {
-    (task.status, task.blocker.clone(), task.dropped_by)
+    (
+        task.status,
+        task.blocker.clone(),
+        task.dropped_by,
+        task.agent.clone(),
+        task.since_ms,
+        task.after.clone(),
+    )
 }
 
 fn states(list: &TodoList) -> Vec<Vec<State>> {
@@ -217,40 +263,38 @@ fn diff_by_content(before: &TodoList, after: &TodoList) -> Vec<ChangedTask> {
     changed
 }
 
-/// Restores the single-active-task rule: of several `in_progress` tasks only
-/// the earliest stays; with none, the earliest `pending` task is promoted.
-/// `blocked` tasks are never promoted.
+/// Restores the one-task-in-progress rule as a person's change leaves it
+/// (DESIGN.md §2.2): of several `in_progress` tasks of one holder only the
+/// earliest stays; with none in progress, the earliest `pending` task is
+/// promoted. `blocked` tasks are never promoted.
 pub fn normalize(list: &mut TodoList) {
-    one_in_progress(list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()));
+    let named = list.tasks().any(|(_, t)| t.agent.is_some());
+    team::settle(
+        list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
+        &Caller::solo(Actor::User),
+        named,
+        None,
+    );
 }
 
-/// [`normalize`]'s rule on `tasks`, given in list order. The store's
-/// in-place path runs it on the rows it read: every task in progress and
-/// the earliest pending one, which decide the outcome.
-pub(crate) fn one_in_progress<'t>(tasks: impl IntoIterator<Item = &'t mut Task>) {
-    let mut seen_active = false;
-    let mut first_pending = None;
-    for task in tasks {
-        match task.status {
-            Status::InProgress if seen_active => task.set_status(Status::Pending),
-            Status::InProgress => seen_active = true,
-            Status::Pending if first_pending.is_none() => first_pending = Some(task),
-            _ => {}
-        }
-    }
-    if !seen_active && let Some(task) = first_pending {
-        task.set_status(Status::InProgress);
-    }
-}
-
-/// `start`: task number `target` of `tasks` goes in progress, and every
-/// other task in progress goes back to pending. The store's in-place path
-/// runs it on the rows it read, which hold every task in progress.
-pub(crate) fn start<'t>(tasks: impl IntoIterator<Item = &'t mut Task>, target: usize) {
+/// `start`: task number `target` of `tasks` goes in progress for the
+/// caller, and every other task the caller held goes back to pending. The
+/// store's in-place path runs it on the rows it read, which hold every
+/// task in progress.
+pub(crate) fn start<'t>(
+    tasks: impl IntoIterator<Item = &'t mut Task>,
+    target: usize,
+    caller: &Caller<'_>,
+) {
     for (i, task) in tasks.into_iter().enumerate() {
         if i == target {
-            task.set_status(Status::InProgress);
-        } else if task.status == Status::InProgress {
+            let already =
+                task.status == Status::InProgress && task.agent.as_deref() == caller.agent;
+            if !already {
+                task.set_status(Status::InProgress);
+                task.claim(caller.agent, caller.team.now_ms);
+            }
+        } else if task.status == Status::InProgress && task.agent.as_deref() == caller.agent {
             task.set_status(Status::Pending);
         }
     }
@@ -279,10 +323,19 @@ pub(crate) fn edit_task(task: &mut Task, op: &Op, actor: Actor, targeted: bool) 
                 task.set_status(Status::Abandoned);
             }
         }
-        Op::Block(_, reason) if task.status.is_open() => {
-            let note = reason.clone().or_else(|| task.blocker.take());
+        Op::Block(_, Some(Note::After(blocker))) if task.status.is_open() => {
+            task.set_status(Status::Blocked);
+            task.blocker = Some(team::after_note(blocker));
+            task.after = Some(blocker.clone());
+        }
+        Op::Block(_, note) if task.status.is_open() => {
+            let (note, after) = match note {
+                Some(Note::Reason(reason)) => (Some(reason.clone()), None),
+                _ => (task.blocker.take(), task.after.take()),
+            };
             task.set_status(Status::Blocked);
             task.blocker = note;
+            task.after = after;
         }
         Op::Unblock(_) if task.status == Status::Blocked => task.set_status(Status::Pending),
         _ => {}
@@ -309,12 +362,20 @@ fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
     }
 }
 
-fn rm(list: &mut TodoList, op: &Op, target: &Target, actor: Actor) -> Result<(), Vec<String>> {
+fn rm(
+    list: &mut TodoList,
+    op: &Op,
+    target: &Target,
+    caller: &Caller<'_>,
+) -> Result<(), Vec<String>> {
+    let actor = caller.actor;
     match actor {
         Actor::Agent | Actor::Goalkeeper => {
             let targeted = matches!(target, Target::Task(_));
             for_each_target(list, target, |_, task| {
-                edit_task(task, op, actor, targeted);
+                if targeted || !caller.blocked_by_claim(task) {
+                    edit_task(task, op, actor, targeted);
+                }
             })
         }
         Actor::User => {

@@ -9,12 +9,13 @@ mod markdown;
 mod model;
 mod part;
 mod summary;
+mod team;
 pub(crate) mod text;
 
 pub use crate::actor::Actor;
-pub use apply::{Applied, ChangedTask, CompletedTask, apply, normalize};
-pub(crate) use apply::{edit_task, one_in_progress, start};
-pub use call::{Op, PhaseItems, Target, ViewPage, parse_value};
+pub use apply::{Applied, ChangedTask, CompletedTask, apply, apply_as, normalize};
+pub(crate) use apply::{edit_task, start};
+pub use call::{Note, Op, PhaseItems, Release, Target, ViewPage, parse_value};
 pub(crate) use call::{OpKind, Parsed, parse_call, parse_call_on, parse_value_on};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
 pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
@@ -26,6 +27,8 @@ pub(crate) use summary::{
     render_page, whole_floor,
 };
 pub use summary::{CHANGED_SHOWN, PAGE_BYTES, Report, SUMMARY_BYTES, SummaryKind, summary};
+pub(crate) use team::settle;
+pub use team::{Caller, MAIN, Team, holder_label};
 pub use text::{MAX_BLOCKER_CHARS, MAX_CALL_BYTES, MAX_PHASE_CHARS, MAX_TASK_CHARS, MAX_TASKS};
 
 use serde::Serialize;
@@ -133,7 +136,12 @@ impl Outcome {
 
 /// Parses and applies one call. Pure: the caller stores the result. On any
 /// error the returned list is `list` unchanged.
-pub fn run(mut list: TodoList, call: Call<'_>, actor: Actor) -> Outcome {
+pub fn run(list: TodoList, call: Call<'_>, actor: Actor) -> Outcome {
+    run_as(list, call, &Caller::solo(actor))
+}
+
+/// [`run`] for `caller`, one of possibly several agents (DESIGN.md §2.5).
+pub fn run_as(mut list: TodoList, call: Call<'_>, caller: &Caller<'_>) -> Outcome {
     let parsed = match call {
         Call::Json(text) => parse_call(text, &list),
         Call::Value(value) => parse_value(value, &list),
@@ -162,7 +170,7 @@ pub fn run(mut list: TodoList, call: Call<'_>, actor: Actor) -> Outcome {
     {
         return rejected(list, kind, Some(op), repairs, vec![error]);
     }
-    match apply(&mut list, &op, actor) {
+    match apply_as(&mut list, &op, caller) {
         Ok(applied) => Outcome {
             op: Some(op),
             kind,

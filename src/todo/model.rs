@@ -98,6 +98,19 @@ pub struct Task {
     /// Set when a person abandoned the task; only kept while `abandoned`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_by: Option<DroppedBy>,
+    /// The named agent that holds the task (while `in_progress`) or
+    /// completed it (while `completed`); `None` is the session's own agent,
+    /// or a person (DESIGN.md §2.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// When the named agent holding the task claimed it, in milliseconds
+    /// since the epoch; only kept while `in_progress` with an `agent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_ms: Option<i64>,
+    /// The task this one waits for (`block` with `after`); only kept while
+    /// `blocked`. Completing that task unblocks this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
 }
 
 impl Task {
@@ -108,20 +121,35 @@ impl Task {
             status: Status::Pending,
             blocker: None,
             dropped_by: None,
+            agent: None,
+            since_ms: None,
+            after: None,
         }
     }
 
     /// Moves the task to `status`, dropping the notes that only belong to
-    /// another status (a blocker outside `blocked`, `dropped_by` outside
-    /// `abandoned`).
+    /// another status (a blocker or an `after` outside `blocked`,
+    /// `dropped_by` outside `abandoned`) and whoever held or completed it:
+    /// the caller names the new holder ([`Task::claim`]).
     pub fn set_status(&mut self, status: Status) {
         self.status = status;
         if status != Status::Blocked {
             self.blocker = None;
+            self.after = None;
         }
         if status != Status::Abandoned {
             self.dropped_by = None;
         }
+        self.agent = None;
+        self.since_ms = None;
+    }
+
+    /// Records `agent` as the one holding (in progress) or having
+    /// completed the task, claimed at `now_ms`. The session's own agent
+    /// and a person are `None`, and keep no claim time.
+    pub(crate) fn claim(&mut self, agent: Option<&str>, now_ms: i64) {
+        self.agent = agent.map(str::to_owned);
+        self.since_ms = (agent.is_some() && self.status == Status::InProgress).then_some(now_ms);
     }
 
     /// True for an abandoned task that no person dropped: an agent gave it up.
@@ -284,6 +312,20 @@ impl TodoList {
                     && let Err(e) = crate::todo::text::check_blocker(note)
                 {
                     problems.push(e);
+                }
+                if task.after.is_some() && task.status != Status::Blocked {
+                    problems.push(format!(
+                        "task \"{}\" waits for another task but is {}",
+                        task.content, task.status
+                    ));
+                }
+                if task.agent.is_some()
+                    && !matches!(task.status, Status::InProgress | Status::Completed)
+                {
+                    problems.push(format!(
+                        "task \"{}\" names an agent but is {}",
+                        task.content, task.status
+                    ));
                 }
                 if task.dropped_by.is_some() && task.status != Status::Abandoned {
                     problems.push(format!(

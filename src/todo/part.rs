@@ -54,10 +54,9 @@ impl ListPart {
                         .enumerate()
                         .filter(|(t, _)| shown.binary_search(&(p, *t)).is_ok())
                         .map(|(_, task)| Task {
-                            content: task.content.clone(),
                             status: task.status,
-                            blocker: None,
-                            dropped_by: None,
+                            agent: task.agent.clone(),
+                            ..Task::pending(task.content.clone())
                         })
                         .collect(),
                 })

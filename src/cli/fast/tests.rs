@@ -35,6 +35,7 @@ fn os(args: &[&str]) -> Vec<OsString> {
 const NO_ENV: Env = Env {
     db: None,
     session: None,
+    agent: None,
 };
 
 /// Every line a host or an agent runs often, as the installers and the
@@ -135,10 +136,14 @@ fn the_environment_fills_what_the_line_leaves_out() {
     let env = Env {
         db: Some("env.db".into()),
         session: Some("env-session".into()),
+        agent: Some("env-agent".into()),
     };
     let cli = parse(&os(&["todo", "view"]), &env).unwrap();
     assert_eq!(cli.db.as_deref(), Some(std::path::Path::new("env.db")));
     assert_eq!(cli.session, "env-session");
+    assert_eq!(cli.agent.as_deref(), Some("env-agent"));
+    let cli = parse(&os(&["--agent", "w2", "todo", "view"]), &env).unwrap();
+    assert_eq!(cli.agent.as_deref(), Some("w2"));
     let cli = parse(
         &os(&["--db", "a.db", "--session", "s", "todo", "view"]),
         &env,
@@ -150,11 +155,13 @@ fn the_environment_fills_what_the_line_leaves_out() {
         let db = Env {
             db: Some(spoilt.clone()),
             session: None,
+            agent: None,
         };
         assert!(parse(&os(&["statusline"]), &db).is_none());
         let session = Env {
             db: None,
             session: Some(spoilt),
+            agent: None,
         };
         assert!(parse(&os(&["statusline"]), &session).is_none());
     }

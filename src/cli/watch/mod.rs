@@ -77,6 +77,8 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result
     };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut ui = Ui::new(args.all, color);
+    let lease = ctx.settings()?.todo.claim.lease;
+    ui.lease_ms = i64::try_from(lease.saturating_mul(1000)).unwrap_or(i64::MAX);
     if args.once {
         let (width, height) = once_size(args.size.as_deref())?;
         let mut store = ctx.store()?;

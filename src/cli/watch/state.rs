@@ -77,6 +77,8 @@ pub(crate) struct Ui {
     pub(crate) help: bool,
     /// Colours on (off with `NO_COLOR`).
     pub(crate) color: bool,
+    /// `todo.claim.lease`, in milliseconds: when the claims shown lapse.
+    pub(crate) lease_ms: i64,
 }
 
 impl Ui {
@@ -89,6 +91,7 @@ impl Ui {
             sort: Sort::Activity,
             help: false,
             color,
+            lease_ms: 600_000,
         }
     }
 }

@@ -10,7 +10,7 @@
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
 use crate::store::{SessionSnapshot, SessionSummary};
 use crate::time::utc_datetime;
-use crate::todo::Status;
+use crate::todo::{self, Status, Task, Team};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -202,7 +202,7 @@ fn draw_session(
             Layout::vertical([Constraint::Fill(1), Constraint::Length(events)]).areas(lists);
         (a, b)
     };
-    let (todo_page, todo_top) = draw_todos(frame, todo_area, snapshot, ui, p);
+    let (todo_page, todo_top) = draw_todos(frame, todo_area, snapshot, ui, now_ms, p);
     let event_page = draw_events(frame, event_area, snapshot, ui, p);
     Drawn {
         todo_page,
@@ -320,13 +320,16 @@ fn draw_todos(
     area: Rect,
     snapshot: &SessionSnapshot,
     ui: &Ui,
+    now_ms: i64,
     p: Paint,
 ) -> (usize, usize) {
     let counts = snapshot.todos.counts();
-    let in_progress = snapshot.todos.in_progress().is_some();
+    let in_progress = (snapshot.todos.tasks())
+        .filter(|(_, t)| t.status == Status::InProgress)
+        .count();
     let mut title = format!("Todo · {}/{} done", counts.closed, counts.total);
-    if in_progress {
-        title.push_str(" · 1 in progress");
+    if in_progress > 0 {
+        title.push_str(&format!(" · {in_progress} in progress"));
     }
     if counts.blocked > 0 {
         title.push_str(&format!(" · {} blocked", counts.blocked));
@@ -372,7 +375,10 @@ fn draw_todos(
         return (page, 0);
     }
     let width = area.width.saturating_sub(2) as usize;
-    let lines: Vec<Line<'static>> = todo_view(snapshot, p, width).skip(top).take(page).collect();
+    let lines: Vec<Line<'static>> = todo_view(snapshot, ui.lease_ms, now_ms, p, width)
+        .skip(top)
+        .take(page)
+        .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
     (page, top)
 }
@@ -381,10 +387,18 @@ fn draw_todos(
 /// page at a time).
 fn todo_view(
     snapshot: &SessionSnapshot,
+    lease_ms: i64,
+    now_ms: i64,
     p: Paint,
     width: usize,
 ) -> impl Iterator<Item = Line<'static>> + '_ {
+    let team = std::rc::Rc::new(Team {
+        now_ms,
+        lease_ms,
+        seen: snapshot.agents.clone(),
+    });
     snapshot.todos.phases.iter().flat_map(move |phase| {
+        let team = team.clone();
         let closed = phase.tasks.iter().filter(|t| t.status.is_closed()).count();
         let total = phase.tasks.len();
         let done = total > 0 && closed == total;
@@ -398,7 +412,7 @@ fn todo_view(
             let marker = format!("[{}] ", task.status.marker());
             match task.status {
                 Status::InProgress => {
-                    let text = format!("▶ {marker}{content}");
+                    let text = format!("▶ {marker}{content}{}", claim_note(task, &team));
                     let pad = width.saturating_sub(text.chars().count());
                     Line::styled(
                         text + &" ".repeat(pad),
@@ -434,6 +448,27 @@ fn todo_view(
             }
         }))
     })
+}
+
+/// "  · w1, 3m, lease 7m left" after a task a named agent holds: who, for
+/// how long, and when its lease runs out (DESIGN.md §2.5).
+fn claim_note(task: &Task, team: &Team) -> String {
+    let Some(holder) = todo::holder_label(task) else {
+        return String::new();
+    };
+    let held = task
+        .since_ms
+        .map(|since| format!(", {}", ago(since, team.now_ms).trim_end_matches(" ago")))
+        .unwrap_or_default();
+    let lease = match team.lease_end(task) {
+        Some(end) if end <= team.now_ms => ", lease ran out".to_owned(),
+        Some(end) => format!(
+            ", lease {} left",
+            ago(team.now_ms, end).trim_end_matches(" ago")
+        ),
+        None => String::new(),
+    };
+    format!("  · {}{held}{lease}", safe(holder))
 }
 
 /// Draws the event pane; returns its page height.

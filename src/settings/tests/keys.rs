@@ -42,6 +42,7 @@ fn every_key_parses_from_flat_quoted_keys() {
 "todo.reminders.max" = 7
 "todo.context.inactive_tool" = "read-only"
 "todo.context.max_tasks" = 12
+"todo.claim.lease" = 90
 "goal.enabled" = false
 "goal.continuation.max_idle" = 5
 "prompts.dir" = "/etc/goalkeeper/prompts"
@@ -61,6 +62,7 @@ fn every_key_parses_from_set() {
         "todo.reminders.max=7",
         "todo.context.inactive_tool=read-only",
         "todo.context.max_tasks=12",
+        "todo.claim.lease=90",
         "goal.enabled=false",
         "goal.continuation.max_idle=5",
         "prompts.dir=/etc/goalkeeper/prompts",

@@ -28,6 +28,7 @@ fn keys_list_every_key_with_value_type_and_default() {
             "todo.reminders.max = Some(\"3\") (int >= 0)",
             "todo.context.inactive_tool = Some(\"\\\"omit\\\"\") (omit | read-only)",
             "todo.context.max_tasks = Some(\"200\") (int >= 0)",
+            "todo.claim.lease = Some(\"600\") (int >= 1)",
             "goal.enabled = Some(\"true\") (bool)",
             "goal.continuation.max_idle = Some(\"3\") (int >= 1)",
             "prompts.dir = None (path)",
@@ -53,7 +54,7 @@ fn listed_values_read_back_as_the_same_settings() {
 fn listed_paths_are_toml_strings() {
     let settings = set(r#"prompts.dir="/tmp/a \"b\" \\ c""#).unwrap();
     assert_eq!(
-        settings.keys()[8].value.as_deref(),
+        settings.keys()[9].value.as_deref(),
         Some(r#""/tmp/a \"b\" \\ c""#)
     );
 }
@@ -68,7 +69,8 @@ fn settings_serialize_as_nested_json() {
                 "enabled": false,
                 "eager": "preferred",
                 "reminders": {"enabled": false, "max": 7},
-                "context": {"inactive_tool": "read-only", "max_tasks": 12}
+                "context": {"inactive_tool": "read-only", "max_tasks": 12},
+                "claim": {"lease": 90}
             },
             "goal": {"enabled": false, "continuation": {"max_idle": 5}},
             "prompts": {"dir": "/etc/goalkeeper/prompts"},

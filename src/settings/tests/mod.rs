@@ -14,7 +14,7 @@ mod keys;
 mod listing;
 
 const KNOWN: &str = "known keys: todo.enabled, todo.eager, todo.reminders, todo.reminders.max, \
-                     todo.context.inactive_tool, todo.context.max_tasks, goal.enabled, \
+                     todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
                      goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base";
 
 const ORIGIN: &str = "/x/config.toml";
@@ -72,6 +72,9 @@ max = 7
 inactive_tool = "read-only"
 max_tasks = 12
 
+[todo.claim]
+lease = 90
+
 [goal]
 enabled = false
 continuation.max_idle = 5
@@ -99,6 +102,7 @@ fn every_key_changed() -> Settings {
                 inactive_tool: InactiveTool::ReadOnly,
                 max_tasks: 12,
             },
+            claim: ClaimSettings { lease: 90 },
         },
         goal: GoalSettings {
             enabled: false,

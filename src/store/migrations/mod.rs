@@ -30,6 +30,7 @@ const STEPS: &[Step] = &[
     v5_kept_shapes,
     v6_tasks_by_prefix,
     v7_early_v6_index,
+    v8_agents,
 ];
 
 /// The schema version this build writes.
@@ -200,6 +201,42 @@ fn v7_early_v6_index(tx: &Transaction<'_>) -> Result<()> {
     Ok(tx.execute_batch(EARLY_V6_INDEX)?)
 }
 
+/// Several agents on one list (DESIGN.md §2.5): who holds or completed
+/// each task and since when, the task a blocked one waits for, and when
+/// each named agent of a session last called (its claims' lease). A list
+/// stored before has none of them set, which is what a list one agent
+/// works on keeps. A database that was at v3 or older got the columns from
+/// [`v4`] or [`v5`] already (their steps write rows the way this build does).
+fn v8_agents(tx: &Transaction<'_>) -> Result<()> {
+    team_columns(tx)?;
+    Ok(tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS agents (
+             session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+             name        TEXT NOT NULL,
+             seen_ms     INTEGER NOT NULL,
+             PRIMARY KEY (session_id, name)
+         ) STRICT, WITHOUT ROWID;",
+    )?)
+}
+
+/// Adds [`v8_agents`]'s columns to `tasks` unless they are there: the
+/// steps that read and write rows ([`v5`]) do it the way this build does.
+fn team_columns(tx: &Transaction<'_>) -> Result<()> {
+    let has_agent: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('tasks') WHERE name = 'agent'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_agent {
+        tx.execute_batch(
+            "ALTER TABLE tasks ADD COLUMN agent TEXT;
+             ALTER TABLE tasks ADD COLUMN since_ms INTEGER;
+             ALTER TABLE tasks ADD COLUMN after_task TEXT;",
+        )?;
+    }
+    Ok(())
+}
+
 /// The DDL of [`v7_early_v6_index`], the same text on both backends.
 pub(crate) const EARLY_V6_INDEX: &str =
     concat!("DROP INDEX IF EXISTS tasks_by_content;", tasks_by_prefix!());
@@ -219,7 +256,8 @@ mod tests {
     }
 
     /// The tables of the latest schema.
-    const EVERY_TABLE: [&str; 9] = [
+    const EVERY_TABLE: [&str; 10] = [
+        "agents",
         "events",
         "goals",
         "phases",

@@ -32,6 +32,9 @@ pub(super) fn v4_tasks_as_rows(tx: &Transaction<'_>) -> Result<()> {
             status      TEXT NOT NULL,
             blocker     TEXT,
             dropped_by  TEXT,
+            agent       TEXT,
+            since_ms    INTEGER,
+            after_task  TEXT,
             PRIMARY KEY (session_id, phase_pos, pos)
         ) STRICT, WITHOUT ROWID;
         CREATE TABLE todo_undo (

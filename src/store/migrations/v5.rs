@@ -20,6 +20,7 @@ use crate::store::sql::Tx;
 /// schema. A read checks the phases' keys against the shape's,
 /// and takes their names from the rows.)
 pub(super) fn v5_kept_shapes(tx: &Transaction<'_>) -> Result<()> {
+    super::team_columns(tx)?;
     let mut ddl = String::from("ALTER TABLE sessions ADD COLUMN todo_shape TEXT;");
     for (event, row) in [("insert", "NEW"), ("update", "NEW"), ("delete", "OLD")] {
         ddl.push_str(&format!(

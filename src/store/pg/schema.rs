@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
 /// later version adds a step here and one in `store/migrations/`.
-const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7)];
+const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7), (8, V8)];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
@@ -133,6 +133,20 @@ const V6: &str = crate::store::migrations::TASKS_BY_PREFIX;
 /// Schema v7: v6's index for a database an early build of v6 migrated,
 /// as on SQLite (`store::migrations::v7_early_v6_index`).
 const V7: &str = crate::store::migrations::EARLY_V6_INDEX;
+
+/// Schema v8: agents on one list, as on SQLite
+/// (`store::migrations::v8_agents`).
+const V8: &str = "
+ALTER TABLE tasks ADD COLUMN IF NOT EXISTS agent TEXT;
+ALTER TABLE tasks ADD COLUMN IF NOT EXISTS since_ms BIGINT;
+ALTER TABLE tasks ADD COLUMN IF NOT EXISTS after_task TEXT;
+CREATE TABLE IF NOT EXISTS agents (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    seen_ms     BIGINT NOT NULL,
+    PRIMARY KEY (session_id, name)
+);
+";
 
 /// The marker table: one row, the schema version.
 const MARKER: &str = "goalkeeper_schema";

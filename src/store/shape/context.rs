@@ -195,10 +195,8 @@ fn shown_rows(
                 shown.push((
                     run.first + p,
                     todo::Task {
-                        content: r.get::<String>(1)?,
                         status,
-                        blocker: None,
-                        dropped_by: None,
+                        ..todo::Task::pending(r.get::<String>(1)?)
                     },
                 ));
             }

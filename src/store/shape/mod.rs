@@ -59,6 +59,11 @@ pub(crate) struct Shape {
     /// of each page's first task, and its number of tasks.
     #[serde(rename = "g")]
     pub pages: Vec<(i64, i64, usize)>,
+    /// True for a list some named agent works on, or with a task waiting
+    /// `after` another: its shape is not kept (DESIGN.md §2.5), so every
+    /// read and write of it takes the whole list.
+    #[serde(skip)]
+    pub team: bool,
 }
 
 /// One phase of a [`Shape`].
@@ -103,6 +108,9 @@ impl Shape {
                     (p, t, n)
                 })
                 .collect(),
+            team: list
+                .tasks()
+                .any(|(_, t)| t.agent.is_some() || t.after.is_some()),
         }
     }
 
@@ -159,21 +167,12 @@ fn load_as<T: serde::de::DeserializeOwned>(
 
 /// Writes `shape` as the session's kept shape (the row exists).
 pub(crate) fn save(tx: &Tx<'_>, session: &SessionId, shape: &Shape) -> Result<()> {
+    let text = (!shape.team).then(|| shape.to_json());
     tx.execute(
         "UPDATE sessions SET todo_shape = ?2 WHERE id = ?1",
-        params![session.as_str(), shape.to_json().as_str()],
+        params![session.as_str(), text.as_deref()],
     )?;
     Ok(())
-}
-
-/// The counts of the session's list, from its kept shape; counted in SQL
-/// when the shape is not known.
-pub(crate) fn counts(tx: &Tx<'_>, session: &SessionId) -> Result<Counts> {
-    match load(tx, session)? {
-        (0, _) => Ok(Counts::default()),
-        (_, Some(shape)) => Ok(shape.counts()),
-        (_, None) => super::rows::counts(tx, session),
-    }
 }
 
 /// The session's list as a block bounded to `max_tasks` shows it: only

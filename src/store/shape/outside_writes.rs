@@ -106,7 +106,9 @@ fn the_migration_keeps_the_shape_of_every_stored_list() {
             conn.execute_batch(&format!("DROP TRIGGER tasks_{event}_forget_shape"))
                 .unwrap();
         }
-        conn.execute_batch("ALTER TABLE sessions DROP COLUMN todo_shape; PRAGMA user_version = 4;")
+        conn.execute_batch(
+            "ALTER TABLE sessions DROP COLUMN todo_shape; DROP TABLE agents; PRAGMA user_version = 4;",
+        )
             .unwrap();
     }
     let store = Store::open(&db).unwrap();

@@ -16,7 +16,7 @@ mod op;
 
 use serde_json::{Map, Value};
 
-pub use op::{Op, PhaseItems, Target, ViewPage};
+pub use op::{Note, Op, PhaseItems, Release, Target, ViewPage};
 
 pub use op::OpKind;
 
@@ -49,9 +49,10 @@ pub struct Parsed {
 
 /// Every field a todo call may carry, `op` first (the tool schema's
 /// properties are checked against this list).
-pub(crate) const CALL_FIELDS: [&str; 7] =
-    ["op", "list", "task", "phase", "items", "reason", "page"];
-const FIELD_LIST: &str = "op, list, task, phase, items, reason, page";
+pub(crate) const CALL_FIELDS: [&str; 8] = [
+    "op", "list", "task", "phase", "items", "reason", "after", "page",
+];
+const FIELD_LIST: &str = "op, list, task, phase, items, reason, after, page";
 const OP_LIST: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
 /// Parses a JSON document into an [`Op`]. `list` is the current list, which
@@ -151,9 +152,10 @@ fn uses(kind: OpKind) -> &'static [&'static str] {
         OpKind::Init => &["list", "items", "phase"],
         OpKind::Start => &["task"],
         OpKind::Done | OpKind::Drop | OpKind::Rm | OpKind::Unblock => &["task", "phase"],
-        OpKind::Block => &["task", "phase", "reason"],
+        OpKind::Block => &["task", "phase", "reason", "after"],
         OpKind::Append => &["phase", "items"],
         OpKind::View => &["phase", "page"],
+        OpKind::Release => &[],
     }
 }
 
@@ -284,9 +286,26 @@ impl Reader {
             OpKind::Rm => self.target(kind, object).map(Op::Rm),
             OpKind::Block => {
                 let reason = self.reason(field("reason"));
+                let after = match self.given(field("after"), "after", text::task_content) {
+                    Given::Text(task) => Some(task),
+                    Given::Bad => return None,
+                    Given::Absent | Given::Null => None,
+                };
                 let target = self.target(kind, object);
-                target.map(|t| Op::Block(t, reason))
+                let note = match (reason, after) {
+                    (Some(_), Some(_)) => {
+                        return self.fail(
+                            "`block` takes `reason` or `after`, not both: `after` writes the note itself".into(),
+                        );
+                    }
+                    (Some(reason), None) => Some(Note::Reason(reason)),
+                    (None, Some(task)) => Some(Note::After(task)),
+                    (None, None) => None,
+                };
+                target.map(|t| Op::Block(t, note))
             }
+            // Not a tool op: `OpKind::parse` never reads it.
+            OpKind::Release => None,
             OpKind::Unblock => self.target(kind, object).map(Op::Unblock),
             OpKind::Append => {
                 let phase = self.given(field("phase"), "phase", text::phase_name);

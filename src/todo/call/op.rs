@@ -28,6 +28,8 @@ pub enum OpKind {
     Append,
     /// Read the list.
     View,
+    /// Free claimed tasks: a person's command, not the tool's.
+    Release,
 }
 
 impl OpKind {
@@ -56,6 +58,7 @@ impl OpKind {
             OpKind::Unblock => "unblock",
             OpKind::Append => "append",
             OpKind::View => "view",
+            OpKind::Release => "release",
         }
     }
 
@@ -69,10 +72,11 @@ impl OpKind {
             OpKind::Init => "list, or items with an optional phase",
             OpKind::Start => "task",
             OpKind::Done | OpKind::Drop | OpKind::Rm => "task or phase, or neither for every task",
-            OpKind::Block => "task or phase, and an optional reason",
+            OpKind::Block => "task or phase, and an optional reason or after",
             OpKind::Unblock => "task or phase",
             OpKind::Append => "phase and items",
             OpKind::View => "an optional phase and page",
+            OpKind::Release => "task or agent",
         }
     }
 }
@@ -92,6 +96,24 @@ pub enum Target {
     Task(String),
     /// Every task of the phase with exactly this name.
     Phase(String),
+}
+
+/// What a blocked task waits for: a note, or another task of the list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A one-line note.
+    Reason(String),
+    /// The task with exactly this content: completing it unblocks.
+    After(String),
+}
+
+/// What a `release` frees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// The task with exactly this content.
+    Task(String),
+    /// Every task this agent holds (`main`: the session's own agent).
+    Agent(String),
 }
 
 /// A phase of an `init` payload: a name and the task contents, in order.
@@ -116,14 +138,16 @@ pub enum Op {
     Drop(Target),
     /// Remove the target (abandon, for an agent).
     Rm(Target),
-    /// Block the target, with an optional one-line note.
-    Block(Target, Option<String>),
+    /// Block the target, with an optional note or the task it waits for.
+    Block(Target, Option<Note>),
     /// Unblock the target.
     Unblock(Target),
     /// Append tasks to a phase, creating it at the end if missing.
     Append(String, Vec<String>),
     /// Read only: one page of the list, or of one phase.
     View(ViewPage),
+    /// Free claims; a person's command (`goalkeeper todo release`).
+    Release(Release),
 }
 
 /// What a `view` shows: the whole list or one phase, one page at a time.
@@ -158,6 +182,7 @@ impl Op {
             Op::Unblock(_) => OpKind::Unblock,
             Op::Append(..) => OpKind::Append,
             Op::View(_) => OpKind::View,
+            Op::Release(_) => OpKind::Release,
         }
     }
 
@@ -186,11 +211,23 @@ impl Op {
                 map.insert("task".into(), task.as_str().into());
             }
             Op::Done(t) | Op::Drop(t) | Op::Rm(t) | Op::Unblock(t) => target(&mut map, t),
-            Op::Block(t, reason) => {
+            Op::Block(t, note) => {
                 target(&mut map, t);
-                if let Some(reason) = reason {
-                    map.insert("reason".into(), reason.as_str().into());
+                match note {
+                    Some(Note::Reason(reason)) => {
+                        map.insert("reason".into(), reason.as_str().into());
+                    }
+                    Some(Note::After(task)) => {
+                        map.insert("after".into(), task.as_str().into());
+                    }
+                    None => {}
                 }
+            }
+            Op::Release(Release::Task(task)) => {
+                map.insert("task".into(), task.as_str().into());
+            }
+            Op::Release(Release::Agent(agent)) => {
+                map.insert("agent".into(), agent.as_str().into());
             }
             Op::Append(phase, items) => {
                 map.insert("phase".into(), phase.as_str().into());

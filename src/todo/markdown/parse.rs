@@ -208,10 +208,8 @@ impl Parser {
                 }
             });
         let mut task = Task {
-            content: String::new(),
             status,
-            blocker: None,
-            dropped_by: None,
+            ..Task::pending(String::new())
         };
         if let Some(body) = comment {
             self.note(n, &mut task, body);

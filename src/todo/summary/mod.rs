@@ -387,20 +387,22 @@ fn push_counts_of(out: &mut String, names: &[&str], tallies: &[Tally], counts: &
     out.push('\n');
 }
 
-/// "  - Add edge cases [in_progress] (Foundation)"
+/// "  - Add edge cases [in_progress] (Foundation)", or with the named
+/// agent holding it "[in_progress: w1]"
 fn push_open(out: &mut String, task: &Task, phase: &str) {
     push_all(
         out,
-        &[
-            "  - ",
-            &one_line(&task.content),
-            " [",
-            task.status.as_str(),
-            "] (",
-            phase,
-            ")\n",
-        ],
+        &["  - ", &one_line(&task.content), " [", task.status.as_str()],
     );
+    push_holder(out, task);
+    push_all(out, &["] (", phase, ")\n"]);
+}
+
+/// ": w1" after the status of a task a named agent holds (DESIGN.md §2.5).
+fn push_holder(out: &mut String, task: &Task) {
+    if let Some(holder) = super::team::holder_label(task) {
+        push_all(out, &[": ", &one_line(holder)]);
+    }
 }
 
 /// "  - Get API key (Setup): waiting for credentials"
@@ -416,6 +418,7 @@ fn push_blocked(out: &mut String, task: &Task, phase: &str) {
 fn push_marked(out: &mut String, task: &Task) {
     out.push_str("  - [");
     out.push(task.status.marker());
+    push_holder(out, task);
     push_all(out, &["] ", &one_line(&task.content), "\n"]);
 }
 

@@ -5,7 +5,7 @@ use goalkeeper::todo::Actor::{Agent, User};
 
 use super::common::*;
 
-const FIELDS: &str = "op, list, task, phase, items, reason, page";
+const FIELDS: &str = "op, list, task, phase, items, reason, after, page";
 const OPS: &str = "init, start, done, drop, rm, block, unblock, append, view";
 
 // ---- the document --------------------------------------------------------
@@ -186,7 +186,7 @@ fn a_field_the_op_does_not_use_is_named_with_the_ones_it_does() {
         ),
         (
             r#"{"op":"block","task":"Build core","items":["x"]}"#,
-            "field `items` does not apply to `block`, which takes task or phase, and an optional reason",
+            "field `items` does not apply to `block`, which takes task or phase, and an optional reason or after",
         ),
         (
             r#"{"op":"append","phase":"P","items":["x"],"task":"y"}"#,

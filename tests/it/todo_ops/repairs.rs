@@ -216,12 +216,12 @@ fn an_unknown_field_stays_an_error_naming_the_accepted_ones() {
     // Dropping `tasks` would turn a targeted `done` into "every task".
     assert_eq!(
         error(&mut s, r#"{"op":"done","tasks":["Build core"]}"#, Agent),
-        "unknown field `tasks`; the accepted fields are op, list, task, phase, items, reason, page"
+        "unknown field `tasks`; the accepted fields are op, list, task, phase, items, reason, after, page"
     );
     // Even when it is empty.
     assert_eq!(
         error(&mut s, r#"{"op":"view","filter":""}"#, Agent),
-        "unknown field `filter`; the accepted fields are op, list, task, phase, items, reason, page"
+        "unknown field `filter`; the accepted fields are op, list, task, phase, items, reason, after, page"
     );
 }
 

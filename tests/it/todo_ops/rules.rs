@@ -40,8 +40,8 @@ fn parse_errors_are_all_reported_together() {
     assert_eq!(
         errors,
         [
-            "unknown field `force`; the accepted fields are op, list, task, phase, items, reason, page",
-            "unknown field `why`; the accepted fields are op, list, task, phase, items, reason, page",
+            "unknown field `force`; the accepted fields are op, list, task, phase, items, reason, after, page",
+            "unknown field `why`; the accepted fields are op, list, task, phase, items, reason, after, page",
             "field `task` must be a string, not a boolean",
         ]
     );
@@ -270,7 +270,7 @@ fn inference_still_checks_the_inferred_op() {
     assert_eq!(
         errors,
         [
-            "unknown field `extra`; the accepted fields are op, list, task, phase, items, reason, page"
+            "unknown field `extra`; the accepted fields are op, list, task, phase, items, reason, after, page"
         ]
     );
     let result = call(&mut s, r#"{"items":["a"],"extra":1}"#, Agent);

@@ -69,7 +69,7 @@ fn several_errors_are_joined_on_one_line() {
     let result = call(&mut s, r#"{"op":"done","task":true,"x":2}"#, User);
     assert!(
         result.text().starts_with(
-            "Errors: unknown field `x`; the accepted fields are op, list, task, phase, items, reason, page; \
+            "Errors: unknown field `x`; the accepted fields are op, list, task, phase, items, reason, after, page; \
              field `task` must be a string, not a boolean\nRemaining (3):\n"
         ),
         "{}",

@@ -125,7 +125,7 @@ fn every_error_of_a_rejected_call_is_logged() {
     assert_eq!(
         log(&mut s).pop().unwrap().error.as_deref(),
         Some(
-            "unknown field `x`; the accepted fields are op, list, task, phase, items, reason, page; \
+            "unknown field `x`; the accepted fields are op, list, task, phase, items, reason, after, page; \
              field `task` must be a string, not a boolean"
         )
     );

@@ -24,10 +24,8 @@ const DOCUMENTED_EXAMPLE: &str = "\
 
 fn task(content: &str, status: Status) -> Task {
     Task {
-        content: content.to_owned(),
         status,
-        blocker: None,
-        dropped_by: None,
+        ..Task::pending(content)
     }
 }
 
