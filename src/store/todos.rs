@@ -421,9 +421,6 @@ fn call_in_tx(
         team: &team,
     };
     let outcome = todo::run_as(keyed.list.clone(), call, &caller);
-    if let Some(agent) = agent {
-        record_seen(tx, session, agent, now_ms)?;
-    }
     let mut version = version;
     let mut change = None;
     if outcome.is_mutation() {
@@ -459,6 +456,9 @@ fn call_in_tx(
             now_ms,
         )?;
         set_todo_error(tx, session, Some(&error))?;
+    }
+    if let Some(agent) = agent {
+        record_seen(tx, session, agent, now_ms)?;
     }
     if !caching {
         return Ok((outcome.into_result(version), None));
@@ -499,10 +499,12 @@ pub(crate) fn agents_seen(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(Strin
 }
 
 /// Records that `agent` called at `now_ms`: its claims' lease starts
-/// again.
+/// again. (A call that wrote nothing to a session never seen leaves no
+/// row: there is no session to hang it on.)
 fn record_seen(tx: &Tx<'_>, session: &SessionId, agent: &AgentName, now_ms: i64) -> Result<()> {
     tx.execute(
-        "INSERT INTO agents (session_id, name, seen_ms) VALUES (?1, ?2, ?3)
+        "INSERT INTO agents (session_id, name, seen_ms)
+         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
          ON CONFLICT (session_id, name) DO UPDATE SET seen_ms = excluded.seen_ms",
         params![session.as_str(), agent.as_str(), now_ms],
     )?;

@@ -92,8 +92,11 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     };
     let completed = change(list, op, caller)?;
     let unblocked = team::follow_afters(list);
+    // A person's call promotes the next task only where no named agent
+    // works; a release never hands the task straight back.
     let named = caller.agent.is_some()
         || !caller.team.seen.is_empty()
+        || matches!(op, Op::Release(_))
         || list.tasks().any(|(_, t)| t.agent.is_some());
     team::settle(
         list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),

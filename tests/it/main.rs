@@ -40,6 +40,7 @@ mod resources;
 mod startup;
 mod store_faults;
 mod store_files;
+mod teams;
 mod todo_ops;
 mod todo_props;
 mod todo_store;

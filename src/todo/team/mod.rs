@@ -102,7 +102,7 @@ impl Caller<'_> {
         if self.blocked_by_claim(task) {
             let lease = match self.team.lease_end(task) {
                 Some(end) => format!(
-                    " since {} ago (its lease ends in {} unless it calls again)",
+                    " (claimed {} ago; the claim lapses in {} unless it calls again)",
                     span(self.team.now_ms - task.since_ms.unwrap_or(self.team.now_ms)),
                     span(end - self.team.now_ms)
                 ),

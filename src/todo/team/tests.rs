@@ -93,7 +93,7 @@ fn each_agent_holds_one_task_and_a_claim_is_refused_naming_its_holder() {
     assert_eq!(
         errors,
         [
-            "task \"a\" is held by agent \"w1\" since 2 s ago (its lease ends in 9 min unless it calls again); work on another task, or ask the user to release it"
+            "task \"a\" is held by agent \"w1\" (claimed 2 s ago; the claim lapses in 9 min unless it calls again); work on another task, or ask the user to release it"
         ]
     );
     assert_eq!(list, before, "a refused claim changes nothing");

@@ -10,3 +10,4 @@ mod crash;
 mod faults;
 mod fleet;
 mod migrate;
+mod teams;

@@ -1,0 +1,339 @@
+//! Several agents on one list, as real processes (DESIGN.md §2.5): each
+//! call is a whole `goalkeeper --agent NAME` process, or an MCP server
+//! acting as one agent. The same scenarios run on SQLite here and on the
+//! PostgreSQL server of the test run (`postgres::teams`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::common::{TestEnv, render};
+use crate::mcp::{Server, is_error};
+
+/// The agents of the fleet and the tasks they share.
+const AGENTS: usize = 8;
+const TASKS: usize = 100;
+
+/// The phases of `session`'s list, as the JSON result holds them.
+fn list_of(env: &TestEnv, session: &str) -> Value {
+    env.view_json(session)["details"]["phases"].clone()
+}
+
+fn task_name(i: usize) -> String {
+    format!("t{i:03}")
+}
+
+/// One `todo apply` of `agent` on the session `team`, as JSON: the result
+/// and whether it was rejected.
+fn apply(env: &TestEnv, agent: &str, call: &Value) -> (Value, bool) {
+    let call = call.to_string();
+    let args = [
+        "--json",
+        "--session",
+        "team",
+        "--agent",
+        agent,
+        "todo",
+        "apply",
+        &call,
+    ];
+    let output = env.cmd(&args).output().expect("run goalkeeper");
+    assert!(
+        output.stderr.is_empty() && matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        render(&args, &output)
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON result");
+    let rejected = result["is_error"].as_bool().expect("is_error");
+    assert_eq!(rejected, output.status.code() == Some(1));
+    (result, rejected)
+}
+
+/// The tasks of a result's list, in order.
+fn tasks(result: &Value) -> Vec<Value> {
+    result["details"]["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .flat_map(|p| p["tasks"].as_array().expect("tasks").clone())
+        .collect()
+}
+
+/// The task `agent` holds in a result's list, if any.
+fn held_by(result: &Value, agent: &str) -> Option<String> {
+    let mine: Vec<String> = tasks(result)
+        .iter()
+        .filter(|t| t["status"] == "in_progress" && t["agent"] == agent)
+        .map(|t| t["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(mine.len() <= 1, "{agent} holds {mine:?}");
+    mine.into_iter().next()
+}
+
+/// Every in-progress task has one holder, and no holder has two.
+fn assert_one_each(result: &Value) {
+    let mut holders = BTreeMap::new();
+    for task in tasks(result)
+        .iter()
+        .filter(|t| t["status"] == "in_progress")
+    {
+        let holder = task["agent"].as_str().unwrap_or("main").to_owned();
+        let content = task["content"].as_str().unwrap().to_owned();
+        if let Some(other) = holders.insert(holder.clone(), content.clone()) {
+            panic!("{holder} holds both {other} and {content}");
+        }
+    }
+}
+
+/// One agent's loop: claim the first pending task it sees, finish it, and
+/// go on with the task `done` advances it to, until nothing is left.
+/// Returns the tasks it completed.
+fn work(env: &TestEnv, agent: &str) -> Vec<String> {
+    let mut completed = Vec::new();
+    let (mut last, _) = apply(env, agent, &json!({"op": "view"}));
+    let mut mine = held_by(&last, agent);
+    loop {
+        match mine.take() {
+            Some(task) => {
+                let (result, rejected) = apply(env, agent, &json!({"op": "done", "task": task}));
+                assert!(!rejected, "{agent} finishing its own {task}: {result}");
+                assert_one_each(&result);
+                completed.push(task);
+                mine = held_by(&result, agent);
+                last = result;
+            }
+            None => {
+                let Some(pick) = tasks(&last)
+                    .iter()
+                    .find(|t| t["status"] == "pending")
+                    .map(|t| t["content"].as_str().unwrap().to_owned())
+                else {
+                    return completed;
+                };
+                let (result, rejected) = apply(env, agent, &json!({"op": "start", "task": pick}));
+                if rejected {
+                    // Another agent was first: the refusal names it.
+                    let text = result["content"][0]["text"].as_str().unwrap();
+                    assert!(
+                        text.contains("is held by agent \"w")
+                            || text.contains("was completed by agent \"w"),
+                        "{agent} starting {pick}: {text}"
+                    );
+                } else {
+                    assert_eq!(held_by(&result, agent).as_deref(), Some(pick.as_str()));
+                    mine = Some(pick);
+                }
+                assert_one_each(&result);
+                last = result;
+            }
+        }
+    }
+}
+
+/// 8 agents × a 100-task list, each looping start/done until nothing is
+/// left: every task is completed exactly once, by the agent that says it
+/// completed it, no task is ever held by two agents, and the list's
+/// versions are contiguous.
+pub(crate) fn eight_agents_share_a_hundred_tasks(env: &TestEnv) {
+    let items: Vec<String> = (0..TASKS).map(task_name).collect();
+    // The lead writes the plan and starts on its first task.
+    let (plan, rejected) = apply(env, "w0", &json!({"op": "init", "items": items}));
+    assert!(!rejected, "{plan}");
+    let done: Vec<(String, Vec<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..AGENTS)
+            .map(|w| {
+                scope.spawn(move || {
+                    let agent = format!("w{w}");
+                    let completed = work(env, &agent);
+                    (agent, completed)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut by_task: BTreeMap<String, String> = BTreeMap::new();
+    for (agent, completed) in &done {
+        for task in completed {
+            if let Some(other) = by_task.insert(task.clone(), agent.clone()) {
+                panic!("{task} completed by both {other} and {agent}");
+            }
+        }
+    }
+    assert_eq!(by_task.keys().cloned().collect::<Vec<_>>(), items);
+    let list = list_of(env, "team");
+    for phase in list.as_array().unwrap() {
+        for task in phase["tasks"].as_array().unwrap() {
+            let content = task["content"].as_str().unwrap();
+            assert_eq!(task["status"], "completed", "{task}");
+            assert_eq!(task["agent"].as_str(), Some(by_task[content].as_str()));
+        }
+    }
+    let log: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "--session",
+        "team",
+        "todo",
+        "log",
+        "--limit",
+        "100000",
+    ]))
+    .unwrap();
+    let versions: Vec<i64> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "todo" && e["ok"] == true)
+        .map(|e| e["version"].as_i64().unwrap())
+        .collect();
+    let expected: Vec<i64> = (1..=versions.len() as i64).collect();
+    assert_eq!(versions, expected, "contiguous versions");
+    // The plan and one done per task, plus the starts that won.
+    let dones = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["op"] == "done" && e["ok"] == true)
+        .count();
+    assert_eq!(dones, TASKS);
+    let spread: Vec<usize> = done.iter().map(|(_, c)| c.len()).collect();
+    assert!(
+        spread.iter().filter(|&&n| n > 0).count() > 1,
+        "the work was shared: {spread:?}"
+    );
+}
+
+/// An agent SIGKILLed while it holds a task: before the lease runs out
+/// another agent is told who holds it; after, it takes the task over.
+pub(crate) fn a_killed_holder_loses_its_task_after_the_lease(env: &TestEnv) {
+    env.ok(&[
+        "--session",
+        "team",
+        "todo",
+        "init",
+        "--item",
+        "a",
+        "--item",
+        "b",
+    ]);
+    // A person's init gives the first task to the session's own agent;
+    // the team frees it.
+    env.ok(&["--session", "team", "--agent", "main", "todo", "release"]);
+    let now = env.now_ms.to_string();
+    let mut server = Server::spawn(
+        env,
+        &["--session", "team", "--agent", "doomed", "mcp"],
+        &[("GOALKEEPER_NOW", now.as_str())],
+    );
+    server.initialize();
+    let result = server.call("todo", json!({"op": "start", "task": "a"}));
+    assert!(!is_error(&result), "{result}");
+    server.kill();
+    let start_a = json!({"op": "start", "task": "a"}).to_string();
+    let args = [
+        "--session",
+        "team",
+        "--agent",
+        "w1",
+        "todo",
+        "apply",
+        &start_a,
+    ];
+    let before = list_of(env, "team").to_string();
+    let output = env.cmd(&args).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{}", render(&args, &output));
+    assert!(
+        text.contains("task \"a\" is held by agent \"doomed\""),
+        "{text}"
+    );
+    assert_eq!(
+        list_of(env, "team").to_string(),
+        before,
+        "a refused claim changes nothing"
+    );
+    // Ten minutes later the claim has lapsed.
+    let later = (env.now_ms + 600_000).to_string();
+    let output = env
+        .cmd(&args)
+        .env("GOALKEEPER_NOW", &later)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", render(&args, &output));
+    let list = list_of(env, "team");
+    let a = &list[0]["tasks"][0];
+    assert_eq!(
+        (a["status"].as_str(), a["agent"].as_str()),
+        (Some("in_progress"), Some("w1"))
+    );
+}
+
+#[test]
+fn eight_agents_share_a_hundred_tasks_on_sqlite() {
+    eight_agents_share_a_hundred_tasks(&TestEnv::new());
+}
+
+#[test]
+fn a_killed_holder_loses_its_task_after_the_lease_on_sqlite() {
+    a_killed_holder_loses_its_task_after_the_lease(&TestEnv::new());
+}
+
+#[test]
+fn a_bad_agent_name_is_refused_and_changes_nothing() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a"]);
+    let before = list_of(&env, "default").to_string();
+    for name in ["user", "a b", "x\u{1b}[31m"] {
+        let args = [
+            "--agent",
+            name,
+            "todo",
+            "apply",
+            r#"{"op":"done","task":"a"}"#,
+        ];
+        let output = env.cmd(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", render(&args, &output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("goalkeeper: invalid agent name"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    }
+    assert_eq!(list_of(&env, "default").to_string(), before);
+}
+
+#[test]
+fn release_needs_a_task_or_an_agent() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a", "--item", "b"]);
+    let output = env.cmd(&["todo", "release"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("needs the TASK to free, or --agent NAME"),
+        "{stderr}"
+    );
+    let output = env.cmd(&["todo", "release", "b"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with(
+            "Errors: task \"b\" is pending, not in progress; there is no claim to release"
+        ),
+        "{stdout}"
+    );
+    env.ok(&["todo", "release", "a"]);
+    let list = list_of(&env, "default");
+    assert_eq!(list[0]["tasks"][0]["status"], "pending");
+}
+
+#[test]
+fn block_after_from_the_command_line() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a", "--item", "b"]);
+    env.ok(&["todo", "block", "b", "--after", "a"]);
+    let text = env.ok(&["todo", "view"]);
+    assert!(text.contains("  - b (Tasks): after a\n"), "{text}");
+    let text = env.ok(&["todo", "done", "a"]);
+    assert!(text.contains("  - b [in_progress] (Tasks)"), "{text}");
+}
