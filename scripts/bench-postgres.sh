@@ -24,9 +24,6 @@ while [[ $# -gt 0 ]]; do
         *) echo "bench-postgres: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-PG_BIN="${GOALKEEPER_PG_BIN:-/usr/lib/postgresql/15/bin}"
-[[ -x "$PG_BIN/initdb" ]] || { echo "bench-postgres: needs PostgreSQL 15 (apt-get install postgresql-15) or GOALKEEPER_PG_BIN" >&2; exit 2; }
-
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 flag=(); [[ $PROFILE == release ]] && flag=(--release)
@@ -35,21 +32,8 @@ if [[ $BUILD -eq 1 ]]; then
 fi
 GK="$ROOT/target/$PROFILE/goalkeeper"
 EX="$ROOT/target/$PROFILE/examples"
-DIR="$(mktemp -d "${TMPDIR:-/tmp}/goalkeeper-pgbench.XXXXXX")"
-chmod 755 "$DIR"
-as_pg=()
-if [[ $(id -u) -eq 0 ]]; then as_pg=(runuser -u postgres --); chown postgres "$DIR"; fi
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cleanup() {
-    "${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$DIR"
-}
-trap cleanup EXIT
-echo bench > "$DIR/pw"
-"${as_pg[@]}" "$PG_BIN/initdb" -D "$DIR/data" -U bench --pwfile="$DIR/pw" --auth=scram-sha-256 --no-sync >/dev/null
-"${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR" start >/dev/null
-URL="postgres://bench:bench@127.0.0.1:$PORT/postgres"
+# shellcheck source=scripts/pg-cluster.sh
+source "$ROOT/scripts/pg-cluster.sh"
 
 cd "$DIR"
 : > config.toml
