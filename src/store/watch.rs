@@ -51,6 +51,8 @@ pub(crate) struct SessionSummary {
     pub todos: Counts,
     /// The task in progress, if any.
     pub in_progress: Option<String>,
+    /// How many named agents hold its tasks (DESIGN.md §2.5).
+    pub agents: usize,
     /// Its current goal, if it ever had one.
     pub goal: Option<Goal>,
 }
@@ -136,10 +138,16 @@ impl Store {
             for (id, updated_ms) in rows {
                 let session = SessionId::parse(&id)?;
                 let list = sessions::load_todos(tx, &session)?.list;
+                let mut agents: Vec<&str> = (list.tasks())
+                    .filter_map(|(_, t)| crate::todo::holder_label(t))
+                    .collect();
+                agents.sort_unstable();
+                agents.dedup();
                 summaries.push(SessionSummary {
                     updated_ms,
                     todos: list.counts(),
                     in_progress: list.in_progress().map(|(_, t)| t.content.clone()),
+                    agents: agents.len(),
                     goal: load_goal(tx, &session)?,
                     id,
                 });

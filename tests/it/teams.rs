@@ -337,3 +337,77 @@ fn block_after_from_the_command_line() {
     let text = env.ok(&["todo", "done", "a"]);
     assert!(text.contains("  - b [in_progress] (Tasks)"), "{text}");
 }
+
+#[test]
+fn watch_shows_who_holds_what_and_when_the_lease_runs_out() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b", "c"]}));
+    apply(&env, "w2", &json!({"op": "start", "task": "b"}));
+    let later = (env.now_ms + 180_000).to_string();
+    let args = ["--session", "team", "watch", "--once", "--size", "100x20"];
+    let output = env
+        .cmd(&args)
+        .env("GOALKEEPER_NOW", &later)
+        .output()
+        .unwrap();
+    let frame = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", render(&args, &output));
+    assert!(frame.contains("2 in progress"), "{frame}");
+    assert!(
+        frame.contains("▶ [/] a  · w1 for 3m, lease 7m left"),
+        "{frame}"
+    );
+    assert!(
+        frame.contains("▶ [/] b  · w2 for 3m, lease 7m left"),
+        "{frame}"
+    );
+    let args = ["watch", "--all", "--once", "--size", "120x20"];
+    let board = String::from_utf8_lossy(&env.cmd(&args).output().unwrap().stdout).into_owned();
+    let row = board
+        .lines()
+        .find(|l| l.contains(" team "))
+        .expect("the team's row");
+    assert!(board.contains(" agents "), "{board}");
+    assert!(row.contains(" 2      "), "{row}");
+}
+
+/// What the agents read of a list two named agents and the session's own
+/// agent work on: a tool result, the goal-mode context, the status line.
+#[test]
+fn what_a_team_reads() {
+    let env = TestEnv::new();
+    env.ok(&["--session", "team", "goal", "set", "Ship", "the", "parser"]);
+    let main = |call: Value| {
+        let call = call.to_string();
+        env.ok(&["--session", "team", "todo", "apply", &call])
+    };
+    main(json!({"op": "init", "list": [
+        {"phase": "Core", "items": ["Parse headers", "Parse bodies", "Write tests"]},
+        {"phase": "Ship", "items": ["Release notes", "Tag the release"]},
+    ]}));
+    apply(
+        &env,
+        "sub-a1b2",
+        &json!({"op": "start", "task": "Parse bodies"}),
+    );
+    apply(&env, "w2", &json!({"op": "start", "task": "Release notes"}));
+    let (result, _) = apply(
+        &env,
+        "w2",
+        &json!({"op": "block", "task": "Tag the release", "after": "Release notes"}),
+    );
+    let summary = result["content"][0]["text"].as_str().unwrap().to_owned();
+    let context = env.ok(&["--session", "team", "context"]);
+    let status = env
+        .cmd(&["statusline"])
+        .write_stdin(r#"{"session_id":"team"}"#)
+        .output()
+        .unwrap();
+    crate::assert_snapshot!(
+        "teams_what_agents_read",
+        format!(
+            "--- the tool result ---\n{summary}\n--- the goal-mode context ---\n{context}--- the status line ---\n{}",
+            String::from_utf8_lossy(&status.stdout)
+        )
+    );
+}

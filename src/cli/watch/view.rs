@@ -450,22 +450,23 @@ fn todo_view(
     })
 }
 
-/// "  · w1, 3m, lease 7m left" after a task a named agent holds: who, for
-/// how long, and when its lease runs out (DESIGN.md §2.5).
+/// "  · w1 for 3m, lease 7m left" after a task a named agent holds: who,
+/// for how long, and when its lease runs out (DESIGN.md §2.5).
 fn claim_note(task: &Task, team: &Team) -> String {
     let Some(holder) = todo::holder_label(task) else {
         return String::new();
     };
+    let span = |from: i64, to: i64| match ago(from, to).trim_end_matches(" ago") {
+        "now" => "0s".to_owned(),
+        span => span.to_owned(),
+    };
     let held = task
         .since_ms
-        .map(|since| format!(", {}", ago(since, team.now_ms).trim_end_matches(" ago")))
+        .map(|since| format!(" for {}", span(since, team.now_ms)))
         .unwrap_or_default();
     let lease = match team.lease_end(task) {
         Some(end) if end <= team.now_ms => ", lease ran out".to_owned(),
-        Some(end) => format!(
-            ", lease {} left",
-            ago(team.now_ms, end).trim_end_matches(" ago")
-        ),
+        Some(end) => format!(", lease {} left", span(team.now_ms, end)),
         None => String::new(),
     };
     format!("  · {}{held}{lease}", safe(holder))
@@ -550,8 +551,13 @@ fn draw_board(
         .unwrap_or(0);
     let top = (at + 1).saturating_sub(page);
     // session, status, progress, budget, last activity; the goal takes the rest.
+    // The agents column only where some list has named agents at work.
+    let team = rows.iter().any(|s| s.agents > 0);
     let (sw, tw, pw, bw, aw) = (16, 14, 13, 11, 9);
-    let gw = width.saturating_sub(2 + sw + tw + pw + bw + aw + 5).max(4);
+    let nw = if team { 7 } else { 0 };
+    let gw = width
+        .saturating_sub(2 + sw + tw + pw + nw + bw + aw + 5)
+        .max(4);
     let cell = |text: &str, w: usize| {
         let mut t: String = text.chars().take(w).collect();
         if text.chars().count() > w && w > 1 {
@@ -562,11 +568,16 @@ fn draw_board(
     };
     let mut lines = vec![Line::styled(
         format!(
-            "  {} {} {} {} {} {}",
+            "  {} {} {} {} {}{} {}",
             cell("session", sw),
             cell("goal", gw),
             cell("status", tw),
             cell("progress", pw),
+            if team {
+                cell("agents", nw - 1) + " "
+            } else {
+                String::new()
+            },
             cell("budget", bw),
             cell("activity", aw)
         ),
@@ -588,6 +599,10 @@ fn draw_board(
             ),
             None => ("—".into(), "no goal".into(), "—".into()),
         };
+        let agents = match s.agents {
+            0 => "—".to_owned(),
+            n => n.to_string(),
+        };
         let progress = format!(
             "{} {}/{}",
             bar(s.todos.closed as u64, s.todos.total as u64, 6),
@@ -596,12 +611,17 @@ fn draw_board(
         );
         let is_selected = Some(s.id.as_str()) == chosen;
         let text = format!(
-            "{}{} {} {} {} {} {}",
+            "{}{} {} {} {} {}{} {}",
             if is_selected { "▶ " } else { "  " },
             cell(&safe(&s.id), sw),
             cell(&goal, gw),
             cell(&status, tw),
             cell(&progress, pw),
+            if team {
+                cell(&agents, nw - 1) + " "
+            } else {
+                String::new()
+            },
             cell(&budget, bw),
             cell(&ago(s.updated_ms, now_ms), aw)
         );

@@ -357,3 +357,90 @@ fn in_progress_lines_name_the_named_agent_holding_them() {
     crate::todo::normalize(&mut solo);
     assert!(summary(&solo).contains("  - a [in_progress] (P)\n"));
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A caller: a person, the session's own agent, or one of two named
+    /// agents.
+    fn who() -> impl Strategy<Value = (Actor, Option<&'static str>)> {
+        prop_oneof![
+            Just((Actor::User, None)),
+            Just((Actor::Agent, None)),
+            Just((Actor::Agent, Some("w1"))),
+            Just((Actor::Agent, Some("w2"))),
+        ]
+    }
+
+    fn name() -> impl Strategy<Value = String> {
+        prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(str::to_owned)
+    }
+
+    fn an_op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            name().prop_map(Op::Start),
+            name().prop_map(|t| Op::Done(Target::Task(t))),
+            Just(Op::Done(Target::All)),
+            name().prop_map(|t| Op::Drop(Target::Task(t))),
+            (name(), name()).prop_map(|(t, b)| Op::Block(
+                Target::Task(t),
+                Some(super::super::super::call::Note::After(b))
+            )),
+            name().prop_map(|t| Op::Unblock(Target::Task(t))),
+            name().prop_map(|t| Op::Release(Release::Task(t))),
+            Just(Op::Init(vec![super::super::super::call::PhaseItems {
+                name: "P".into(),
+                items: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+            }])),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever several agents and a person do, in whatever order and
+        /// with whatever pauses: each holder has at most one task in
+        /// progress, the list stays valid, a refused call changes nothing,
+        /// and an agent's call never changes a task another holder has a
+        /// live claim on.
+        #[test]
+        fn claims_hold_whatever_the_calls(
+            calls in prop::collection::vec((who(), an_op(), 0i64..400_000), 1..40)
+        ) {
+            let mut list = list(&["a", "b", "c", "d"]);
+            let mut seen: Vec<(String, i64)> = Vec::new();
+            let mut now = 1_000;
+            for ((actor, agent), op, pause) in calls {
+                now += pause;
+                let t = Team { now_ms: now, lease_ms: LEASE, seen: seen.clone() };
+                let caller = Caller { actor, agent, team: &t };
+                let before = list.clone();
+                let guarded: Vec<Task> = before
+                    .tasks()
+                    .map(|(_, t)| t.clone())
+                    .filter(|t| caller.blocked_by_claim(t))
+                    .collect();
+                match apply_as(&mut list, &op, &caller) {
+                    Err(_) => prop_assert_eq!(&list, &before),
+                    Ok(_) => {
+                        for task in &guarded {
+                            let (p, i) = list.find_task(&task.content).expect("kept");
+                            prop_assert_eq!(&list.phases[p].tasks[i], task, "{:?} by {:?}", op, agent);
+                        }
+                    }
+                }
+                prop_assert!(list.validate().is_ok(), "{:?}", list.validate());
+                let mut holders = std::collections::HashSet::new();
+                for (_, task) in list.tasks().filter(|(_, t)| t.status == Status::InProgress) {
+                    prop_assert!(holders.insert(task.agent.clone()), "two tasks of {:?}", task.agent);
+                }
+                if let Some(agent) = agent && actor == Actor::Agent {
+                    seen.retain(|(n, _)| n != agent);
+                    seen.push((agent.to_owned(), now));
+                }
+            }
+        }
+    }
+}
