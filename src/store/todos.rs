@@ -438,7 +438,7 @@ fn call_in_tx(
                 restores: None,
                 inverse: &made.inverse,
             },
-            Logged::op(actor, op, now_ms),
+            Logged::op_by(actor, caller.agent, op, now_ms),
         )?;
     } else if outcome.is_no_op() && actor == Actor::Agent {
         // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed

@@ -37,10 +37,20 @@ impl Logged<'_> {
     /// A todo call's `op` by `actor` at `at_ms`, recorded as its canonical
     /// JSON.
     pub fn op(actor: Actor, op: &Op, at_ms: i64) -> Logged<'static> {
+        Logged::op_by(actor, None, op, at_ms)
+    }
+
+    /// [`Logged::op`] of the named agent `agent`, whose name the payload
+    /// keeps as `agent` (DESIGN.md §2.5).
+    pub fn op_by(actor: Actor, agent: Option<&str>, op: &Op, at_ms: i64) -> Logged<'static> {
+        let mut payload = op.to_json();
+        if let (Some(agent), Some(map)) = (agent, payload.as_object_mut()) {
+            map.insert("agent".into(), agent.into());
+        }
         Logged {
             actor,
             op: op.kind().as_str(),
-            payload: op.to_json().to_string(),
+            payload: payload.to_string(),
             at_ms,
         }
     }

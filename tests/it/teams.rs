@@ -188,13 +188,21 @@ pub(crate) fn eight_agents_share_a_hundred_tasks(env: &TestEnv) {
     let expected: Vec<i64> = (1..=versions.len() as i64).collect();
     assert_eq!(versions, expected, "contiguous versions");
     // The plan and one done per task, plus the starts that won.
-    let dones = log
+    let dones: Vec<&Value> = log
         .as_array()
         .unwrap()
         .iter()
         .filter(|e| e["op"] == "done" && e["ok"] == true)
-        .count();
-    assert_eq!(dones, TASKS);
+        .collect();
+    assert_eq!(dones.len(), TASKS);
+    // The log names the agent of every change.
+    for event in dones {
+        let task = event["payload"]["task"].as_str().unwrap();
+        assert_eq!(
+            event["payload"]["agent"].as_str(),
+            Some(by_task[task].as_str())
+        );
+    }
     let spread: Vec<usize> = done.iter().map(|(_, c)| c.len()).collect();
     assert!(
         spread.iter().filter(|&&n| n > 0).count() > 1,
