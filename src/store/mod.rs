@@ -26,6 +26,7 @@ pub(crate) mod sessions;
 pub(crate) mod shape;
 pub(crate) mod sql;
 mod todos;
+mod tool_use;
 mod versions;
 mod watch;
 

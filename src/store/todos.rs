@@ -86,6 +86,7 @@ impl Store {
     ) -> Result<TodoResult> {
         let caching = self.caching;
         let cache = self.list_cache.take();
+        let who = self.who_for_call();
         let cache = if is_view(&call) {
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
@@ -122,10 +123,9 @@ impl Store {
         } else {
             cache
         };
-        let who = self.who.clone();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
-        let who = &who;
+        let who = &super::tool_use::settle(&tx, &session, who)?;
         let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, who, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
@@ -179,9 +179,10 @@ impl Store {
         }
         let caching = self.caching;
         let cache = self.list_cache.take();
-        let who = self.who.clone();
+        let who = self.who_for_call();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
+        let who = super::tool_use::settle(&tx, &session, who)?;
         let solo = actor == Actor::User || who.agent.is_none();
         if solo && let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
@@ -478,6 +479,9 @@ pub(crate) struct Who {
     pub agent: Option<AgentName>,
     /// How long a named agent's claims last after its last call.
     pub lease_ms: i64,
+    /// The host's id of the next call, whose recorded agent, if any, it
+    /// acts as ([`Store::act_for_tool_use`]).
+    pub tool_use: Option<String>,
 }
 
 impl Default for Who {
@@ -485,6 +489,7 @@ impl Default for Who {
         Who {
             agent: None,
             lease_ms: 600_000,
+            tool_use: None,
         }
     }
 }
