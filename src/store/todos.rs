@@ -14,6 +14,7 @@ use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
 use super::sql::{Tx, params};
+use super::tool_use::Who;
 use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
 use super::{SessionRef, Store};
 use crate::error::{Error, Result};
@@ -470,28 +471,6 @@ fn call_in_tx(
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
-}
-
-/// Who a store's todo calls act as (DESIGN.md §2.5).
-#[derive(Clone, Debug)]
-pub(crate) struct Who {
-    /// The named agent; `None`: the session's own agent.
-    pub agent: Option<AgentName>,
-    /// How long a named agent's claims last after its last call.
-    pub lease_ms: i64,
-    /// The host's id of the next call, whose recorded agent, if any, it
-    /// acts as ([`Store::act_for_tool_use`]).
-    pub tool_use: Option<String>,
-}
-
-impl Default for Who {
-    fn default() -> Who {
-        Who {
-            agent: None,
-            lease_ms: 600_000,
-            tool_use: None,
-        }
-    }
 }
 
 /// When each named agent of the session last called.

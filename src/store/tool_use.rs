@@ -1,4 +1,5 @@
-//! Which agent a host's tool call belongs to (DESIGN.md §9). Claude Code
+//! Who a store's calls act as ([`Store::act_as`] names the agent), and
+//! which agent a host's tool call belongs to (DESIGN.md §9). Claude Code
 //! serves its main agent and every subagent from one MCP server, and a
 //! `tools/call` names no agent; its `PreToolUse` hook does, and both carry
 //! the call's tool-use id. So the hook records, in its own transaction,
@@ -14,7 +15,6 @@
 use super::Store;
 use super::sessions;
 use super::sql::{Tx, params};
-use super::todos::Who;
 use crate::error::Result;
 use crate::{AgentName, SessionId};
 
@@ -103,6 +103,28 @@ pub(crate) fn settle(tx: &Tx<'_>, session: &SessionId, mut who: Who) -> Result<W
         who.agent = agent;
     }
     Ok(who)
+}
+
+/// Who a store's todo calls act as (DESIGN.md §2.5).
+#[derive(Clone, Debug)]
+pub(crate) struct Who {
+    /// The named agent; `None`: the session's own agent.
+    pub agent: Option<AgentName>,
+    /// How long a named agent's claims last after its last call.
+    pub lease_ms: i64,
+    /// The host's id of the next call, whose recorded agent, if any, it
+    /// acts as ([`Store::act_for_tool_use`]).
+    pub tool_use: Option<String>,
+}
+
+impl Default for Who {
+    fn default() -> Who {
+        Who {
+            agent: None,
+            lease_ms: 600_000,
+            tool_use: None,
+        }
+    }
 }
 
 fn key(tool_use_id: &str) -> String {
