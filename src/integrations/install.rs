@@ -2,8 +2,9 @@
 //! and the `/goal` command into a project's Claude Code configuration.
 //!
 //! - `.claude/settings.json` gets the hooks (`SessionStart`,
-//!   `UserPromptSubmit`, `PreToolUse` on `Bash` for the guard, `Stop`,
-//!   `SubagentStop`, `PreCompact`, `SessionEnd`), each with a timeout, the
+//!   `UserPromptSubmit`, `PreToolUse` on `Bash` for the guard and on the
+//!   two tools to tell a subagent's calls, `Stop`, `SubagentStop`,
+//!   `PreCompact`, `SessionEnd`), each with a timeout, the
 //!   `statusLine`, `goalkeeper` in `enabledMcpjsonServers`, and the two
 //!   tools in `permissions.allow` (so neither `claude -p` nor the
 //!   interactive client asks before every todo call; Claude Code honours a
@@ -45,7 +46,11 @@ use crate::user_files::{UserDir, UserFile};
 const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
     ("SessionStart", None),
     ("UserPromptSubmit", None),
-    ("PreToolUse", Some("Bash")),
+    // Claude Code reads a matcher with `|` as a list of tool names.
+    (
+        "PreToolUse",
+        Some("Bash|mcp__goalkeeper__todo|mcp__goalkeeper__goal"),
+    ),
     ("Stop", None),
     ("SubagentStop", None),
     ("PreCompact", None),

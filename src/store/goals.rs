@@ -28,7 +28,11 @@ impl Store {
         actor: Actor,
         now_ms: i64,
     ) -> Result<GoalResult> {
+        let who = self.who_for_call();
         let (tx, session) = self.write_tx_for(session)?;
+        // A goal call is nobody's in particular; its tool-use record is
+        // used up all the same.
+        super::tool_use::settle(&tx, &session, who)?;
         let result = goal_in_tx(&tx, &session, call, actor, now_ms)?;
         tx.commit()?;
         Ok(result)

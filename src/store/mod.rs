@@ -26,6 +26,7 @@ pub(crate) mod sessions;
 pub(crate) mod shape;
 pub(crate) mod sql;
 mod todos;
+mod tool_use;
 mod versions;
 mod watch;
 
@@ -82,7 +83,7 @@ pub struct Store {
     /// Whether todo calls keep their list ([`Store::keep_lists`]).
     caching: bool,
     /// Who this store's todo calls act as ([`Store::act_as`]).
-    who: todos::Who,
+    who: tool_use::Who,
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -116,7 +117,7 @@ impl Store {
             backend,
             list_cache: None,
             caching: false,
-            who: todos::Who::default(),
+            who: tool_use::Who::default(),
         }
     }
 

@@ -155,6 +155,19 @@ impl SessionTx<'_> {
         sessions::set_mark(&self.tx, &self.session, key, value, now_ms)
     }
 
+    /// Records that the host's tool call `tool_use_id` is `agent`'s: the
+    /// MCP call with that id acts as it ([`Store::act_for_tool_use`]).
+    /// Drops the records of calls that never came. False, recording
+    /// nothing, for an empty id or one too long to be a host's.
+    pub fn record_tool_use(
+        &self,
+        tool_use_id: &str,
+        agent: &crate::AgentName,
+        now_ms: i64,
+    ) -> Result<bool> {
+        super::tool_use::record(&self.tx, &self.session, tool_use_id, agent, now_ms)
+    }
+
     /// A global pointer (integration state), such as the host session last
     /// seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {

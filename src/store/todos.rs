@@ -14,6 +14,7 @@ use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
 use super::sql::{Tx, params};
+use super::tool_use::Who;
 use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
 use super::{SessionRef, Store};
 use crate::error::{Error, Result};
@@ -86,6 +87,7 @@ impl Store {
     ) -> Result<TodoResult> {
         let caching = self.caching;
         let cache = self.list_cache.take();
+        let who = self.who_for_call();
         let cache = if is_view(&call) {
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
@@ -122,10 +124,9 @@ impl Store {
         } else {
             cache
         };
-        let who = self.who.clone();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
-        let who = &who;
+        let who = &super::tool_use::settle(&tx, &session, who)?;
         let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, who, now_ms)?;
         tx.commit()?;
         self.list_cache = cache;
@@ -179,9 +180,10 @@ impl Store {
         }
         let caching = self.caching;
         let cache = self.list_cache.take();
-        let who = self.who.clone();
+        let who = self.who_for_call();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
+        let who = super::tool_use::settle(&tx, &session, who)?;
         let solo = actor == Actor::User || who.agent.is_none();
         if solo && let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
@@ -469,24 +471,6 @@ fn call_in_tx(
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
-}
-
-/// Who a store's todo calls act as (DESIGN.md §2.5).
-#[derive(Clone, Debug)]
-pub(crate) struct Who {
-    /// The named agent; `None`: the session's own agent.
-    pub agent: Option<AgentName>,
-    /// How long a named agent's claims last after its last call.
-    pub lease_ms: i64,
-}
-
-impl Default for Who {
-    fn default() -> Who {
-        Who {
-            agent: None,
-            lease_ms: 600_000,
-        }
-    }
 }
 
 /// When each named agent of the session last called.

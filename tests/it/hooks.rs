@@ -405,7 +405,10 @@ fn install_merges_keeps_keys_backs_up_and_is_idempotent() {
             .get("matcher")
             .is_none()
     );
-    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["matcher"],
+        "Bash|mcp__goalkeeper__todo|mcp__goalkeeper__goal"
+    );
     assert_eq!(settings["hooks"]["Stop"][1]["hooks"][0]["timeout"], 15);
     assert_eq!(settings["statusLine"]["command"], "goalkeeper statusline");
     let mcp: Value =
@@ -529,4 +532,45 @@ fn a_hook_exits_0_with_spoilt_variables_and_a_closed_stderr() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(output.stdout.is_empty());
+}
+
+/// An install from before the PreToolUse hook matched goalkeeper's tools
+/// is updated in place: one group, the new matcher, the old file kept.
+#[test]
+fn install_updates_an_earlier_pre_tool_use_matcher() {
+    let env = TestEnv::new();
+    let project = env.dir().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let earlier = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "goalkeeper hook claude-code", "timeout": 15}]}]}});
+    std::fs::write(project.join(".claude/settings.json"), earlier.to_string()).unwrap();
+    let project_arg = project.display().to_string();
+    let out = env.run(&[
+        "install",
+        "claude-code",
+        "--project",
+        &project_arg,
+        "--command",
+        "goalkeeper",
+    ]);
+    assert!(out.contains("hooks.PreToolUse: updated"), "{out}");
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let groups = settings["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_eq!(
+        groups[0]["matcher"],
+        "Bash|mcp__goalkeeper__todo|mcp__goalkeeper__goal"
+    );
+    let backup = std::fs::read_dir(project.join(".claude"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("settings.json.bak-"))
+        .expect("the earlier settings were kept");
+    assert_eq!(
+        std::fs::read_to_string(backup).unwrap(),
+        earlier.to_string()
+    );
 }

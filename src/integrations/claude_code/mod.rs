@@ -17,14 +17,18 @@
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
 //! - `PreToolUse` on `Bash`: refuses the agent's shell commands that run
-//!   goalkeeper's user-only commands ([`guard`]).
+//!   goalkeeper's user-only commands ([`guard`]). On goalkeeper's own
+//!   tools: records a subagent's call as that agent's, for the MCP
+//!   server's call to act as it ([`subagent`]).
 //! - `Stop`: continues an active goal (`{"decision": "block"}`), delivers
 //!   the budget-limit wrap-up once, or reminds about open todos (no live
 //!   goal) up to `todo.reminders.max` times until the list changes. After
 //!   the wrap-up, or once the goal is paused, nothing asks for more work.
 //!   At Claude Code's cap on blocks in a row it does not block ([`block_cap`]).
 //! - `SubagentStop`, `PreCompact`, `SessionEnd`: usage only (`SessionEnd`
-//!   of a `/clear` also remembers the session the next one continues).
+//!   of a `/clear` also remembers the session the next one continues). A
+//!   subagent is never continued nor sent the wrap-up: `Stop` is the main
+//!   agent's alone.
 //!
 //! A hook must never break the agent: malformed input, an unknown event, a
 //! missing transcript or a storage error print nothing on stdout, exit 0,
@@ -32,6 +36,7 @@
 
 mod block_cap;
 mod guard;
+mod subagent;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -40,6 +45,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub use block_cap::{CAP_VAR, cap_from};
+pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
@@ -48,6 +54,7 @@ use crate::SessionId;
 use crate::error::Result;
 use crate::prompt::Injector;
 use crate::store::Store;
+use subagent::SubagentCall;
 
 /// Marks remembered per session between hook runs (besides the core's).
 const TRANSCRIPT_MARK: &str = "claude-code.transcript";
@@ -74,6 +81,11 @@ pub fn handle_within(
         Err(reply) => return reply,
     };
     if event.name == "PreToolUse" {
+        if let Some(call) = SubagentCall::of(&event.json) {
+            return event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
+                call.record(hook)
+            });
+        }
         // The guard reads nothing stored: it answers even when the store
         // is unusable, and costs no transaction.
         return HookReply {

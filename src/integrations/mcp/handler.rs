@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::relay::RAW_ARGUMENTS;
 use super::server::{GOAL_MODE_CONTEXT, McpServer};
 use super::tool_call::{ExecResult, Executed};
+use crate::integrations::claude_code::TOOL_USE_META;
 
 /// The rmcp handler: shares the server with the blocking store calls.
 /// rmcp spawns a task per request; `turn` (a fair lock) runs the calls one
@@ -96,10 +97,17 @@ impl ServerHandler for Handler {
             Some(raw) => raw,
             None => Value::Object(request.arguments.unwrap_or_default()),
         };
+        // Claude Code names the call's tool use, which its hook may have
+        // recorded as a subagent's (DESIGN.md §9).
+        let tool_use = context
+            .meta
+            .get(TOOL_USE_META)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let _turn = self.turn.lock().await;
         let name = request.name.into_owned();
         let result = self
-            .on_store(move |server| server.run(&name, &arguments, true))
+            .on_store(move |server| server.run(&name, &arguments, true, tool_use.as_deref()))
             .await
             .unwrap_or_else(|why| {
                 (self.server.log)(&format!("a tool call panicked: {why}"));

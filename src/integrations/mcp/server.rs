@@ -108,18 +108,28 @@ impl McpServer {
     /// unknown tool and a storage failure (also logged) are error results.
     #[cfg(test)]
     pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
-        self.run(tool, arguments, false).into_json()
+        self.run(tool, arguments, false, None).into_json()
     }
 
     /// [`McpServer::call`], with the details still typed; `list_free`
     /// answers a `todo` call without its list (what the protocol sends).
-    pub(super) fn run(&self, tool: &str, arguments: &Value, list_free: bool) -> Executed {
+    /// The call acts as the agent a hook recorded for the host's
+    /// `tool_use` id, if one did ([`Store::act_for_tool_use`]), else as
+    /// the session's own agent.
+    pub(super) fn run(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        list_free: bool,
+        tool_use: Option<&str>,
+    ) -> Executed {
         if !self.tools.iter().any(|spec| spec.name == tool) {
             let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
             return Executed::Other(unknown_tool(tool, &offered));
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+            store.act_for_tool_use(tool_use);
             tool_call::run(&mut store, self, tool, arguments, now_ms, list_free)
         });
         outcome.unwrap_or_else(|e| {

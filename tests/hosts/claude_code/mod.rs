@@ -16,6 +16,7 @@ mod continuation;
 mod fork;
 mod install;
 mod stop_cap;
+mod subagent;
 mod todo_tools;
 mod tools;
 mod trust;

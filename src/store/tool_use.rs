@@ -1,0 +1,255 @@
+//! Who a store's calls act as ([`Store::act_as`] names the agent), and
+//! which agent a host's tool call belongs to (DESIGN.md §9). Claude Code
+//! serves its main agent and every subagent from one MCP server, and a
+//! `tools/call` names no agent; its `PreToolUse` hook does, and both carry
+//! the call's tool-use id. So the hook records, in its own transaction,
+//! that the id is an agent's ([`SessionTx::record_tool_use`](super::SessionTx::record_tool_use)),
+//! and the MCP call with that id takes the record in its own transaction
+//! and acts as that agent ([`Store::act_for_tool_use`]). No record: the
+//! call is the session's own agent's, as always.
+//!
+//! A record is a session mark: the call that uses it deletes it, and one
+//! whose call never came (a denied call, a view, which reads the same list
+//! whoever asks) is dropped by a later record once [`TOOL_USE_TTL_MS`] old.
+
+use super::Store;
+use super::sessions;
+use super::sql::{Tx, params};
+use crate::error::Result;
+use crate::{AgentName, SessionId};
+
+/// The session marks of tool calls, `tool-use-agent:<id>`, valued
+/// `<recorded ms> <agent>`.
+const PREFIX: &str = "tool-use-agent:";
+
+/// A record older than this is of a call that never came.
+pub(crate) const TOOL_USE_TTL_MS: i64 = 60 * 60 * 1000;
+
+/// The longest tool-use id recorded (Claude Code's are about 30 bytes).
+pub(crate) const MAX_TOOL_USE_ID_BYTES: usize = 256;
+
+impl Store {
+    /// Makes this store's next agent call (todo or goal) act as the agent
+    /// a hook recorded for the host's tool call `tool_use_id`, if one did:
+    /// the call takes the record in its own transaction. Without a record
+    /// (or with `None`) the call acts as [`Store::act_as`] says. Only the
+    /// next call: every call takes it, used or not.
+    pub fn act_for_tool_use(&mut self, tool_use_id: Option<&str>) {
+        self.who.tool_use = tool_use_id.map(str::to_owned);
+    }
+
+    /// Who the call about to run acts as before its transaction reads the
+    /// tool-use record ([`settle`]); the record is the next call's no more.
+    pub(crate) fn who_for_call(&mut self) -> Who {
+        let tool_use = self.who.tool_use.take();
+        Who {
+            tool_use,
+            ..self.who.clone()
+        }
+    }
+}
+
+/// Records, in `tx`, that the tool call `tool_use_id` of `session` is
+/// `agent`'s, and drops the records of calls that never came. An id that is
+/// empty or longer than [`MAX_TOOL_USE_ID_BYTES`] is not recorded.
+pub(crate) fn record(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    tool_use_id: &str,
+    agent: &AgentName,
+    now_ms: i64,
+) -> Result<bool> {
+    if tool_use_id.is_empty() || tool_use_id.len() > MAX_TOOL_USE_ID_BYTES {
+        return Ok(false);
+    }
+    let kept: Vec<(String, String)> = tx.query_all(
+        "SELECT key, value FROM session_marks WHERE session_id = ?1 AND key LIKE ?2",
+        params![session.as_str(), format!("{PREFIX}%").as_str()],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+    )?;
+    for (key, value) in kept {
+        let at = value
+            .split_once(' ')
+            .and_then(|(at, _)| at.parse::<i64>().ok());
+        if at.is_none_or(|at| now_ms.saturating_sub(at) >= TOOL_USE_TTL_MS) {
+            tx.execute(
+                "DELETE FROM session_marks WHERE session_id = ?1 AND key = ?2",
+                params![session.as_str(), key.as_str()],
+            )?;
+        }
+    }
+    let value = format!("{now_ms} {agent}");
+    sessions::set_mark(tx, session, &key(tool_use_id), &value, now_ms)?;
+    Ok(true)
+}
+
+/// `who` with the agent the record of its tool call names, taken (deleted)
+/// in `tx`; `who` as it is when it names no tool call or nothing was
+/// recorded for it.
+pub(crate) fn settle(tx: &Tx<'_>, session: &SessionId, mut who: Who) -> Result<Who> {
+    let Some(id) = who.tool_use.take() else {
+        return Ok(who);
+    };
+    let value: Option<String> = tx.query_opt(
+        "DELETE FROM session_marks WHERE session_id = ?1 AND key = ?2 RETURNING value",
+        params![session.as_str(), key(&id).as_str()],
+        |r| r.get(0),
+    )?;
+    let named = value
+        .as_deref()
+        .and_then(|v| v.split_once(' '))
+        .and_then(|(_, name)| AgentName::parse(name).ok());
+    if let Some(agent) = named {
+        who.agent = agent;
+    }
+    Ok(who)
+}
+
+/// Who a store's todo calls act as (DESIGN.md §2.5).
+#[derive(Clone, Debug)]
+pub(crate) struct Who {
+    /// The named agent; `None`: the session's own agent.
+    pub agent: Option<AgentName>,
+    /// How long a named agent's claims last after its last call.
+    pub lease_ms: i64,
+    /// The host's id of the next call, whose recorded agent, if any, it
+    /// acts as ([`Store::act_for_tool_use`]).
+    pub tool_use: Option<String>,
+}
+
+impl Default for Who {
+    fn default() -> Who {
+        Who {
+            agent: None,
+            lease_ms: 600_000,
+            tool_use: None,
+        }
+    }
+}
+
+fn key(tool_use_id: &str) -> String {
+    format!("{PREFIX}{tool_use_id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::store::GoalCall;
+    use crate::todo::{Actor, Call};
+    use crate::{AgentName, SessionId, Store};
+
+    fn session() -> SessionId {
+        SessionId::parse("s").unwrap()
+    }
+
+    fn agent(name: &str) -> AgentName {
+        AgentName::parse(name).unwrap().unwrap()
+    }
+
+    fn call(store: &mut Store, tool_use: Option<&str>, json: serde_json::Value, now: i64) {
+        store.act_for_tool_use(tool_use);
+        let answer = store
+            .todo_answer(&session(), Call::Value(&json), Actor::Agent, now)
+            .unwrap();
+        assert!(!answer.is_error, "{}", answer.text);
+    }
+
+    fn marks(store: &Store) -> usize {
+        store
+            .in_read_tx(|tx| {
+                tx.query_all(
+                    "SELECT key FROM session_marks WHERE key LIKE 'tool-use-agent:%'",
+                    crate::store::sql::params![],
+                    |r| r.get::<String>(0),
+                )
+            })
+            .unwrap()
+            .len()
+    }
+
+    /// A recorded call acts as its agent and takes the record; the next
+    /// call with no record, or with an id never recorded, is the main
+    /// agent's.
+    #[test]
+    fn a_recorded_call_acts_as_its_agent_once() {
+        let mut store = Store::open_in_memory().unwrap();
+        call(
+            &mut store,
+            None,
+            json!({"op": "init", "items": ["Mine", "Theirs", "Later"]}),
+            1,
+        );
+        let tx = store.begin(&session()).unwrap();
+        assert!(tx.record_tool_use("toolu_1", &agent("a1f"), 2).unwrap());
+        tx.commit().unwrap();
+        let before = crate::store::transactions_begun();
+        call(
+            &mut store,
+            Some("toolu_1"),
+            json!({"op": "start", "task": "Theirs"}),
+            3,
+        );
+        assert_eq!(crate::store::transactions_begun() - before, 1);
+        assert_eq!(marks(&store), 0);
+        let (list, _) = store.todo_list(&session()).unwrap();
+        let holder = |t: &str| {
+            let (p, i) = list.find_task(t).unwrap();
+            list.phases[p].tasks[i].agent.clone()
+        };
+        assert_eq!(holder("Mine"), None);
+        assert_eq!(holder("Theirs").as_deref(), Some("a1f"));
+        // The record is gone: the same id again is the main agent's, which
+        // may not take the subagent's task.
+        store.act_for_tool_use(Some("toolu_1"));
+        let answer = store
+            .todo_answer(
+                &session(),
+                Call::Value(&json!({"op": "done", "task": "Theirs"})),
+                Actor::Agent,
+                4,
+            )
+            .unwrap();
+        assert!(answer.is_error, "{}", answer.text);
+        assert!(
+            answer.text.contains("held by agent \"a1f\""),
+            "{}",
+            answer.text
+        );
+    }
+
+    /// A goal call takes its record too; a record never used is dropped by
+    /// a later one once stale; a bad id is not recorded.
+    #[test]
+    fn records_stay_bounded() {
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.begin(&session()).unwrap();
+        assert!(tx.record_tool_use("toolu_g", &agent("a1"), 0).unwrap());
+        assert!(tx.record_tool_use("toolu_lost", &agent("a1"), 0).unwrap());
+        assert!(!tx.record_tool_use("", &agent("a1"), 0).unwrap());
+        assert!(
+            !tx.record_tool_use(&"x".repeat(257), &agent("a1"), 0)
+                .unwrap()
+        );
+        tx.commit().unwrap();
+        assert_eq!(marks(&store), 2);
+        store.act_for_tool_use(Some("toolu_g"));
+        store
+            .goal(
+                &session(),
+                GoalCall::Value(&json!({"op": "get"})),
+                Actor::Agent,
+                1,
+            )
+            .unwrap();
+        assert_eq!(marks(&store), 1);
+        let tx = store.begin(&session()).unwrap();
+        let later = super::TOOL_USE_TTL_MS;
+        assert!(
+            tx.record_tool_use("toolu_new", &agent("a1"), later)
+                .unwrap()
+        );
+        tx.commit().unwrap();
+        assert_eq!(marks(&store), 1, "the stale record was dropped");
+    }
+}
