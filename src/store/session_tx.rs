@@ -124,6 +124,25 @@ impl SessionTx<'_> {
         super::shape::listed(&self.tx, &self.session, max_tasks)
     }
 
+    /// Frees every task `agent` holds (DESIGN.md §2.5), as goalkeeper: an
+    /// agent that has ended (a host's subagent that stopped) can finish
+    /// none of them. Logged like every change; an agent that holds nothing
+    /// writes nothing. Returns whether anything was freed.
+    pub(crate) fn release_agent(&self, agent: &crate::AgentName, now_ms: i64) -> Result<bool> {
+        let op = crate::todo::Op::Release(crate::todo::Release::Agent(agent.as_str().to_owned()));
+        let (result, _) = super::todos::call_in_tx(
+            &self.tx,
+            &self.session,
+            None,
+            false,
+            crate::todo::Call::Op(&op),
+            Actor::Goalkeeper,
+            &super::tool_use::Who::default(),
+            now_ms,
+        )?;
+        Ok(!result.is_error)
+    }
+
     /// The version of the list (0 for a new session), without reading it.
     pub(crate) fn todo_version(&self) -> Result<i64> {
         sessions::todo_version(&self.tx, &self.session)

@@ -400,7 +400,7 @@ pub(crate) fn import_in_tx(
 /// it changed or log what it got wrong. Returns the result and, when the
 /// store is `caching`, the list to keep for the next call.
 #[allow(clippy::too_many_arguments)]
-fn call_in_tx(
+pub(super) fn call_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     cache: Option<ListCache>,

@@ -22,7 +22,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::call::{Note, Op, PhaseItems, Target};
+use super::call::{Note, Op, PhaseItems, Release, Target};
 use super::model::{DroppedBy, Phase, Status, Task, TodoList};
 use super::team::{self, Caller};
 use super::text::MAX_TASKS;
@@ -93,17 +93,18 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     let completed = change(list, op, caller)?;
     let unblocked = team::follow_afters(list);
     // A person's call promotes the next task only where no named agent
-    // works; a release never hands the task straight back.
+    // works; a release hands the freed tasks to nobody.
     let named = caller.agent.is_some()
         || !caller.team.seen.is_empty()
-        || matches!(op, Op::Release(_))
         || list.tasks().any(|(_, t)| t.agent.is_some());
-    team::settle(
-        list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
-        caller,
-        named,
-        unblocked,
-    );
+    if !matches!(op, Op::Release(_)) {
+        team::settle(
+            list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
+            caller,
+            named,
+            unblocked,
+        );
+    }
     let (changed, list_changed) = match before {
         Before::List(before) => {
             let changed = diff_by_content(&before, list);
@@ -132,7 +133,7 @@ fn change(
     let mut completed = Vec::new();
     match op {
         Op::View(_) => {}
-        Op::Release(what) => team::release(list, what)?,
+        Op::Release(what) => release(list, what)?,
         Op::Init(phases) => init(list, phases, actor)?,
         Op::Start(task) => {
             let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
@@ -363,6 +364,45 @@ fn drop_task(task: &mut Task, actor: Actor, targeted: bool) {
             }
         }
     }
+}
+
+/// `release`: the tasks it frees go back to pending. An error, with
+/// nothing changed, when it frees nothing.
+fn release(list: &mut TodoList, what: &Release) -> Result<(), Vec<String>> {
+    match what {
+        Release::Task(content) => {
+            let (p, t) = list
+                .find_task(content)
+                .ok_or_else(|| vec![task_not_found(list, content)])?;
+            let task = &mut list.phases[p].tasks[t];
+            if task.status != Status::InProgress {
+                return Err(vec![format!(
+                    "task \"{content}\" is {}, not in progress; there is no claim to release",
+                    task.status
+                )]);
+            }
+            task.set_status(Status::Pending);
+        }
+        Release::Agent(name) => {
+            let key = (name != team::MAIN).then_some(name.as_str());
+            let mut freed = 0;
+            for phase in &mut list.phases {
+                for task in &mut phase.tasks {
+                    if task.status == Status::InProgress && task.agent.as_deref() == key {
+                        task.set_status(Status::Pending);
+                        freed += 1;
+                    }
+                }
+            }
+            if freed == 0 {
+                return Err(vec![format!(
+                    "{} holds no task; there is nothing to release",
+                    team::holder(key)
+                )]);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn rm(

@@ -131,7 +131,11 @@ fn steps(
             }
             Ok(None)
         }
-        "SubagentStop" | "PreCompact" => Ok(None),
+        "SubagentStop" => {
+            subagent::stopped(hook)?;
+            Ok(None)
+        }
+        "PreCompact" => Ok(None),
         _ => hook.unhandled(),
     }
 }

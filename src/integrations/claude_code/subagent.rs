@@ -18,6 +18,18 @@ use crate::error::Result;
 /// tool-use id.
 pub const TOOL_USE_META: &str = "claudecode/toolUseId";
 
+/// `SubagentStop`: the subagent has ended, so the tasks it still holds
+/// (one it left unfinished, or the next one its last `done` gave it) go
+/// back to pending for the main agent and the other subagents, in the
+/// hook's transaction and in the log, instead of waiting out the lease.
+pub(super) fn stopped(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let agent = hook.event.json.get("agent_id").and_then(Value::as_str);
+    if let Some(Ok(Some(agent))) = agent.map(AgentName::parse) {
+        hook.tx.release_agent(&agent, hook.now_ms)?;
+    }
+    Ok(())
+}
+
 /// A subagent's call of goalkeeper's tool, as its `PreToolUse` names it.
 pub(super) struct SubagentCall<'e> {
     tool_use_id: &'e str,
@@ -139,6 +151,48 @@ mod tests {
         mcp_call(&mut fx.store, &fx.session, "toolu_2", start_c);
         assert_eq!(holder(&fx.store, &fx.session, "C"), None);
         assert_eq!(holder(&fx.store, &fx.session, "B").as_deref(), Some("a1f"));
+    }
+
+    /// A subagent that stops leaves nothing claimed: its tasks in progress
+    /// go back to pending, logged as goalkeeper's release, and the main
+    /// agent's task stays its own. A stop of a subagent that holds nothing
+    /// writes nothing.
+    #[test]
+    fn a_stopped_subagents_tasks_are_released() {
+        let mut fx = Fixture::new(handle, "cc-1", None);
+        let append = json!({"op": "append", "phase": "Tasks", "items": ["B", "C"]});
+        mcp_call(&mut fx.store, &fx.session, "toolu_0", append);
+        let start_b = json!({"op": "start", "task": "B"});
+        fx.send(&pre_tool_use(start_b.clone(), Some("a1f"), "toolu_1"));
+        mcp_call(&mut fx.store, &fx.session, "toolu_1", start_b);
+        assert_eq!(holder(&fx.store, &fx.session, "B").as_deref(), Some("a1f"));
+        let stop = event(
+            "SubagentStop",
+            "cc-1",
+            json!({"stop_hook_active": false, "agent_id": "a1f", "agent_type": "general-purpose"}),
+        );
+        assert_eq!(fx.send(&stop).stdout, None);
+        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        let states: Vec<_> = list
+            .tasks()
+            .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.is_some()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("A", "in_progress", false),
+                ("B", "pending", false),
+                ("C", "pending", false)
+            ]
+        );
+        let log = fx.store.event_log(&fx.session, 1).unwrap();
+        assert_eq!(
+            (log[0].actor.as_str(), log[0].op.as_deref()),
+            ("goalkeeper", Some("release"))
+        );
+        let before = fx.state();
+        assert_eq!(fx.send(&stop).stdout, None);
+        assert_eq!(before, fx.state());
     }
 
     /// An agent id that is no agent name, or a tool-use id too long to be

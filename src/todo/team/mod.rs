@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use super::call::{Op, Release, Target};
+use super::call::{Op, Target};
 use super::model::{Status, Task, TodoList};
 use super::text::MAX_BLOCKER_CHARS;
 use crate::actor::Actor;
@@ -188,7 +188,8 @@ pub(crate) fn check(list: &TodoList, op: &Op, caller: &Caller<'_>) -> Result<(),
                 ));
             }
         }
-        Op::Release(_) if caller.is_agent() => errors.push(
+        // goalkeeper itself releases the tasks of an agent that ended.
+        Op::Release(_) if caller.actor == Actor::Agent => errors.push(
             "`release` is a person's command (`goalkeeper todo release`); an agent finishes, drops or blocks its own task instead".into(),
         ),
         _ => {}
@@ -330,45 +331,6 @@ pub fn holder_label(task: &Task) -> Option<&str> {
         Some((cut, _)) => &name[..cut],
         None => name,
     })
-}
-
-/// `release`: the tasks it frees go back to pending. An error, with
-/// nothing changed, when it frees nothing.
-pub(crate) fn release(list: &mut TodoList, what: &Release) -> Result<(), Vec<String>> {
-    match what {
-        Release::Task(content) => {
-            let (p, t) = list
-                .find_task(content)
-                .ok_or_else(|| vec![super::apply::task_not_found(list, content)])?;
-            let task = &mut list.phases[p].tasks[t];
-            if task.status != Status::InProgress {
-                return Err(vec![format!(
-                    "task \"{content}\" is {}, not in progress; there is no claim to release",
-                    task.status
-                )]);
-            }
-            task.set_status(Status::Pending);
-        }
-        Release::Agent(name) => {
-            let key = (name != MAIN).then_some(name.as_str());
-            let mut freed = 0;
-            for phase in &mut list.phases {
-                for task in &mut phase.tasks {
-                    if task.status == Status::InProgress && task.agent.as_deref() == key {
-                        task.set_status(Status::Pending);
-                        freed += 1;
-                    }
-                }
-            }
-            if freed == 0 {
-                return Err(vec![format!(
-                    "{} holds no task; there is nothing to release",
-                    holder(key)
-                )]);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The name that stands for the session's own agent.

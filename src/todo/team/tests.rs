@@ -1,7 +1,7 @@
 //! The rules of several agents on one list, on the pure engine.
 
 use super::*;
-use crate::todo::{Phase, SummaryKind, apply_as};
+use crate::todo::{Phase, Release, SummaryKind, apply_as};
 
 fn summary(list: &TodoList) -> String {
     crate::todo::summary(list, &[], SummaryKind::View)

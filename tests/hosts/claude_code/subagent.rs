@@ -95,13 +95,34 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
             ("Main task", "in_progress"),
             ("Sub task", "completed"),
             ("Sub other", "pending"),
-            ("Later", "in_progress"),
+            ("Later", "pending"),
         ]
     );
     let agent = holder(&list, "Sub task")
         .expect("the subagent's task was recorded as the main agent's")
         .to_owned();
-    assert_eq!(holder(&list, "Later"), Some(agent.as_str()));
+    // While it ran, the task it started was its own, by name…
+    let last = subagent.last().unwrap().all_text();
+    assert!(
+        last.contains(&format!("  - Later [in_progress: {agent}] (Tasks)")),
+        "{last}"
+    );
+    // …and when it stopped, goalkeeper released it, in the log.
+    assert_eq!(holder(&list, "Later"), None);
+    let log: Value = serde_json::from_str(&project.goalkeeper_ok(&[
+        "--session",
+        &session,
+        "--json",
+        "todo",
+        "log",
+    ]))
+    .unwrap();
+    let released = log.as_array().unwrap().iter().any(|e| {
+        e["actor"] == "goalkeeper"
+            && e["op"] == "release"
+            && e["payload"]["agent"] == agent.as_str()
+    });
+    assert!(released, "{log:#}");
     assert_eq!(
         holder(&list, "Main task"),
         None,
@@ -146,7 +167,7 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
     }
 
     // The next prompt's context shows the subagent's work: its task
-    // completed, and the one it left in progress under its name.
+    // completed, and the one it left unfinished free again.
     project.goalkeeper_ok(&["--session", &session, "goal", "resume"]);
     let start = model.calls().len();
     let run = project.resume(&session, RESUME_PROMPT);
@@ -154,12 +175,9 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
     let first = model.calls()[start].all_text();
     let context = &first[first.rfind("<todo_context>").expect("a todo context")..];
     assert!(context.contains("  - [completed] Sub task"), "{context}");
-    assert!(
-        context.contains(&format!("  - [in_progress: {agent}] Later")),
-        "{context}"
-    );
+    assert!(context.contains("  - [pending] Later"), "{context}");
     assert!(context.contains("  - [in_progress] Main task"), "{context}");
-    assert_eq!(count(context, "in_progress: "), 1, "{context}");
+    assert_eq!(count(context, "in_progress: "), 0, "{context}");
 }
 
 /// Every file under `dir`, recursively.
