@@ -106,7 +106,8 @@ for n in 10 1000; do
     for b in before after; do
         bin=$BEFORE; [[ $b == after ]] && bin=$AFTER
         db="growth-$b-$n.db"; rm -f "$db" "$db-wal" "$db-shm"
-        "$EX/bench_db" "$db" --tasks "$n" --session "s$n" 2>/dev/null
+        tool="$EX/bench_db"; [[ $b == before && -n $BEFORE_DB_TOOL ]] && tool="$BEFORE_DB_TOOL"
+        "$tool" "$db" --tasks "$n" --session "s$n" 2>/dev/null
         size0=$(checkpointed "$db")
         for i in $(seq 1 200); do
             t=$(task $((p + 1 + i % 2)))

@@ -16,9 +16,10 @@
 //! runs it: any other op, a phase or the whole list as target, a task that
 //! is not there (the error's hints look at the whole list), a list whose
 //! summary may fit whole, a list without a kept shape, a shape that does
-//! not say the list is normalized. The answer comes back as `None` before
-//! anything is written, so the caller runs the call on the whole list in
-//! the same transaction. A property test holds this path to the whole-list
+//! not say the list is normalized, a list named agents have called on, a
+//! named agent's call, a `block` with `after` (DESIGN.md §2.5). The answer
+//! comes back as `None` before anything is written, so the caller runs the
+//! call on the whole list in the same transaction. A property test holds this path to the whole-list
 //! one: the same text, rows, shape, versions and undo, call after call.
 
 use super::patch::{self, Patch, TaskSet};
@@ -166,6 +167,16 @@ fn read(tx: &Tx<'_>, session: &SessionId, call: Call<'_>, actor: Actor) -> Resul
     let (version, Some(shape)) = shape::load(tx, session)? else {
         return Ok(None);
     };
+    // A list named agents work on follows their rules (DESIGN.md §2.5),
+    // which this path does not read: a person's call there promotes no task.
+    let agents = tx.query_opt(
+        "SELECT 1 FROM agents WHERE session_id = ?1 LIMIT 1",
+        params![session.as_str()],
+        |r| r.get::<i64>(0),
+    )?;
+    if agents.is_some() {
+        return Ok(None);
+    }
     let all = Tally::sum(&shape.tallies());
     let in_progress = all.get(Status::InProgress);
     let normalized = in_progress == 1 || (in_progress == 0 && all.get(Status::Pending) == 0);

@@ -275,6 +275,45 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
     assert_eq!(*rows, list);
 }
 
+/// A list with named agents goes the whole way: a named agent's call
+/// (its claims are rows this path does not read), and, once one has
+/// called, anyone's, whose rules differ there (a person's `done` advances
+/// no one). A `block` with `after` too, which links two tasks.
+#[test]
+fn a_list_named_agents_work_on_goes_the_whole_way() {
+    let s = session();
+    let mut store = Store::open_in_memory().unwrap();
+    store.todo_import(&s, bench_list(), "test", 1).unwrap();
+    let task = |i: usize| format!("task {i} {}", "x".repeat(50));
+    let after = json!({"op": "block", "task": task(410), "after": task(411)});
+    let (_, placed) = store
+        .todo_answer_traced(&s, Call::Value(&after), Actor::Agent, 5)
+        .unwrap();
+    assert!(!placed, "a block with after went in place");
+    store.act_as(crate::AgentName::parse("w1").unwrap(), 600);
+    let start = json!({"op": "start", "task": task(403)});
+    let (answer, placed) = store
+        .todo_answer_traced(&s, Call::Value(&start), Actor::Agent, 5)
+        .unwrap();
+    assert!(!placed && !answer.is_error, "{}", answer.text);
+    store.act_as(None, 600);
+    let release = crate::todo::Op::Release(crate::todo::Release::Task(task(403)));
+    store.todo(&s, Call::Op(&release), Actor::User, 6).unwrap();
+    let unblock = json!({"op": "unblock", "task": task(410)});
+    store
+        .todo_answer_traced(&s, Call::Value(&unblock), Actor::User, 6)
+        .unwrap();
+    // No agent holds anything now, but w1 has called: a person's `done`
+    // of the earliest open task goes the whole way, and promotes no one.
+    let done = json!({"op": "done", "task": task(401)});
+    let (answer, placed) = store
+        .todo_answer_traced(&s, Call::Value(&done), Actor::User, 7)
+        .unwrap();
+    assert!(!placed && !answer.is_error, "{}", answer.text);
+    let (list, _) = store.todo_list(&s).unwrap();
+    assert_eq!(list.in_progress(), None, "{}", answer.text);
+}
+
 /// What goes the whole way: a missing task (its error looks at the whole
 /// list), a phase as target, a user's `rm`, `append`; nothing of those is
 /// written before the whole-list path runs.
