@@ -9,7 +9,7 @@
 //! progress, and after writing, the few rows its summary shows. It never
 //! reads the list into memory. The state changes are the pure engine's own
 //! rules run on those rows ([`todo::start`], [`todo::edit_task`],
-//! [`todo::one_in_progress`]), and the summary is the engine's renderer fed
+//! [`todo::settle`]), and the summary is the engine's renderer fed
 //! from them ([`todo::render_bounded`]).
 //!
 //! Everything else goes the whole way, as [`Store::todo`](super::Store::todo)
