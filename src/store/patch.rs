@@ -28,57 +28,12 @@ pub(crate) struct KeyedList {
 
 /// What a change can rewrite of a task row: everything but its key and
 /// text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Fields {
-    pub status: Status,
-    pub blocker: Option<String>,
-    pub dropped_by: Option<DroppedBy>,
-    pub agent: Option<String>,
-    pub since_ms: Option<i64>,
-    pub after: Option<String>,
-}
+pub(crate) use crate::todo::TaskState as Fields;
 
-impl Fields {
-    /// The fields of `task`.
-    pub(crate) fn of(task: &Task) -> Fields {
-        Fields {
-            status: task.status,
-            blocker: task.blocker.clone(),
-            dropped_by: task.dropped_by,
-            agent: task.agent.clone(),
-            since_ms: task.since_ms,
-            after: task.after.clone(),
-        }
-    }
-
-    /// The task with `content` and these fields.
-    pub(crate) fn task(self, content: String) -> Task {
-        Task {
-            content,
-            status: self.status,
-            blocker: self.blocker,
-            dropped_by: self.dropped_by,
-            agent: self.agent,
-            since_ms: self.since_ms,
-            after: self.after,
-        }
-    }
-
-    /// Writes these fields over `task`'s.
-    pub(crate) fn put_on(&self, task: &mut Task) {
-        task.status = self.status;
-        task.blocker.clone_from(&self.blocker);
-        task.dropped_by = self.dropped_by;
-        task.agent.clone_from(&self.agent);
-        task.since_ms = self.since_ms;
-        task.after.clone_from(&self.after);
-    }
-
-    /// True when no agent and no `after` is recorded: the row is stored
-    /// in the shorter form every list had before agents were named.
-    fn solo(&self) -> bool {
-        self.agent.is_none() && self.since_ms.is_none() && self.after.is_none()
-    }
+/// True when no agent and no `after` is recorded: the row is stored in
+/// the shorter form every list had before agents were named.
+fn solo(f: &Fields) -> bool {
+    f.agent.is_none() && f.since_ms.is_none() && f.after.is_none()
 }
 
 /// A task row: its key `(phase position, position)`, text and fields.
@@ -136,7 +91,7 @@ impl Serialize for TaskRow {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ((p, k), f) = (self.key, &self.fields);
         let head = (p, k, &self.content, f.status, &f.blocker, f.dropped_by);
-        if f.solo() {
+        if solo(f) {
             head.serialize(s)
         } else {
             let (p, k, c, st, b, d) = head;
@@ -170,7 +125,7 @@ impl<'de> Deserialize<'de> for TaskRow {
 impl Serialize for TaskSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ((p, k), f) = (self.key, &self.fields);
-        if f.solo() {
+        if solo(f) {
             (p, k, f.status, &f.blocker, f.dropped_by).serialize(s)
         } else {
             let tail = (&f.agent, f.since_ms, &f.after);
@@ -382,7 +337,7 @@ impl KeyedList {
                 .zip(self.task_keys)
             {
                 for (task, k) in phase.tasks.into_iter().zip(keys) {
-                    let fields = Fields::of(&task);
+                    let fields = task.state();
                     tasks.insert((p, k), (task.content, fields));
                 }
                 phases.insert(p, phase.name);
@@ -620,7 +575,7 @@ fn diff_phase(
                 remove(cursor, m, forward, inverse);
                 cursor = m + 1;
                 let was = &old[m];
-                if Fields::of(was) != Fields::of(task) {
+                if was.state() != task.state() {
                     forward.tasks_set.push(set(p, old_keys[m], task));
                     inverse.tasks_set.push(set(p, old_keys[m], was));
                 }
@@ -644,14 +599,14 @@ fn row(p: i64, k: i64, task: &Task) -> TaskRow {
     TaskRow {
         key: (p, k),
         content: task.content.clone(),
-        fields: Fields::of(task),
+        fields: task.state(),
     }
 }
 
 pub(crate) fn set(p: i64, k: i64, task: &Task) -> TaskSet {
     TaskSet {
         key: (p, k),
-        fields: Fields::of(task),
+        fields: task.state(),
     }
 }
 

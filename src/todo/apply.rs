@@ -177,24 +177,10 @@ enum Before {
 }
 
 /// What a call can change about a task in place.
-type State = (
-    Status,
-    Option<String>,
-    Option<DroppedBy>,
-    Option<String>,
-    Option<i64>,
-    Option<String>,
-);
+type State = super::model::TaskState;
 
 fn state(task: &Task) -> State {
-    (
-        task.status,
-        task.blocker.clone(),
-        task.dropped_by,
-        task.agent.clone(),
-        task.since_ms,
-        task.after.clone(),
-    )
+    task.state()
 }
 
 fn states(list: &TodoList) -> Vec<Vec<State>> {
@@ -218,7 +204,7 @@ fn diff_in_place(before: &[Vec<State>], list: &TodoList) -> Vec<ChangedTask> {
             changed.push(ChangedTask {
                 phase: phase.name.clone(),
                 content: task.content.clone(),
-                before: was.map(|w| w.0),
+                before: was.map(|w| w.status),
                 after: Some(task.status),
             });
         }

@@ -18,6 +18,7 @@ pub(crate) use apply::{edit_task, start};
 pub use call::{Note, Op, PhaseItems, Release, Target, ViewPage, parse_value};
 pub(crate) use call::{OpKind, Parsed, parse_call, parse_call_on, parse_value_on};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};
+pub(crate) use model::TaskState;
 pub use model::{Counts, DroppedBy, Phase, Status, Task, TodoList};
 pub use part::{ListPart, Listed, Listing, PartPhase};
 pub(crate) use part::{bounded, shown_tasks};

@@ -158,6 +158,57 @@ impl Task {
     }
 }
 
+/// Everything of a task but its text: what a change in place rewrites,
+/// and what tells whether a call changed a task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TaskState {
+    pub status: Status,
+    pub blocker: Option<String>,
+    pub dropped_by: Option<DroppedBy>,
+    pub agent: Option<String>,
+    pub since_ms: Option<i64>,
+    pub after: Option<String>,
+}
+
+impl TaskState {
+    /// The task with `content` and this state.
+    pub(crate) fn task(self, content: String) -> Task {
+        Task {
+            content,
+            status: self.status,
+            blocker: self.blocker,
+            dropped_by: self.dropped_by,
+            agent: self.agent,
+            since_ms: self.since_ms,
+            after: self.after,
+        }
+    }
+
+    /// Writes this state over `task`'s.
+    pub(crate) fn put_on(&self, task: &mut Task) {
+        task.status = self.status;
+        task.blocker.clone_from(&self.blocker);
+        task.dropped_by = self.dropped_by;
+        task.agent.clone_from(&self.agent);
+        task.since_ms = self.since_ms;
+        task.after.clone_from(&self.after);
+    }
+}
+
+impl Task {
+    /// The task's state, without its text.
+    pub(crate) fn state(&self) -> TaskState {
+        TaskState {
+            status: self.status,
+            blocker: self.blocker.clone(),
+            dropped_by: self.dropped_by,
+            agent: self.agent.clone(),
+            since_ms: self.since_ms,
+            after: self.after.clone(),
+        }
+    }
+}
+
 /// A named, ordered group of tasks.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Phase {
