@@ -214,8 +214,22 @@ pub(crate) fn count_new_usage(
         notes.push("event has no transcript_path; usage not counted".into());
         return Ok(());
     };
+    count_log_usage(tx, notes, path, log.mark, log, now_ms)
+}
+
+/// [`count_new_usage`] of the log at `path`, its cursor stored under
+/// `mark` (a host may keep several logs for one session: one per
+/// subagent).
+pub(crate) fn count_log_usage(
+    tx: &crate::store::SessionTx<'_>,
+    notes: &mut Vec<String>,
+    path: &str,
+    mark: &str,
+    log: &UsageLog,
+    now_ms: i64,
+) -> crate::error::Result<()> {
     let cursor: LogCursor = tx
-        .mark(log.mark)?
+        .mark(mark)?
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
     let read = match read_usage_log(Path::new(path), &cursor, log.record) {
@@ -242,7 +256,7 @@ pub(crate) fn count_new_usage(
         )?;
     }
     let text = serde_json::to_string(&read.cursor).expect("a cursor serializes");
-    tx.set_mark(log.mark, &text, now_ms)
+    tx.set_mark(mark, &text, now_ms)
 }
 
 #[cfg(test)]

@@ -49,6 +49,7 @@ pub(crate) use session_ref::{PointerRead, SessionRef};
 pub use session_tx::SessionTx;
 pub use sessions::SessionInfo;
 pub use todos::TodoAnswer;
+pub use tool_use::CallFrom;
 pub(crate) use watch::{SessionSnapshot, SessionSummary};
 
 #[cfg(test)]

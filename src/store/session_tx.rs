@@ -169,13 +169,19 @@ impl SessionTx<'_> {
         sessions::mark(&self.tx, &self.session, key)
     }
 
+    /// The remembered per-session facts whose keys start with `prefix`
+    /// (integration state), by key.
+    pub(crate) fn marks_with_prefix(&self, prefix: &str) -> Result<Vec<(String, String)>> {
+        sessions::marks_with_prefix(&self.tx, &self.session, prefix)
+    }
+
     /// Remembers a per-session fact (integration state).
     pub fn set_mark(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
         sessions::set_mark(&self.tx, &self.session, key, value, now_ms)
     }
 
     /// Records that the host's tool call `tool_use_id` is `agent`'s: the
-    /// MCP call with that id acts as it ([`Store::act_for_tool_use`]).
+    /// MCP call with that id acts as it ([`Store::act_for_call`]).
     /// Drops the records of calls that never came. False, recording
     /// nothing, for an empty id or one too long to be a host's.
     pub fn record_tool_use(

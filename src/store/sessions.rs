@@ -122,6 +122,21 @@ pub(crate) fn mark(tx: &Tx<'_>, session: &SessionId, key: &str) -> Result<Option
     )
 }
 
+/// The remembered per-session facts whose keys start with `prefix`, by
+/// key.
+pub(crate) fn marks_with_prefix(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    prefix: &str,
+) -> Result<Vec<(String, String)>> {
+    tx.query_all(
+        "SELECT key, value FROM session_marks
+         WHERE session_id = ?1 AND substr(key, 1, length(?2)) = ?2 ORDER BY key",
+        params![session.as_str(), prefix],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+    )
+}
+
 /// Remembers a per-session fact (creating the session row if needed). A
 /// fact that is already remembered as it is writes nothing, and does not
 /// count as an update of the session: most hook events find their marks

@@ -5,12 +5,16 @@
 //! the call's tool-use id. So the hook records, in its own transaction,
 //! that the id is an agent's ([`SessionTx::record_tool_use`](super::SessionTx::record_tool_use)),
 //! and the MCP call with that id takes the record in its own transaction
-//! and acts as that agent ([`Store::act_for_tool_use`]). No record: the
+//! and acts as that agent ([`Store::act_for_call`]). No record: the
 //! call is the session's own agent's, as always.
 //!
 //! A record is a session mark: the call that uses it deletes it, and one
 //! whose call never came (a denied call, a view, which reads the same list
 //! whoever asks) is dropped by a later record once [`TOOL_USE_TTL_MS`] old.
+//!
+//! Codex runs an MCP server of its own for each subagent, and names the
+//! calling thread in every `tools/call`: such a call names its agent
+//! itself ([`CallFrom::Agent`]), and nothing is recorded.
 
 use super::Store;
 use super::sessions;
@@ -28,22 +32,33 @@ pub(crate) const TOOL_USE_TTL_MS: i64 = 60 * 60 * 1000;
 /// The longest tool-use id recorded (Claude Code's are about 30 bytes).
 pub(crate) const MAX_TOOL_USE_ID_BYTES: usize = 256;
 
+/// Whose a host's tool call is, as the call tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallFrom {
+    /// The call's tool-use id, which a hook may have recorded as an
+    /// agent's (Claude Code).
+    ToolUse(String),
+    /// The agent the call names (a Codex subagent's thread).
+    Agent(AgentName),
+}
+
 impl Store {
     /// Makes this store's next agent call (todo or goal) act as the agent
-    /// a hook recorded for the host's tool call `tool_use_id`, if one did:
-    /// the call takes the record in its own transaction. Without a record
-    /// (or with `None`) the call acts as [`Store::act_as`] says. Only the
-    /// next call: every call takes it, used or not.
-    pub fn act_for_tool_use(&mut self, tool_use_id: Option<&str>) {
-        self.who.tool_use = tool_use_id.map(str::to_owned);
+    /// `from` names: the one a hook recorded for the host's tool-use id, if
+    /// one did (the call takes the record in its own transaction), or the
+    /// one the call named. Without a record (or with `None`) the call acts
+    /// as [`Store::act_as`] says. Only the next call: every call takes it,
+    /// used or not.
+    pub fn act_for_call(&mut self, from: Option<CallFrom>) {
+        self.who.call = from;
     }
 
     /// Who the call about to run acts as before its transaction reads the
     /// tool-use record ([`settle`]); the record is the next call's no more.
     pub(crate) fn who_for_call(&mut self) -> Who {
-        let tool_use = self.who.tool_use.take();
+        let call = self.who.call.take();
         Who {
-            tool_use,
+            call,
             ..self.who.clone()
         }
     }
@@ -87,8 +102,13 @@ pub(crate) fn record(
 /// in `tx`; `who` as it is when it names no tool call or nothing was
 /// recorded for it.
 pub(crate) fn settle(tx: &Tx<'_>, session: &SessionId, mut who: Who) -> Result<Who> {
-    let Some(id) = who.tool_use.take() else {
-        return Ok(who);
+    let id = match who.call.take() {
+        None => return Ok(who),
+        Some(CallFrom::Agent(agent)) => {
+            who.agent = Some(agent);
+            return Ok(who);
+        }
+        Some(CallFrom::ToolUse(id)) => id,
     };
     let value: Option<String> = tx.query_opt(
         "DELETE FROM session_marks WHERE session_id = ?1 AND key = ?2 RETURNING value",
@@ -112,9 +132,9 @@ pub(crate) struct Who {
     pub agent: Option<AgentName>,
     /// How long a named agent's claims last after its last call.
     pub lease_ms: i64,
-    /// The host's id of the next call, whose recorded agent, if any, it
-    /// acts as ([`Store::act_for_tool_use`]).
-    pub tool_use: Option<String>,
+    /// Whose the next call is, as the host told it
+    /// ([`Store::act_for_call`]).
+    pub call: Option<CallFrom>,
 }
 
 impl Default for Who {
@@ -122,7 +142,7 @@ impl Default for Who {
         Who {
             agent: None,
             lease_ms: 600_000,
-            tool_use: None,
+            call: None,
         }
     }
 }
@@ -148,7 +168,7 @@ mod tests {
     }
 
     fn call(store: &mut Store, tool_use: Option<&str>, json: serde_json::Value, now: i64) {
-        store.act_for_tool_use(tool_use);
+        store.act_for_call(tool_use.map(|id| super::CallFrom::ToolUse(id.to_owned())));
         let answer = store
             .todo_answer(&session(), Call::Value(&json), Actor::Agent, now)
             .unwrap();
@@ -201,7 +221,7 @@ mod tests {
         assert_eq!(holder("Theirs").as_deref(), Some("a1f"));
         // The record is gone: the same id again is the main agent's, which
         // may not take the subagent's task.
-        store.act_for_tool_use(Some("toolu_1"));
+        store.act_for_call(Some(super::CallFrom::ToolUse("toolu_1".into())));
         let answer = store
             .todo_answer(
                 &session(),
@@ -233,7 +253,7 @@ mod tests {
         );
         tx.commit().unwrap();
         assert_eq!(marks(&store), 2);
-        store.act_for_tool_use(Some("toolu_g"));
+        store.act_for_call(Some(super::CallFrom::ToolUse("toolu_g".into())));
         store
             .goal(
                 &session(),
@@ -251,5 +271,43 @@ mod tests {
         );
         tx.commit().unwrap();
         assert_eq!(marks(&store), 1, "the stale record was dropped");
+    }
+
+    /// A call that names its agent acts as it, for that call only, and
+    /// records nothing.
+    #[test]
+    fn a_call_that_names_its_agent_acts_as_it_once() {
+        let mut store = Store::open_in_memory().unwrap();
+        call(
+            &mut store,
+            None,
+            json!({"op": "init", "items": ["Mine", "Theirs"]}),
+            1,
+        );
+        store.act_for_call(Some(super::CallFrom::Agent(agent("thread-2"))));
+        let answer = store
+            .todo_answer(
+                &session(),
+                Call::Value(&json!({"op": "start", "task": "Theirs"})),
+                Actor::Agent,
+                2,
+            )
+            .unwrap();
+        assert!(!answer.is_error, "{}", answer.text);
+        assert_eq!(marks(&store), 0);
+        // The next call is the main agent's again: its task is its own.
+        call(&mut store, None, json!({"op": "done", "task": "Mine"}), 3);
+        let (list, _) = store.todo_list(&session()).unwrap();
+        let states: Vec<_> = list
+            .tasks()
+            .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.as_deref()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("Mine", "completed", None),
+                ("Theirs", "in_progress", Some("thread-2"))
+            ]
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! carries `agent_id`, and its `tool_use_id` is the id the `tools/call`
 //! carries in `_meta` (`claudecode/toolUseId`). So the hook records the id
 //! as the agent's, and the server's call acts as that agent
-//! ([`crate::Store::act_for_tool_use`]). The main agent's calls carry no
+//! ([`crate::Store::act_for_call`]). The main agent's calls carry no
 //! `agent_id` and are recorded nowhere: they are the session's own.
 
 use serde_json::Value;
@@ -95,7 +95,7 @@ mod tests {
     use crate::integrations::hook_event::HookReply;
     use crate::integrations::hook_fixture::{Fixture, NOW, event};
     use crate::prompt::Injector;
-    use crate::store::GoalCall;
+    use crate::store::{CallFrom, GoalCall};
     use crate::todo::{Actor, Call};
     use crate::{SessionId, Store};
 
@@ -116,7 +116,7 @@ mod tests {
 
     /// What the MCP server does with a `tools/call` of tool-use id `id`.
     fn mcp_call(store: &mut Store, session: &SessionId, id: &str, op: Value) -> String {
-        store.act_for_tool_use(Some(id));
+        store.act_for_call(Some(CallFrom::ToolUse(id.to_owned())));
         let answer = store
             .todo_answer(session, Call::Value(&op), Actor::Agent, NOW + 1)
             .unwrap();
