@@ -16,7 +16,8 @@
 //! - `PostToolUse` of a goalkeeper tool refreshes the context the same way:
 //!   it is the one channel between prompts, so the context stays current
 //!   into the turn after a continuation (`UserPromptSubmit` does not fire
-//!   for continuations);
+//!   for continuations); after `wait_agent` or `close_agent`, the tasks of
+//!   the subagents that ended go back to pending;
 //! - `PreToolUse` of the `goal` tool counts the usage so far, so the
 //!   response that completes the goal counts towards it;
 //! - `Stop` counts the rollout file's new usage (each `response_id` once),
@@ -25,26 +26,36 @@
 //!   delivers the budget-limit wrap-up once, or reminds about open todos
 //!   when no goal is live.
 //!
+//! A subagent's events (they carry `agent_id`) count its own rollout file
+//! and inject nothing ([`subagent`]); the main agent's `Stop` and `goal`
+//! calls count the subagents' files too, as a subagent's last response
+//! comes after its last event.
+//!
 //! A hook never breaks the agent: malformed input, an unknown event, a
 //! missing rollout file or a storage error print nothing on stdout, exit 0,
 //! and explain themselves on stderr.
 
 mod install;
 mod rollout;
+mod subagent;
 
 use serde_json::Value;
 
 pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
+pub use subagent::calling_subagent;
 
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;
-use super::usage_log::{UsageLog, count_new_usage};
+use super::usage_log::{LogCursor, UsageLog, count_log_usage, count_new_usage};
 use crate::error::Result;
 use crate::prompt::Injector;
 use crate::store::Store;
 
 const ROLLOUT_MARK: &str = "codex.rollout";
+
+/// The mark of a subagent's rollout cursor: this, then the agent's id.
+const SUBAGENT_ROLLOUT_MARK: &str = "codex.rollout.agent:";
 
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
@@ -56,6 +67,7 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
         input,
         now_ms,
         |hook| match hook.event.name.as_str() {
+            _ if subagent::of_event(&hook.event.json).is_some() => subagent::event(hook),
             "SessionStart" => session_start(hook),
             "UserPromptSubmit" => user_prompt_submit(hook),
             "PreToolUse" => pre_tool_use(hook),
@@ -101,6 +113,7 @@ fn pre_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
 fn post_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     let tool = hook.event.str_field("tool_name").unwrap_or("");
     if !Host::Codex.model_tool_names().contains(&tool) {
+        subagent::ended(hook)?;
         return Ok(None);
     }
     Ok(hook
@@ -113,14 +126,31 @@ fn stop(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     Ok(hook_event::stop_decision(hook.stop()?, |_, text| text))
 }
 
-/// Counts the rollout file's new responses towards the goal.
+/// The rollout file, as [`count_new_usage`] reads it.
+const ROLLOUT: UsageLog = UsageLog {
+    mark: ROLLOUT_MARK,
+    label: "rollout file",
+    record: response_usage,
+};
+
+/// Counts the new responses of the rollout file and of every subagent's
+/// towards the goal.
 fn count_usage(hook: &mut Hook<'_, '_>) -> Result<()> {
-    let log = UsageLog {
-        mark: ROLLOUT_MARK,
-        label: "rollout file",
-        record: response_usage,
-    };
-    count_new_usage(hook.tx, hook.notes, &hook.event.json, &log, hook.now_ms)
+    count_new_usage(hook.tx, hook.notes, &hook.event.json, &ROLLOUT, hook.now_ms)?;
+    for (mark, cursor) in hook.tx.marks_with_prefix(SUBAGENT_ROLLOUT_MARK)? {
+        // Every cursor was written by a hook; one that is not is skipped.
+        if let Ok(cursor) = serde_json::from_str::<LogCursor>(&cursor) {
+            count_log_usage(
+                hook.tx,
+                hook.notes,
+                &cursor.path,
+                &mark,
+                &ROLLOUT,
+                hook.now_ms,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

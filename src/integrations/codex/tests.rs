@@ -184,3 +184,218 @@ fn install_refuses_files_it_cannot_read_and_writes_nothing() {
         );
     }
 }
+
+/// A rollout file's usage record of response `id`: `input` tokens (none
+/// cached) and 10 out.
+fn usage_record(id: &str, input: u64) -> String {
+    json!({"type": "token_usage_record", "payload": {"response_id": id,
+        "usage": {"input_tokens": input, "cached_input_tokens": 0, "output_tokens": 10}}})
+    .to_string()
+}
+
+fn tokens_used(fx: &mut Fixture) -> u64 {
+    fx.store
+        .current_goal(&fx.session)
+        .unwrap()
+        .unwrap()
+        .tokens_used
+}
+
+/// A subagent's event (`agent_id`) of the parent's session.
+fn sub_event(name: &str, extra: serde_json::Value) -> String {
+    let mut fields = json!({"agent_id": "t-sub", "agent_type": "default"});
+    fields
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    event(name, "c-1", fields)
+}
+
+/// A subagent gets no context and no reminder, and leaves the main
+/// agent's as they are: its prompt and its goalkeeper calls inject
+/// nothing, and the main agent's next call still gets the context.
+#[test]
+fn a_subagents_events_inject_nothing() {
+    let mut fx = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = dir.path().join("rollout-sub.jsonl");
+    std::fs::write(&rollout, "").unwrap();
+    let path = rollout.to_str().unwrap();
+    let [todo, _] = Host::Codex.model_tool_names();
+    let prompt = sub_event(
+        "UserPromptSubmit",
+        json!({"prompt": "take B", "transcript_path": path}),
+    );
+    assert_eq!(fx.send(&prompt).stdout, None);
+    let post = sub_event(
+        "PostToolUse",
+        json!({"tool_name": todo, "transcript_path": path}),
+    );
+    assert_eq!(fx.send(&post).stdout, None);
+    let main = event("PostToolUse", "c-1", json!({"tool_name": todo}));
+    let context = fx.send(&main).stdout.expect("the main agent's context");
+    assert!(context.to_string().contains("<todo_context>"), "{context}");
+}
+
+/// A subagent's responses count once each: its own events read its
+/// rollout file from a cursor of their own, and the main agent's `Stop`
+/// reads what the subagent wrote after its last event. A `Stop` of a
+/// subagent continues nothing and frees its tasks.
+#[test]
+fn a_subagents_usage_counts_once_and_its_stop_continues_nothing() {
+    let mut fx = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let main_log = dir.path().join("rollout-main.jsonl");
+    let sub_log = dir.path().join("rollout-sub.jsonl");
+    std::fs::write(&main_log, usage_record("m1", 100) + "\n").unwrap();
+    std::fs::write(&sub_log, usage_record("s1", 1000) + "\n").unwrap();
+    let sub_path = sub_log.to_str().unwrap();
+    let pre = sub_event(
+        "PreToolUse",
+        json!({"tool_name": "exec_command", "transcript_path": sub_path}),
+    );
+    assert_eq!(fx.send(&pre).stdout, None);
+    assert_eq!(tokens_used(&mut fx), 1010);
+    assert_eq!(fx.send(&pre).stdout, None);
+    assert_eq!(tokens_used(&mut fx), 1010, "counted once");
+    // The subagent's last response, after its last event.
+    let mut text = std::fs::read_to_string(&sub_log).unwrap();
+    text.push_str(&(usage_record("s2", 2000) + "\n"));
+    std::fs::write(&sub_log, text).unwrap();
+    let stop = event(
+        "Stop",
+        "c-1",
+        json!({"stop_hook_active": false, "transcript_path": main_log.to_str().unwrap()}),
+    );
+    let reply = fx.send(&stop);
+    assert!(reply.stdout.is_some(), "the main agent is continued");
+    assert_eq!(tokens_used(&mut fx), 1010 + 2010 + 110);
+
+    // A subagent's Stop: nothing printed, its task freed, the main
+    // agent's kept.
+    fx.store
+        .todo(
+            &fx.session,
+            Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B"]}"#),
+            Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    fx.store
+        .act_for_call(Some(crate::store::CallFrom::Agent(agent("t-sub"))));
+    fx.store
+        .todo(
+            &fx.session,
+            Call::Json(r#"{"op": "start", "task": "B"}"#),
+            Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    let stop = sub_event(
+        "Stop",
+        json!({"stop_hook_active": false, "transcript_path": sub_path}),
+    );
+    assert_eq!(fx.send(&stop).stdout, None);
+    let states: Vec<(String, String, Option<String>)> = [("A", "in_progress"), ("B", "pending")]
+        .map(|(t, s)| (t.to_owned(), s.to_owned(), None))
+        .into();
+    assert_eq!(holders(&mut fx), states);
+}
+
+fn agent(name: &str) -> crate::AgentName {
+    crate::AgentName::parse(name).unwrap().unwrap()
+}
+
+fn holders(fx: &mut Fixture) -> Vec<(String, String, Option<String>)> {
+    let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+    list.tasks()
+        .map(|(_, t)| {
+            (
+                t.content.clone(),
+                t.status.as_str().to_owned(),
+                t.agent.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Codex sends no event when a subagent ends: `wait_agent` reporting it
+/// completed (or errored, shut down, gone), or `close_agent` closing it,
+/// frees its tasks; one still running keeps them.
+#[test]
+fn an_ended_subagents_tasks_are_released() {
+    let mut fx = fixture();
+    fx.store
+        .todo(
+            &fx.session,
+            Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B", "C", "D"]}"#),
+            Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    for (name, task) in [("t-1", "B"), ("t-2", "C"), ("t-3", "D")] {
+        fx.store
+            .act_for_call(Some(crate::store::CallFrom::Agent(agent(name))));
+        let start = json!({"op": "start", "task": task}).to_string();
+        fx.store
+            .todo(&fx.session, Call::Json(&start), Actor::Agent, NOW)
+            .unwrap();
+    }
+    let held = |fx: &mut Fixture| -> Vec<Option<String>> {
+        holders(fx).into_iter().map(|(_, _, a)| a).collect()
+    };
+    let wait = event(
+        "PostToolUse",
+        "c-1",
+        json!({"tool_name": "multi_agent_v1wait_agent",
+            "tool_input": {"targets": ["t-1", "t-2"]},
+            "tool_response": r#"{"status":{"t-1":{"completed":"done"},"t-2":"running"},"timed_out":false}"#}),
+    );
+    assert_eq!(fx.send(&wait).stdout, None);
+    let t = |n: &str| Some(n.to_owned());
+    assert_eq!(held(&mut fx), [None, None, t("t-2"), t("t-3")]);
+    let close = event(
+        "PostToolUse",
+        "c-1",
+        json!({"tool_name": "multi_agent_v1close_agent", "tool_input": {"target": "t-3"},
+            "tool_response": r#"{"status":"running"}"#}),
+    );
+    assert_eq!(fx.send(&close).stdout, None);
+    assert_eq!(held(&mut fx), [None, None, t("t-2"), None]);
+    // A reply that is not what Codex sends frees nothing.
+    let before = fx.state();
+    for response in [json!("not json"), json!({"status": 3}), json!(null)] {
+        let odd = event(
+            "PostToolUse",
+            "c-1",
+            json!({"tool_name": "multi_agent_v1wait_agent", "tool_response": response}),
+        );
+        assert_eq!(fx.send(&odd).stdout, None);
+    }
+    assert_eq!(before, fx.state());
+}
+
+/// A subagent event whose `agent_id` is no agent name changes nothing and
+/// says why.
+#[test]
+fn a_bad_agent_id_is_ignored_and_explained() {
+    let mut fx = fixture();
+    let bad = |id: &str| {
+        event(
+            "Stop",
+            "c-1",
+            json!({"agent_id": id, "stop_hook_active": false, "transcript_path": "/nonexistent"}),
+        )
+    };
+    let stdouts = fx.each_ignored(&[
+        (
+            &bad("a b"),
+            r#"invalid agent name "a b": use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' ("main" is the session's own agent; "user" is reserved); the subagent's event is ignored"#,
+        ),
+        (
+            &bad("main"),
+            r#"agent_id "main" is the main agent's name; the subagent's event is ignored"#,
+        ),
+    ]);
+    assert!(stdouts.iter().all(Option::is_none), "{stdouts:?}");
+}

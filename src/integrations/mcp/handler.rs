@@ -18,6 +18,8 @@ use super::relay::RAW_ARGUMENTS;
 use super::server::{GOAL_MODE_CONTEXT, McpServer};
 use super::tool_call::{ExecResult, Executed};
 use crate::integrations::claude_code::TOOL_USE_META;
+use crate::integrations::codex::calling_subagent;
+use crate::store::CallFrom;
 
 /// The rmcp handler: shares the server with the blocking store calls.
 /// rmcp spawns a task per request; `turn` (a fair lock) runs the calls one
@@ -36,6 +38,23 @@ impl Handler {
         Handler {
             server,
             turn: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Whose a `tools/call` is, as its `_meta` tells (DESIGN.md §9): Claude
+    /// Code names the call's tool use, which its hook may have recorded as
+    /// a subagent's; Codex names a subagent's thread. A thread that cannot
+    /// name an agent is logged, and the call is the main agent's.
+    fn call_from(&self, meta: &Map<String, Value>) -> Option<CallFrom> {
+        if let Some(id) = meta.get(TOOL_USE_META).and_then(Value::as_str) {
+            return Some(CallFrom::ToolUse(id.to_owned()));
+        }
+        match calling_subagent(meta)? {
+            Ok(agent) => Some(CallFrom::Agent(agent)),
+            Err(why) => {
+                (self.server.log)(&why);
+                None
+            }
         }
     }
 
@@ -97,17 +116,11 @@ impl ServerHandler for Handler {
             Some(raw) => raw,
             None => Value::Object(request.arguments.unwrap_or_default()),
         };
-        // Claude Code names the call's tool use, which its hook may have
-        // recorded as a subagent's (DESIGN.md §9).
-        let tool_use = context
-            .meta
-            .get(TOOL_USE_META)
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let from = self.call_from(&context.meta.0);
         let _turn = self.turn.lock().await;
         let name = request.name.into_owned();
         let result = self
-            .on_store(move |server| server.run(&name, &arguments, true, tool_use.as_deref()))
+            .on_store(move |server| server.run(&name, &arguments, true, from))
             .await
             .unwrap_or_else(|why| {
                 (self.server.log)(&format!("a tool call panicked: {why}"));

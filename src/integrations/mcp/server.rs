@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::integrations::agent_tools::{TODO, ToolSpec};
 use crate::integrations::host_session::{self, Host};
 use crate::prompt::Injector;
-use crate::store::{PointerRead, SessionRef};
+use crate::store::{CallFrom, PointerRead, SessionRef};
 use crate::{SessionId, Settings, Store};
 
 /// Which host session an MCP server follows.
@@ -113,15 +113,15 @@ impl McpServer {
 
     /// [`McpServer::call`], with the details still typed; `list_free`
     /// answers a `todo` call without its list (what the protocol sends).
-    /// The call acts as the agent a hook recorded for the host's
-    /// `tool_use` id, if one did ([`Store::act_for_tool_use`]), else as
-    /// the session's own agent.
+    /// The call acts as the agent `from` names (the one a hook recorded
+    /// for the host's tool-use id, or the one the call names:
+    /// [`Store::act_for_call`]), else as the session's own agent.
     pub(super) fn run(
         &self,
         tool: &str,
         arguments: &Value,
         list_free: bool,
-        tool_use: Option<&str>,
+        from: Option<CallFrom>,
     ) -> Executed {
         if !self.tools.iter().any(|spec| spec.name == tool) {
             let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
@@ -129,7 +129,7 @@ impl McpServer {
         }
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            store.act_for_tool_use(tool_use);
+            store.act_for_call(from);
             tool_call::run(&mut store, self, tool, arguments, now_ms, list_free)
         });
         outcome.unwrap_or_else(|e| {

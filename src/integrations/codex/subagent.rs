@@ -1,0 +1,181 @@
+//! Codex subagents (DESIGN.md §9). A subagent (the model's `spawn_agent`)
+//! is a thread of its own in the parent's session: its hook events carry
+//! the parent's `session_id` and the thread's id as `agent_id`, and its
+//! `tools/call`s reach an MCP server started for it, whose `_meta` names
+//! the calling thread (`threadId`) and, in the turn's metadata, where the
+//! thread came from (`thread_source` `subagent`). So a subagent's call
+//! acts as the agent its thread id names, and the main thread's calls are
+//! the session's own agent's.
+//!
+//! A subagent's own events read its rollout file for usage and inject
+//! nothing: the goal-mode context, the reminders and the continuation are
+//! the main agent's.
+
+use serde_json::{Map, Value};
+
+use super::super::hook_event::Hook;
+use super::super::usage_log::count_log_usage;
+use super::{ROLLOUT, SUBAGENT_ROLLOUT_MARK};
+use crate::AgentName;
+use crate::error::Result;
+
+/// The `_meta` key of Codex's `tools/call` naming the calling thread.
+const THREAD_META: &str = "threadId";
+
+/// The `_meta` key of the turn's metadata, an object with
+/// `thread_source`.
+const TURN_META: &str = "x-codex-turn-metadata";
+
+/// The agent a Codex `tools/call` is from, when a subagent's thread makes
+/// it; `Err` (why) when the thread id cannot name an agent.
+pub fn calling_subagent(meta: &Map<String, Value>) -> Option<Result<AgentName, String>> {
+    let source = meta
+        .get(TURN_META)
+        .and_then(|turn| turn.get("thread_source"))
+        .and_then(Value::as_str);
+    if source != Some("subagent") {
+        return None;
+    }
+    let Some(thread) = meta.get(THREAD_META).and_then(Value::as_str) else {
+        return Some(Err(format!(
+            "a subagent's call names no {THREAD_META}; it acts as the main agent"
+        )));
+    };
+    Some(match AgentName::parse(thread) {
+        Ok(Some(agent)) => Ok(agent),
+        Ok(None) => Err(format!(
+            "a subagent's thread is named {thread:?}, the main agent's name; it acts as the main agent"
+        )),
+        Err(e) => Err(format!("{e}; the subagent's call acts as the main agent")),
+    })
+}
+
+/// The subagent an event is from, as Codex names it (`agent_id`).
+pub(super) fn of_event(event: &Value) -> Option<&str> {
+    event
+        .get("agent_id")
+        .and_then(Value::as_str)
+        .filter(|a| !a.is_empty())
+}
+
+/// A subagent's event: its rollout file's new responses count towards the
+/// goal, from a cursor of its own (where the main agent's events find the
+/// file again); a `Stop` (Codex 0.171 sends none for a subagent) also
+/// frees the tasks it holds. Nothing is injected, and the main agent's
+/// marks stay as they are. An `agent_id` that is no agent name changes
+/// nothing and says so.
+pub(super) fn event(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
+    let id = of_event(&hook.event.json).unwrap_or_default();
+    let agent = match AgentName::parse(id) {
+        Ok(Some(agent)) => agent,
+        Ok(None) => {
+            hook.notes.push(format!(
+                "agent_id {id:?} is the main agent's name; the subagent's event is ignored"
+            ));
+            return Ok(None);
+        }
+        Err(e) => {
+            hook.notes
+                .push(format!("{e}; the subagent's event is ignored"));
+            return Ok(None);
+        }
+    };
+    match hook.event.str_field("transcript_path").map(str::to_owned) {
+        Some(path) => {
+            let mark = format!("{SUBAGENT_ROLLOUT_MARK}{agent}");
+            count_log_usage(hook.tx, hook.notes, &path, &mark, &ROLLOUT, hook.now_ms)?;
+        }
+        None => hook
+            .notes
+            .push("event has no transcript_path; usage not counted".into()),
+    }
+    if hook.event.name == "Stop" {
+        hook.tx.release_agent(&agent, hook.now_ms)?;
+    }
+    Ok(None)
+}
+
+/// The statuses of a subagent that has ended its work.
+const ENDED: [&str; 4] = ["completed", "errored", "shutdown", "not_found"];
+
+/// After the main agent's `wait_agent` or `close_agent`: the subagents it
+/// reports ended (its `status` map, each status a name or an object keyed
+/// by it) or closed hold nothing any more, as Codex sends no event when a
+/// subagent stops. Their tasks in progress go back to pending, logged as
+/// goalkeeper's release.
+pub(super) fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let tool = hook.event.str_field("tool_name").unwrap_or("");
+    let mut ids: Vec<String> = Vec::new();
+    if tool.ends_with("close_agent") {
+        let target = hook.event.json.pointer("/tool_input/target");
+        ids.extend(target.and_then(Value::as_str).map(str::to_owned));
+    } else if tool.ends_with("wait_agent") {
+        // The tool's output: a JSON text, or the object itself.
+        let response = hook.event.json.get("tool_response");
+        let parsed = response
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok());
+        let statuses = parsed.as_ref().or(response).and_then(|r| r.get("status"));
+        for (id, status) in statuses.and_then(Value::as_object).into_iter().flatten() {
+            let name = match status {
+                Value::String(name) => Some(name.as_str()),
+                Value::Object(one) => one.keys().next().map(String::as_str),
+                _ => None,
+            };
+            if name.is_some_and(|n| ENDED.contains(&n)) {
+                ids.push(id.clone());
+            }
+        }
+    }
+    for id in ids {
+        if let Ok(Some(agent)) = AgentName::parse(&id) {
+            hook.tx.release_agent(&agent, hook.now_ms)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn meta(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    /// The `_meta` of a subagent's call as Codex 0.171 sends it, and of the
+    /// main thread's.
+    #[test]
+    fn a_subagents_thread_names_the_agent() {
+        let thread = "01a24309-78b4-7341-b2f8-22288d647c08";
+        let sub = meta(json!({"callId": "call_5", "threadId": thread,
+            "sessionId": "01a24309-771b-7b51-89d4-4e226a4dd211",
+            "x-codex-turn-metadata": {"thread_id": thread, "thread_source": "subagent",
+                "parent_thread_id": "01a24309-771b-7b51-89d4-4e226a4dd211",
+                "subagent_kind": "thread_spawn"}}));
+        let agent = calling_subagent(&sub).unwrap().unwrap();
+        assert_eq!(agent.as_str(), thread);
+        let main = meta(
+            json!({"callId": "call_1", "threadId": "t-1", "sessionId": "t-1",
+            "x-codex-turn-metadata": {"thread_id": "t-1", "thread_source": "user"}}),
+        );
+        assert_eq!(calling_subagent(&main), None);
+        assert_eq!(calling_subagent(&meta(json!({"progressToken": 1}))), None);
+    }
+
+    /// A subagent's call whose thread cannot name an agent acts as the main
+    /// agent, and says why.
+    #[test]
+    fn a_bad_thread_id_is_explained() {
+        let turn = json!({"thread_source": "subagent"});
+        let why = |m: Value| calling_subagent(&meta(m)).unwrap().unwrap_err();
+        assert!(
+            why(json!({"threadId": "a b", "x-codex-turn-metadata": turn}))
+                .starts_with("invalid agent name \"a b\"")
+        );
+        assert!(why(json!({"threadId": "main", "x-codex-turn-metadata": turn})).contains("main"));
+        assert!(why(json!({"x-codex-turn-metadata": turn})).contains("no threadId"));
+    }
+}
