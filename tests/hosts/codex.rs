@@ -8,10 +8,10 @@ use std::process::Output;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::mock::{Api, MockModel, text, tool, usage};
+use crate::mock::{Api, MockModel, Step, text, tool, usage};
 use crate::{
     Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
-    goal_mode_counted, goal_mode_script, show, wrap_up_script,
+    goal_mode_counted, goal_mode_script, show, statuses, wrap_up_script,
 };
 
 const CODEX: Host = Host {
@@ -267,4 +267,156 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
     assert!(latest_context(&calls[0], "Ship the parser").contains("Budget: 0 of 1000 tokens"));
 
     assert_wrapped_up(&world, counted);
+}
+
+/// The prompt the main agent gives its subagent, which starts the
+/// subagent's conversation.
+const SUB_PROMPT: &str = "SUBAGENT-MARKER: take the parser.";
+
+/// True for a request of a subagent: its conversation starts with
+/// [`SUB_PROMPT`], not with the user's prompt.
+fn of_subagent(body: &Value) -> bool {
+    let all = body.to_string();
+    all.contains(SUB_PROMPT) && !all.contains("Build the parser.")
+}
+
+/// A subagent (Codex's `spawn_agent`) runs in an MCP server and hook
+/// events of its own: its todo calls act on the main agent's list as the
+/// subagent (named by its thread id), never taking over the main agent's
+/// task; its responses count towards the goal; it gets no goal-mode
+/// context and no continuation; the main agent's next context shows its
+/// work done, and the task its last `done` gave it goes back to pending
+/// once `wait_agent` reports it completed.
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn a_subagents_todo_calls_act_as_the_subagent() {
+    let sub_usage = usage(500, 100, 20);
+    let mock = MockModel::scripted(Api::Responses, move |request| {
+        let body = &request.body;
+        let done = tool_outputs(body);
+        if of_subagent(body) {
+            let step = match done.len() {
+                0 => Step::tool(TODO, json!({"op": "start", "task": "Parser"})),
+                1 => Step::tool(TODO, json!({"op": "done", "task": "Parser"})),
+                _ => Step::text("The parser is done."),
+            };
+            return step.with(sub_usage);
+        }
+        match done.len() {
+            0 => Step::tool(
+                GOAL,
+                json!({"op": "create", "objective": "Ship the parser"}),
+            ),
+            1 => Step::tool(
+                TODO,
+                json!({"op": "init", "items": ["Lexer", "Parser", "Tests"]}),
+            ),
+            2 => Step::tool(
+                "multi_agent_v1__spawn_agent",
+                json!({"message": SUB_PROMPT}),
+            ),
+            3 => {
+                let spawned: Value = serde_json::from_str(&done[2]).unwrap_or_default();
+                let id = spawned["agent_id"].as_str().unwrap_or("missing");
+                Step::tool(
+                    "multi_agent_v1__wait_agent",
+                    json!({"targets": [id], "timeout_ms": 60000}),
+                )
+            }
+            4 => Step::tool(TODO, json!({"op": "done", "task": "Lexer"})),
+            5 => Step::tool(TODO, json!({"op": "done", "task": "Tests"})),
+            6 => Step::tool(GOAL, json!({"op": "complete"})),
+            _ => Step::text("The parser ships."),
+        }
+    });
+    let world = world(&mock);
+    run(&world, &["Build the parser."]);
+
+    let calls = mock.model_calls();
+    let (subs, mains): (Vec<&Value>, Vec<&Value>) = calls.iter().partition(|b| of_subagent(b));
+    assert_eq!((mains.len(), subs.len()), (8, 3), "{calls:#?}");
+    let spawned: Value = serde_json::from_str(&tool_outputs(mains[3])[2]).unwrap();
+    let thread = spawned["agent_id"]
+        .as_str()
+        .expect("spawn_agent names the agent");
+
+    // The subagent's start took the parser as the subagent: the main
+    // agent's lexer stayed its own, and the list names the holder.
+    let sub_saw = tool_outputs(subs[1]);
+    assert!(
+        sub_saw[0].contains("  - Lexer [in_progress] (Build)")
+            || sub_saw[0].contains("  - Lexer [in_progress] (Tasks)"),
+        "{}",
+        sub_saw[0]
+    );
+    assert!(
+        sub_saw[0].contains(&format!("Parser [in_progress: {thread}]")),
+        "{}",
+        sub_saw[0]
+    );
+    // Its done gave it the next task nobody held.
+    let sub_saw = tool_outputs(subs[2]);
+    assert!(
+        sub_saw[1].contains(&format!("Tests [in_progress: {thread}]")),
+        "{}",
+        sub_saw[1]
+    );
+    // No goal-mode context, no continuation for the subagent.
+    for sub in &subs {
+        assert!(contexts(sub).is_empty(), "{sub}");
+        assert!(
+            !sub.to_string()
+                .contains("This turn continues the active goal")
+        );
+    }
+
+    // The main agent's next context: the parser done by the subagent, the
+    // tests freed when wait_agent reported the subagent completed, then
+    // taken by the main agent's done.
+    let context = latest_context(mains[5], "Ship the parser");
+    assert!(context.contains("Overall: 2/3 done, 1 open."), "{context}");
+    assert!(context.contains("  - [completed] Parser\n"), "{context}");
+    assert!(context.contains("  - [in_progress] Tests\n"), "{context}");
+    assert!(!context.contains(thread), "{context}");
+
+    // The store: all done, the parser's start and done logged as the
+    // subagent's, the tests released by goalkeeper; the goal counted the
+    // subagent's three responses and the main agent's while it was live.
+    let (session, goal, list) = world.only_session();
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.status.as_str(), "complete");
+    assert_eq!(
+        statuses(&list),
+        [
+            ("Lexer", "completed"),
+            ("Parser", "completed"),
+            ("Tests", "completed")
+        ]
+    );
+    let log = world.store().event_log(&session, 100).unwrap();
+    let by_agent: Vec<(String, Option<String>)> = log
+        .iter()
+        .filter(|e| e.ok && e.version.is_some())
+        .map(|e| {
+            let agent = e.payload["agent"].as_str().map(str::to_owned);
+            (
+                format!("{}:{}", e.actor, e.op.as_deref().unwrap_or("")),
+                agent,
+            )
+        })
+        .collect();
+    let sub = Some(thread.to_owned());
+    assert_eq!(
+        by_agent,
+        [
+            ("agent:init".to_owned(), None),
+            ("agent:start".to_owned(), sub.clone()),
+            ("agent:done".to_owned(), sub.clone()),
+            ("goalkeeper:release".to_owned(), sub),
+            ("agent:done".to_owned(), None),
+            ("agent:done".to_owned(), None),
+        ]
+    );
+    let main_counted = 6 * usage(100, 0, 10).counted();
+    assert_eq!(goal.tokens_used, main_counted + 3 * sub_usage.counted());
 }
