@@ -273,11 +273,10 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
 /// subagent's conversation.
 const SUB_PROMPT: &str = "SUBAGENT-MARKER: take the parser.";
 
-/// True for a request of a subagent: its conversation starts with
-/// [`SUB_PROMPT`], not with the user's prompt.
+/// True for a request of a subagent, as Codex marks it in the request's
+/// metadata (a forked subagent's conversation starts as the main agent's).
 fn of_subagent(body: &Value) -> bool {
-    let all = body.to_string();
-    all.contains(SUB_PROMPT) && !all.contains("Build the parser.")
+    body["client_metadata"]["x-openai-subagent"].is_string()
 }
 
 /// A subagent (Codex's `spawn_agent`) runs in an MCP server and hook
@@ -419,4 +418,52 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
     );
     let main_counted = 6 * usage(100, 0, 10).counted();
     assert_eq!(goal.tokens_used, main_counted + 3 * sub_usage.counted());
+}
+
+/// A subagent forked with the main agent's history (`fork_context`) that
+/// answers without a tool call: its one response counts once (its rollout
+/// file does not repeat the main agent's usage records), found by the
+/// main agent's `goal` call.
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn a_forked_subagents_responses_count_once() {
+    let sub_usage = usage(700, 0, 7);
+    let mock = MockModel::scripted(Api::Responses, move |request| {
+        let body = &request.body;
+        if of_subagent(body) {
+            return Step::text("Nothing to change.").with(sub_usage);
+        }
+        let done = tool_outputs(body);
+        match done.len() {
+            0 => Step::tool(
+                GOAL,
+                json!({"op": "create", "objective": "Ship the parser"}),
+            ),
+            1 => Step::tool(
+                "multi_agent_v1__spawn_agent",
+                json!({"message": SUB_PROMPT, "fork_context": true}),
+            ),
+            2 => {
+                let spawned: Value = serde_json::from_str(&done[1]).unwrap_or_default();
+                let id = spawned["agent_id"].as_str().unwrap_or("missing");
+                Step::tool(
+                    "multi_agent_v1__wait_agent",
+                    json!({"targets": [id], "timeout_ms": 60000}),
+                )
+            }
+            3 => Step::tool(GOAL, json!({"op": "complete"})),
+            _ => Step::text("The parser ships."),
+        }
+    });
+    let world = world(&mock);
+    run(&world, &["Build the parser."]);
+    let subs = mock.model_calls().iter().filter(|b| of_subagent(b)).count();
+    assert_eq!(subs, 1);
+    let (_, goal, _) = world.only_session();
+    let goal = goal.expect("the goal");
+    assert_eq!(goal.status.as_str(), "complete");
+    assert_eq!(
+        goal.tokens_used,
+        3 * usage(100, 0, 10).counted() + sub_usage.counted()
+    );
 }
