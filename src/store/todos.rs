@@ -88,7 +88,9 @@ impl Store {
         let caching = self.caching;
         let cache = self.list_cache.take();
         let who = self.who_for_call();
-        let cache = if is_view(&call) {
+        // A named agent's view is a call that keeps its claims (DESIGN.md
+        // §2.5): it takes the write path, which records it.
+        let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
             let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;

@@ -137,6 +137,14 @@ pub(crate) struct Who {
     pub call: Option<CallFrom>,
 }
 
+impl Who {
+    /// Whether the call acts as a named agent whatever a tool-use record
+    /// says: the store's agent, or the one the call names.
+    pub(crate) fn names_agent(&self) -> bool {
+        self.agent.is_some() || matches!(self.call, Some(CallFrom::Agent(_)))
+    }
+}
+
 impl Default for Who {
     fn default() -> Who {
         Who {
@@ -309,5 +317,70 @@ mod tests {
                 ("Theirs", "in_progress", Some("thread-2"))
             ]
         );
+    }
+
+    /// A named agent's `view` is a call: it keeps the agent's claims from
+    /// lapsing, as its other calls do. A view of the session's own agent
+    /// or of a person writes nothing.
+    #[test]
+    fn a_named_agents_view_keeps_its_claims() {
+        let mut store = Store::open_in_memory().unwrap();
+        call(
+            &mut store,
+            None,
+            json!({"op": "init", "items": ["Mine", "Theirs"]}),
+            0,
+        );
+        let as_w1 = |store: &mut Store, op: serde_json::Value, now: i64| {
+            store.act_for_call(Some(super::CallFrom::Agent(agent("w1"))));
+            store
+                .todo_answer(&session(), Call::Value(&op), Actor::Agent, now)
+                .unwrap()
+        };
+        let started = as_w1(&mut store, json!({"op": "start", "task": "Theirs"}), 1_000);
+        assert!(!started.is_error, "{}", started.text);
+        let lease = 600_000;
+        // Just before the lease runs out, w1 views the list.
+        let before = crate::store::transactions_begun();
+        as_w1(&mut store, json!({"op": "view"}), 1_000 + lease - 1);
+        assert_eq!(crate::store::transactions_begun() - before, 1);
+        // The main agent's view, and a person's, are reads.
+        let (_, version) = store.todo_list(&session()).unwrap();
+        call(&mut store, None, json!({"op": "view"}), 1_000 + lease);
+        store
+            .todo(
+                &session(),
+                Call::Value(&json!({"op": "view"})),
+                Actor::User,
+                1_000 + lease,
+            )
+            .unwrap();
+        assert_eq!(store.todo_list(&session()).unwrap().1, version);
+        // After the first lease, the claim still holds: the view renewed it.
+        store.act_for_call(None);
+        let taken = store
+            .todo_answer(
+                &session(),
+                Call::Value(&json!({"op": "start", "task": "Theirs"})),
+                Actor::Agent,
+                1_000 + lease + 1,
+            )
+            .unwrap();
+        assert!(taken.is_error, "{}", taken.text);
+        assert!(
+            taken.text.contains("held by agent \"w1\""),
+            "{}",
+            taken.text
+        );
+        // A lease after the view, it has lapsed: the main agent takes it.
+        let taken = store
+            .todo_answer(
+                &session(),
+                Call::Value(&json!({"op": "start", "task": "Theirs"})),
+                Actor::Agent,
+                1_000 + 2 * lease,
+            )
+            .unwrap();
+        assert!(!taken.is_error, "{}", taken.text);
     }
 }
