@@ -9,8 +9,8 @@
 //! call is the session's own agent's, as always.
 //!
 //! A record is a session mark: the call that uses it deletes it, and one
-//! whose call never came (a denied call, a view, which reads the same list
-//! whoever asks) is dropped by a later record once [`TOOL_USE_TTL_MS`] old.
+//! whose call never came (a denied call) is dropped by a later record once
+//! [`TOOL_USE_TTL_MS`] old.
 //!
 //! Codex runs an MCP server of its own for each subagent, and names the
 //! calling thread in every `tools/call`: such a call names its agent

@@ -38,15 +38,11 @@ pub(super) struct SubagentCall<'e> {
 
 impl SubagentCall<'_> {
     /// The call `event` is, when it is a subagent's call of goalkeeper's
-    /// `todo` or `goal` tool that acts as someone: a plain `view` reads the
-    /// same list whoever asks, and is left unrecorded.
+    /// `todo` or `goal` tool. A `view` too: it reads the same list whoever
+    /// asks, but it keeps the subagent's claims from lapsing.
     pub(super) fn of(event: &Value) -> Option<SubagentCall<'_>> {
         let tool = event.get("tool_name").and_then(Value::as_str)?;
-        let [todo, goal] = Host::ClaudeCode.model_tool_names();
-        if tool != todo && tool != goal {
-            return None;
-        }
-        if tool == todo && event.pointer("/tool_input/op").and_then(Value::as_str) == Some("view") {
+        if !Host::ClaudeCode.model_tool_names().contains(&tool) {
             return None;
         }
         let agent_id = event
@@ -267,7 +263,7 @@ mod tests {
         assert_eq!(call(main), None);
         let mut view = todo.clone();
         view["tool_input"] = json!({"op": "view"});
-        assert_eq!(call(view), None);
+        assert_eq!(call(view), pair("toolu_1", "a1f"));
         let mut bash = todo.clone();
         bash["tool_name"] = json!("Bash");
         assert_eq!(call(bash), None);
