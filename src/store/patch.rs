@@ -125,21 +125,12 @@ impl<'de> Deserialize<'de> for TaskRow {
 impl Serialize for TaskSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ((p, k), f) = (self.key, &self.fields);
+        let head = (p, k, f.status, &f.blocker, f.dropped_by);
         if solo(f) {
-            (p, k, f.status, &f.blocker, f.dropped_by).serialize(s)
+            head.serialize(s)
         } else {
-            let tail = (&f.agent, f.since_ms, &f.after);
-            (
-                p,
-                k,
-                f.status,
-                &f.blocker,
-                f.dropped_by,
-                tail.0,
-                tail.1,
-                tail.2,
-            )
-                .serialize(s)
+            let (p, k, st, b, d) = head;
+            (p, k, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s)
         }
     }
 }

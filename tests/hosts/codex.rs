@@ -273,6 +273,21 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
 /// subagent's conversation.
 const SUB_PROMPT: &str = "SUBAGENT-MARKER: take the parser.";
 
+/// The thread id `spawn_agent` answered with (its output's `agent_id`).
+fn spawned_agent(output: &str) -> String {
+    let spawned: Value = serde_json::from_str(output).unwrap_or_default();
+    spawned["agent_id"].as_str().unwrap_or("missing").to_owned()
+}
+
+/// The main agent's `wait_agent` for the subagent `spawn_agent` answered
+/// `output` for.
+fn wait_for(output: &str) -> Step {
+    Step::tool(
+        "multi_agent_v1__wait_agent",
+        json!({"targets": [spawned_agent(output)], "timeout_ms": 60000}),
+    )
+}
+
 /// True for a request of a subagent, as Codex marks it in the request's
 /// metadata (a forked subagent's conversation starts as the main agent's).
 fn of_subagent(body: &Value) -> bool {
@@ -314,14 +329,7 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
                 "multi_agent_v1__spawn_agent",
                 json!({"message": SUB_PROMPT}),
             ),
-            3 => {
-                let spawned: Value = serde_json::from_str(&done[2]).unwrap_or_default();
-                let id = spawned["agent_id"].as_str().unwrap_or("missing");
-                Step::tool(
-                    "multi_agent_v1__wait_agent",
-                    json!({"targets": [id], "timeout_ms": 60000}),
-                )
-            }
+            3 => wait_for(&done[2]),
             4 => Step::tool(TODO, json!({"op": "done", "task": "Lexer"})),
             5 => Step::tool(TODO, json!({"op": "done", "task": "Tests"})),
             6 => Step::tool(GOAL, json!({"op": "complete"})),
@@ -443,14 +451,7 @@ fn a_forked_subagents_responses_count_once() {
                 "multi_agent_v1__spawn_agent",
                 json!({"message": SUB_PROMPT, "fork_context": true}),
             ),
-            2 => {
-                let spawned: Value = serde_json::from_str(&done[1]).unwrap_or_default();
-                let id = spawned["agent_id"].as_str().unwrap_or("missing");
-                Step::tool(
-                    "multi_agent_v1__wait_agent",
-                    json!({"targets": [id], "timeout_ms": 60000}),
-                )
-            }
+            2 => wait_for(&done[1]),
             3 => Step::tool(GOAL, json!({"op": "complete"})),
             _ => Step::text("The parser ships."),
         }

@@ -67,7 +67,10 @@ pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) 
         input,
         now_ms,
         |hook| match hook.event.name.as_str() {
-            _ if subagent::of_event(&hook.event.json).is_some() => subagent::event(hook),
+            _ if let Some(id) = subagent::of_event(&hook.event.json) => {
+                let id = id.to_owned();
+                subagent::event(hook, &id)
+            }
             "SessionStart" => session_start(hook),
             "UserPromptSubmit" => user_prompt_submit(hook),
             "PreToolUse" => pre_tool_use(hook),

@@ -58,14 +58,13 @@ pub(super) fn of_event(event: &Value) -> Option<&str> {
         .filter(|a| !a.is_empty())
 }
 
-/// A subagent's event: its rollout file's new responses count towards the
+/// A subagent's event, `id` its `agent_id`: its rollout file's new responses count towards the
 /// goal, from a cursor of its own (where the main agent's events find the
 /// file again); a `Stop` (Codex 0.171 sends none for a subagent) also
 /// frees the tasks it holds. Nothing is injected, and the main agent's
 /// marks stay as they are. An `agent_id` that is no agent name changes
 /// nothing and says so.
-pub(super) fn event(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
-    let id = of_event(&hook.event.json).unwrap_or_default();
+pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> {
     let agent = match AgentName::parse(id) {
         Ok(Some(agent)) => agent,
         Ok(None) => {
