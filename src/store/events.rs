@@ -99,6 +99,11 @@ pub(crate) fn append_rejected(
             .unwrap_or(0);
         format!("{}… ({} bytes)", &raw[..cut], raw.len())
     };
+    // A refused call may hold what no stored text may (a raw NUL byte is
+    // refused as JSON before any field is read): the log keeps it legible,
+    // each NUL written as the JSON escape `\u0000` (DESIGN.md §1).
+    let payload = without_nul(&payload);
+    let error = without_nul(error);
     super::sessions::touch(tx, session, at_ms)?;
     append(
         tx,
@@ -109,10 +114,21 @@ pub(crate) fn append_rejected(
             kind,
             op,
             payload: &payload,
-            error: Some(error),
+            error: Some(&*error),
             version: None,
         },
     )
+}
+
+/// `text` with each NUL character written as the JSON escape `\u0000`:
+/// the text of a refused call or of its error, which a log keeps (no text
+/// stored holds a NUL; DESIGN.md §1).
+pub(crate) fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        text.replace('\0', "\\u0000").into()
+    } else {
+        text.into()
+    }
 }
 
 pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {

@@ -113,7 +113,10 @@ pub(super) fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option
 pub(super) fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
     tx.execute(
         "UPDATE sessions SET todo_error = ?2 WHERE id = ?1",
-        params![session.as_str(), error],
+        params![
+            session.as_str(),
+            error.map(super::events::without_nul).as_deref()
+        ],
     )?;
     Ok(())
 }

@@ -12,6 +12,7 @@ mod kept_lists;
 mod log;
 mod marks;
 mod narrow_reads;
+mod nul;
 mod sessions;
 mod text_only;
 mod undo;

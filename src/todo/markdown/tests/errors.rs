@@ -223,6 +223,20 @@ fn text_rules_and_limits_apply_with_line_numbers() {
     );
 }
 
+/// No text goalkeeper stores holds a NUL (DESIGN.md §1): a heading, a
+/// task or a note with one is an error on its line, which does not echo it.
+#[test]
+fn a_nul_character_is_refused_on_its_line() {
+    assert_eq!(
+        errors("# P\0\n- [ ] a\0b\n- [!] c <!-- blocker: d\0 -->\n"),
+        [
+            "line 1: phase name holds a NUL character (U+0000), which goalkeeper never stores; remove it",
+            "line 2: task content holds a NUL character (U+0000), which goalkeeper never stores; remove it",
+            "line 3: blocker note holds a NUL character (U+0000), which goalkeeper never stores; remove it",
+        ]
+    );
+}
+
 #[test]
 fn every_error_is_collected_in_line_order() {
     let errs = from_markdown("# P\nhello\n- [?] a\n- [ ] ok\n# P\n- [x] ok\n").unwrap_err();
