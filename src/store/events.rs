@@ -55,6 +55,10 @@ pub struct Event {
     pub error: Option<String>,
     /// The resulting list version, for a successful todo mutation.
     pub version: Option<i64>,
+    /// The named agent that made the call (DESIGN.md §2.5); `None` for
+    /// the session's own agent, a person and goalkeeper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl Store {
@@ -75,11 +79,15 @@ pub(crate) struct NewEvent<'a> {
     pub payload: &'a str,
     pub error: Option<&'a str>,
     pub version: Option<i64>,
+    /// The named agent that made the call, if one did.
+    pub agent: Option<&'a str>,
 }
 
-/// Logs a rejected agent call (of the todo or goal tool): the session is
-/// touched, the raw call is kept, cut to 4 KiB so a rejected 1 MiB payload
-/// does not bloat the log, and nothing else changes.
+/// Logs a rejected agent call (of the todo or goal tool) and the named
+/// `agent` that made it, if one did: the session is touched, the raw call
+/// is kept, cut to 4 KiB so a rejected 1 MiB payload does not bloat the
+/// log, and nothing else changes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn append_rejected(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -87,6 +95,7 @@ pub(crate) fn append_rejected(
     op: Option<&str>,
     raw: &str,
     error: &str,
+    agent: Option<&str>,
     at_ms: i64,
 ) -> Result<()> {
     const KEEP: usize = 4096;
@@ -116,6 +125,7 @@ pub(crate) fn append_rejected(
             payload: &payload,
             error: Some(&*error),
             version: None,
+            agent,
         },
     )
 }
@@ -133,8 +143,8 @@ pub(crate) fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
 
 pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
     tx.execute(
-        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version, agent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             event.session.as_str(),
             event.at_ms,
@@ -145,6 +155,7 @@ pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
             event.error.is_none(),
             event.error,
             event.version,
+            event.agent,
         ],
     )?;
     Ok(())
@@ -153,7 +164,7 @@ pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
 /// The last `limit` events of a session, oldest first.
 pub(crate) fn recent(tx: &Tx<'_>, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
     let mut events = tx.query_all(
-        "SELECT id, at_ms, actor, kind, op, payload, ok, error, version FROM events
+        "SELECT id, at_ms, actor, kind, op, payload, ok, error, version, agent FROM events
          WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2",
         params![session.as_str(), limit as i64],
         |r| {
@@ -171,6 +182,7 @@ pub(crate) fn recent(tx: &Tx<'_>, session: &SessionId, limit: usize) -> Result<V
                 ok: r.get(6)?,
                 error: r.get(7)?,
                 version: r.get(8)?,
+                agent: r.get(9)?,
             })
         },
     )?;

@@ -155,7 +155,7 @@ impl SessionTx<'_> {
 
     /// Runs one goal call as `actor`, as [`Store::goal`] does.
     pub fn goal_call(&self, call: GoalCall<'_>, actor: Actor, now_ms: i64) -> Result<GoalResult> {
-        goals::goal_in_tx(&self.tx, &self.session, call, actor, now_ms)
+        goals::goal_in_tx(&self.tx, &self.session, call, actor, None, now_ms)
     }
 
     /// Takes the pending todo-error text (set by a rejected agent call),
@@ -376,6 +376,7 @@ impl SessionTx<'_> {
                 payload: &payload.to_string(),
                 error: None,
                 version: None,
+                agent: None,
             },
         )
     }

@@ -28,6 +28,9 @@ pub(super) struct Version<'a> {
 /// Who made a change and how the event log records it.
 pub(super) struct Logged<'a> {
     pub actor: Actor,
+    /// The named agent that made it; `None` for the session's own agent,
+    /// a person and goalkeeper.
+    pub agent: Option<&'a str>,
     pub op: &'a str,
     pub payload: String,
     pub at_ms: i64,
@@ -42,13 +45,14 @@ impl Logged<'_> {
 
     /// [`Logged::op`] of the named agent `agent`, whose name the payload
     /// keeps as `agent` (DESIGN.md §2.5).
-    pub fn op_by(actor: Actor, agent: Option<&str>, op: &Op, at_ms: i64) -> Logged<'static> {
+    pub fn op_by<'a>(actor: Actor, agent: Option<&'a str>, op: &Op, at_ms: i64) -> Logged<'a> {
         let mut payload = op.to_json();
         if let (Some(agent), Some(map)) = (agent, payload.as_object_mut()) {
             map.insert("agent".into(), agent.into());
         }
         Logged {
             actor,
+            agent,
             op: op.kind().as_str(),
             payload: payload.to_string(),
             at_ms,
@@ -65,11 +69,13 @@ pub(super) fn store_version(
     version: Version<'_>,
     logged: Logged<'_>,
 ) -> Result<()> {
+    // A change by the session's own agent settles its pending reminder;
+    // another agent's leaves it (DESIGN.md §3.4).
     sessions::save_todo_version(
         tx,
         session,
         version.number,
-        logged.actor == Actor::Agent,
+        logged.actor == Actor::Agent && logged.agent.is_none(),
         logged.at_ms,
     )?;
     rows::write(tx, session, forward)?;
@@ -86,6 +92,7 @@ pub(super) fn store_version(
             payload: &logged.payload,
             error: None,
             version: Some(version.number),
+            agent: logged.agent,
         },
     )?;
     rows::record_step(
@@ -98,7 +105,8 @@ pub(super) fn store_version(
     )
 }
 
-/// The pending todo-error text, if a rejected agent call left one.
+/// The pending todo-error text, if a rejected call of the session's own
+/// agent left one.
 pub(super) fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
     Ok(tx
         .query_opt(

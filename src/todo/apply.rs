@@ -95,7 +95,7 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     // A person's call promotes the next task only where no named agent
     // works; a release hands the freed tasks to nobody.
     let named = caller.agent.is_some()
-        || !caller.team.seen.is_empty()
+        || !caller.team.leases.is_empty()
         || list.tasks().any(|(_, t)| t.agent.is_some());
     if !matches!(op, Op::Release(_)) {
         team::settle(

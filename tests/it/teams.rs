@@ -419,3 +419,41 @@ fn what_a_team_reads() {
         )
     );
 }
+
+/// A named agent's refused call is its own: the session's main agent gets
+/// no reminder about it at its next prompt, and the log names who made
+/// it. The main agent's own refusal still reaches it.
+#[test]
+fn a_refused_call_reminds_only_the_agent_that_made_it() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b"]}));
+    apply(&env, "w1", &json!({"op": "start", "task": "b"}));
+    let (_, rejected) = apply(&env, "w2", &json!({"op": "done", "task": "b"}));
+    assert!(rejected);
+    let prompt = |env: &TestEnv| {
+        let event = json!({"hook_event_name": "UserPromptSubmit", "session_id": "team",
+            "cwd": env.dir(), "prompt": "go on"});
+        let output = env
+            .cmd(&["hook", "claude-code"])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let reply = prompt(&env);
+    assert!(!reply.contains("todo_error"), "{reply}");
+    let log = env.ok(&["--session", "team", "todo", "log"]);
+    crate::assert_snapshot!("teams_refused_call_logged_as_its_agent", log);
+    // The main agent's own refusal is its reminder.
+    let output = env
+        .cmd(&["--session", "team", "todo", "apply", r#"{"op":"done","task":"b"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let reply = prompt(&env);
+    assert!(
+        reply.contains("Your last `mcp__goalkeeper__todo` call was rejected"),
+        "{reply}"
+    );
+}

@@ -9,6 +9,7 @@ pub(crate) use super::common;
 mod goals;
 mod import;
 mod kept_lists;
+mod leases;
 mod log;
 mod marks;
 mod narrow_reads;
