@@ -363,9 +363,10 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
             errors.join("; ")
         ))
     })?;
-    let result = ctx
-        .store()?
-        .todo_import(&ctx.session, list, &source, ctx.now_ms)?;
+    // A claim the file names is granted the person's lease from its time.
+    let mut store = ctx.store()?;
+    store.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
+    let result = store.todo_import(&ctx.session, list, &source, ctx.now_ms)?;
     Ok(print_result(ctx, result))
 }
 

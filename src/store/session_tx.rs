@@ -329,6 +329,7 @@ impl SessionTx<'_> {
                 &self.session,
                 theirs,
                 &format!("session {from} ({how})"),
+                super::tool_use::Who::default().lease_ms,
                 now_ms,
             )?;
         }

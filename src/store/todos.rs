@@ -262,7 +262,9 @@ impl Store {
 
     /// Replaces the list with an imported one (actor user). The list must
     /// hold the model's invariants; it is normalized before it is stored.
-    /// `source` names where it came from, for the event log.
+    /// `source` names where it came from, for the event log. A task the
+    /// list says a named agent holds stays its, with the lease
+    /// [`Store::act_as`] names, from the claim's time.
     pub fn todo_import(
         &mut self,
         session: &SessionId,
@@ -276,8 +278,9 @@ impl Store {
                 problems.join("; ")
             )));
         }
+        let lease_ms = self.who.lease_ms;
         let tx = self.write_tx(session)?;
-        let result = import_in_tx(&tx, session, list, source, now_ms)?;
+        let result = import_in_tx(&tx, session, list, source, lease_ms, now_ms)?;
         tx.commit()?;
         Ok(result)
     }
@@ -362,17 +365,22 @@ impl Store {
     }
 }
 
-/// Takes the pending todo-error text inside `tx`, clearing it.
 /// Replaces `session`'s list with the checked `list` inside `tx`, as the
-/// user's import from `source`; the caller commits.
+/// user's import from `source`; the caller commits. A person's import
+/// promotes no task where named agents work (the session has seen one, or
+/// the list names one); a task the list says a named agent holds stays
+/// its, its claim granted `lease_ms` from the time the list gives, unless
+/// the agent was granted a later end already (DESIGN.md §2.5).
 pub(crate) fn import_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     mut list: TodoList,
     source: &str,
+    lease_ms: i64,
     now_ms: i64,
 ) -> Result<TodoResult> {
-    todo::normalize(&mut list);
+    let named = !agent_leases(tx, session)?.is_empty();
+    todo::normalize_import(&mut list, named);
     let (keyed, current) = load(tx, session)?;
     let version = current + 1;
     let change = keyed.change_to(&list);
@@ -395,6 +403,12 @@ pub(crate) fn import_in_tx(
             at_ms: now_ms,
         },
     )?;
+    for task in list.tasks().map(|(_, t)| t) {
+        if let (todo::Status::InProgress, Some(agent)) = (task.status, &task.agent) {
+            let since = task.since_ms.unwrap_or(now_ms);
+            grant(tx, session, agent, since, since.saturating_add(lease_ms))?;
+        }
+    }
     Ok(result(list, "import", version))
 }
 
@@ -540,8 +554,8 @@ fn record_seen(
 }
 
 /// Records `agent` as seen at `seen_ms` with a lease until `until_ms`,
-/// keeping a later end granted before. Nothing for a session without a
-/// row.
+/// keeping a later time seen and a later end granted before. Nothing for
+/// a session without a row.
 pub(crate) fn grant(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -552,7 +566,9 @@ pub(crate) fn grant(
     tx.execute(
         "INSERT INTO agents (session_id, name, seen_ms, lease_until_ms)
          SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
-         ON CONFLICT (session_id, name) DO UPDATE SET seen_ms = excluded.seen_ms,
+         ON CONFLICT (session_id, name) DO UPDATE SET
+             seen_ms = CASE WHEN agents.seen_ms > excluded.seen_ms
+                            THEN agents.seen_ms ELSE excluded.seen_ms END,
              lease_until_ms = CASE WHEN agents.lease_until_ms > excluded.lease_until_ms
                                    THEN agents.lease_until_ms ELSE excluded.lease_until_ms END",
         params![session.as_str(), agent, seen_ms, until_ms],

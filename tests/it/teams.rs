@@ -457,3 +457,31 @@ fn a_refused_call_reminds_only_the_agent_that_made_it() {
         "{reply}"
     );
 }
+
+/// `todo export` then `todo import` through the command line: w1's task
+/// stays w1's (its `done` is accepted), the `after` link still unblocks,
+/// and the person's import gave the main agent nothing.
+#[test]
+fn export_and_import_keep_holders_and_after_links() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b", "c"]}));
+    apply(&env, "w1", &json!({"op": "block", "task": "c", "after": "b"}));
+    let file = env.dir().join("TODO.md");
+    let file = file.to_str().unwrap();
+    env.ok(&["--session", "team", "todo", "export", file]);
+    let markdown = std::fs::read_to_string(file).unwrap();
+    assert!(
+        markdown.ends_with(
+            "# Tasks\n- [/] a <!-- held-by: w1 since 2025-11-29T18:40:00Z -->\n- [ ] b\n- [!] c <!-- blocker: after b --> <!-- after: b -->\n"
+        ),
+        "{markdown}"
+    );
+    let before = list_of(&env, "team");
+    env.ok(&["--session", "team", "todo", "import", file]);
+    assert_eq!(list_of(&env, "team"), before);
+    let (result, rejected) = apply(&env, "w1", &json!({"op": "done", "task": "a"}));
+    assert!(!rejected, "{result}");
+    let (result, rejected) = apply(&env, "w1", &json!({"op": "done", "task": "b"}));
+    assert!(!rejected, "{result}");
+    assert_eq!(held_by(&result, "w1").as_deref(), Some("c"));
+}

@@ -1,7 +1,8 @@
 //! Markdown export and import of the todo list (DESIGN.md §4): a `#` heading per
-//! phase, a `- [m] content` checkbox per task, and the two notes a task can
-//! carry as a trailing HTML comment (`<!-- blocker: NOTE -->` on a blocked
-//! task, `<!-- dropped-by: user -->` on an abandoned one).
+//! phase, a `- [m] content` checkbox per task, and the notes a task can
+//! carry as trailing HTML comments, one per note (`<!-- blocker: NOTE -->`
+//! on a blocked task, `<!-- dropped-by: user -->` on an abandoned one, and
+//! the comments of several agents, [`team`]).
 //!
 //! Export writes one canonical form; import accepts what people and editors
 //! tend to write, but never guesses: a line it cannot read is an error with
@@ -33,6 +34,7 @@
 //!   then a `# Todos` heading) is a duplicate phase name.
 
 mod parse;
+mod team;
 
 use super::model::{DroppedBy, Status, TodoList};
 use parse::Parser;
@@ -89,6 +91,7 @@ pub fn to_markdown(list: &TodoList) -> String {
                 }
                 _ => {}
             }
+            team::render(task, &mut out);
             out.push('\n');
         }
     }

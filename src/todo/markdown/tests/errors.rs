@@ -161,8 +161,10 @@ fn an_unknown_comment_is_an_error() {
         errors("- [!] a <!-- owner: me -->\n"),
         [
             "line 1: unknown comment `<!-- owner: me -->`; a task may end with \
-             `<!-- blocker: NOTE -->` when blocked `[!]` or \
-             `<!-- dropped-by: user -->` when abandoned `[-]`"
+             `<!-- blocker: NOTE -->` and `<!-- after: TASK -->` when blocked `[!]`, \
+             `<!-- dropped-by: user -->` when abandoned `[-]`, \
+             `<!-- held-by: AGENT since TIME -->` when in progress `[/]` \
+             or `<!-- done-by: AGENT -->` when completed `[x]`"
         ]
     );
 }
@@ -177,8 +179,8 @@ fn a_heading_takes_no_comment() {
 
 #[test]
 fn a_raw_comment_opener_inside_text_is_an_error() {
-    let message = "`<!--` inside the text; only one trailing `<!-- ... -->` comment \
-                   is allowed, write a literal `<!--` as `&lt;!--`";
+    let message = "`<!--` inside the text; only trailing `<!-- ... -->` comments \
+                   are allowed, write a literal `<!--` as `&lt;!--`";
     assert_eq!(
         errors(
             "# A <!-- b\n\
@@ -188,7 +190,7 @@ fn a_raw_comment_opener_inside_text_is_an_error() {
         [
             format!("line 1: {message}"),
             format!("line 2: {message}"),
-            format!("line 3: {message}"),
+            "line 3: a second `dropped-by` comment; a task carries each note once".to_owned(),
         ]
     );
 }

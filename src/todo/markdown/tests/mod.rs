@@ -11,6 +11,7 @@ use crate::todo::{MAX_TASK_CHARS, MAX_TASKS, Phase, Task};
 mod errors;
 mod escaping;
 mod props;
+mod team;
 
 const DOCUMENTED_EXAMPLE: &str = "\
 # Foundation
