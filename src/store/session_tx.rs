@@ -175,6 +175,11 @@ impl SessionTx<'_> {
         sessions::marks_with_prefix(&self.tx, &self.session, prefix)
     }
 
+    /// Forgets a per-session fact (integration state).
+    pub(crate) fn remove_mark(&self, key: &str) -> Result<()> {
+        sessions::remove_mark(&self.tx, &self.session, key)
+    }
+
     /// Remembers a per-session fact (integration state).
     pub fn set_mark(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
         sessions::set_mark(&self.tx, &self.session, key, value, now_ms)
