@@ -164,6 +164,12 @@ impl SessionTx<'_> {
         versions::take_todo_error(&self.tx, &self.session)
     }
 
+    /// Takes the named `agent`'s pending todo-error text (set by its
+    /// rejected call), clearing it so the reminder is delivered once.
+    pub(crate) fn take_agent_todo_error(&self, agent: &crate::AgentName) -> Result<Option<String>> {
+        versions::take_agent_todo_error(&self.tx, &self.session, agent.as_str())
+    }
+
     /// A remembered per-session fact (integration state), if set.
     pub(crate) fn mark(&self, key: &str) -> Result<Option<String>> {
         sessions::mark(&self.tx, &self.session, key)
@@ -173,11 +179,6 @@ impl SessionTx<'_> {
     /// (integration state), by key.
     pub(crate) fn marks_with_prefix(&self, prefix: &str) -> Result<Vec<(String, String)>> {
         sessions::marks_with_prefix(&self.tx, &self.session, prefix)
-    }
-
-    /// Forgets a per-session fact (integration state).
-    pub(crate) fn remove_mark(&self, key: &str) -> Result<()> {
-        sessions::remove_mark(&self.tx, &self.session, key)
     }
 
     /// Remembers a per-session fact (integration state).

@@ -15,7 +15,9 @@ use super::sessions;
 use super::shape::{self, Shape};
 use super::sql::{Tx, params};
 use super::tool_use::Who;
-use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
+use super::versions::{
+    Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
+};
 use super::{SessionRef, Store};
 use crate::error::{Error, Result};
 use crate::todo::{
@@ -469,12 +471,17 @@ pub(super) fn call_in_tx(
             },
             Logged::op_by(actor, caller.agent, op, now_ms),
         )?;
+        // The session's own agent's reminder is settled with the version.
+        if let Some(agent) = caller.agent {
+            set_agent_todo_error(tx, session, agent, None, now_ms)?;
+        }
     } else if outcome.is_no_op() && actor == Actor::Agent {
         // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
-        // call: the reminder about an earlier rejected one is done, when
-        // that one was the same agent's.
-        if caller.agent.is_none() {
-            set_todo_error(tx, session, None)?;
+        // call: the reminder about the same agent's earlier rejected call
+        // is done.
+        match caller.agent {
+            None => set_todo_error(tx, session, None)?,
+            Some(agent) => set_agent_todo_error(tx, session, agent, None, now_ms)?,
         }
     } else if needs_write(&outcome, actor) {
         let error = outcome.errors.join("; ");
@@ -489,10 +496,10 @@ pub(super) fn call_in_tx(
             now_ms,
         )?;
         // The reminder is for the agent that made the call, at its next
-        // prompt: only the session's own agent has prompts goalkeeper
-        // sees (DESIGN.md §3.4). Another agent was told in its result.
-        if caller.agent.is_none() {
-            set_todo_error(tx, session, Some(&error))?;
+        // prompt, where its host gives it one (DESIGN.md §3.4).
+        match caller.agent {
+            None => set_todo_error(tx, session, Some(&error))?,
+            Some(agent) => set_agent_todo_error(tx, session, agent, Some(&error), now_ms)?,
         }
     }
     if let Some(agent) = agent {

@@ -129,6 +129,44 @@ pub(super) fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&st
     Ok(())
 }
 
+/// The session mark a named agent's pending todo-error text is kept under.
+fn agent_error_mark(agent: &str) -> String {
+    format!("todo-error.agent:{agent}")
+}
+
+/// Sets (or, with `None`, clears) the pending todo-error text of the named
+/// `agent`: its reminder, for a host that gives it prompts of its own
+/// (DESIGN.md §3.4). One per agent; its next good call clears it.
+pub(super) fn set_agent_todo_error(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &str,
+    error: Option<&str>,
+    now_ms: i64,
+) -> Result<()> {
+    let mark = agent_error_mark(agent);
+    match error {
+        Some(error) => {
+            sessions::set_mark(tx, session, &mark, &super::events::without_nul(error), now_ms)
+        }
+        None => sessions::remove_mark(tx, session, &mark),
+    }
+}
+
+/// Takes the named `agent`'s pending todo-error text, clearing it.
+pub(crate) fn take_agent_todo_error(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &str,
+) -> Result<Option<String>> {
+    let mark = agent_error_mark(agent);
+    let error = sessions::mark(tx, session, &mark)?;
+    if error.is_some() {
+        sessions::remove_mark(tx, session, &mark)?;
+    }
+    Ok(error)
+}
+
 /// Takes the pending todo-error text, clearing it so the reminder is
 /// delivered once.
 pub(crate) fn take_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {

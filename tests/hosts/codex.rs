@@ -576,3 +576,64 @@ fn only_a_spawned_subagents_tasks_are_freed() {
         .collect();
     assert_eq!(releases, [Some(thread.as_str())]);
 }
+
+/// A subagent's rejected todo call is its own: the main agent is never
+/// reminded of it, and the subagent is, once, when the main agent's
+/// `send_input` gives it its next message (its `UserPromptSubmit`).
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn a_subagents_rejected_call_reminds_the_subagent_only() {
+    let mock = MockModel::scripted(Api::Responses, move |request| {
+        let body = &request.body;
+        let done = tool_outputs(body);
+        if of_subagent(body) {
+            return match done.len() {
+                0 => Step::tool(TODO, json!({"op": "done", "task": "Nope"})),
+                _ => Step::text("Tried."),
+            };
+        }
+        match done.len() {
+            0 => Step::tool(TODO, json!({"op": "init", "items": ["Lexer", "Parser"]})),
+            1 => Step::tool(
+                "multi_agent_v1__spawn_agent",
+                json!({"message": SUB_PROMPT}),
+            ),
+            2 => wait_for(&done[1]),
+            3 => Step::tool(
+                "multi_agent_v1__send_input",
+                json!({"target": spawned_agent(&done[1]), "message": "SECOND-MESSAGE: go on."}),
+            ),
+            4 => wait_for(&done[1]),
+            _ => Step::text("Done for now."),
+        }
+    });
+    let world = world(&mock);
+    run(&world, &["Build the parser."]);
+
+    let calls = mock.model_calls();
+    // Codex's hooks name the tools as goalkeeper does (`todo`).
+    let reminder = "Your last `todo` call was rejected and changed nothing:";
+    let (subs, mains): (Vec<&Value>, Vec<&Value>) = calls.iter().partition(|b| of_subagent(b));
+    let outputs = tool_outputs(mains.last().unwrap());
+    assert_eq!(outputs.len(), 5, "{outputs:#?}");
+    for main in &mains {
+        assert!(!main.to_string().contains(reminder), "{main}");
+    }
+    // The subagent's requests: its first turn (the refused call, then its
+    // end), then its second turn, which carries the reminder once.
+    assert_eq!(subs.len(), 3, "{subs:#?}");
+    let refusal = &tool_outputs(subs[1])[0];
+    assert!(
+        refusal.contains("\nErrors: task \"Nope\" not found"),
+        "{refusal}"
+    );
+    let reminded: Vec<usize> = subs
+        .iter()
+        .map(|b| count(&b.to_string(), reminder))
+        .collect();
+    assert_eq!(reminded, [0, 0, 1]);
+    let second = subs[2].to_string();
+    assert!(second.contains("SECOND-MESSAGE"), "{second}");
+    let (session, _, _) = world.only_session();
+    assert_eq!(world.store().pending_todo_error(&session).unwrap(), None);
+}

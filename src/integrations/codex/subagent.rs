@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::hook_event::Hook;
+use super::super::hook_event::{Hook, additional_context};
 use super::super::usage_log::count_log_usage;
 use super::{ROLLOUT, SUBAGENT_ROLLOUT_MARK};
 use crate::AgentName;
@@ -61,8 +61,10 @@ pub(super) fn of_event(event: &Value) -> Option<&str> {
 /// A subagent's event, `id` its `agent_id`: its rollout file's new responses count towards the
 /// goal, from a cursor of its own (where the main agent's events find the
 /// file again); a `Stop` (Codex 0.171 sends none for a subagent) also
-/// frees the tasks it holds. Nothing is injected, and the main agent's
-/// marks stay as they are. An `agent_id` that is no agent name changes
+/// frees the tasks it holds. Nothing of the main agent's is injected (no
+/// context, no reminder), and its marks stay as they are; a message to the
+/// subagent (`UserPromptSubmit`) gets the reminder of the subagent's own
+/// rejected todo call. An `agent_id` that is no agent name changes
 /// nothing and says so.
 pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> {
     let agent = match AgentName::parse(id) {
@@ -94,6 +96,12 @@ pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> 
         }
         // A subagent's own `spawn_agent`, `wait_agent` or `close_agent`.
         "PostToolUse" => after_tool(hook)?,
+        // A message to the subagent (its first, or the main agent's
+        // `send_input`): its own rejected call's reminder, if one waits.
+        "UserPromptSubmit" => {
+            let reminder = crate::turn::on_agent_prompt(hook.tx, hook.injector, &agent, hook.now_ms)?;
+            return Ok(reminder.map(|text| additional_context("UserPromptSubmit", &text)));
+        }
         _ => {}
     }
     Ok(None)
@@ -147,7 +155,8 @@ pub(super) fn after_tool(hook: &mut Hook<'_, '_>) -> Result<()> {
 /// it) or closed (`close_agent` answering with the `previous_status` of
 /// its target) hold nothing any more, as Codex sends no event when a
 /// subagent stops. Their tasks in progress go back to pending, logged as
-/// goalkeeper's release; a closed one is forgotten. Only a subagent this
+/// goalkeeper's release (a closed subagent stays recorded: Codex may
+/// resume it). Only a subagent this
 /// session's Codex spawned counts: the ids are the model's to choose, and
 /// one naming any other agent (a CLI agent, another session's subagent)
 /// frees nothing.
@@ -186,9 +195,6 @@ fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
             continue;
         }
         hook.tx.release_agent(&agent, hook.now_ms)?;
-        if closes {
-            hook.tx.remove_mark(&mark)?;
-        }
     }
     Ok(())
 }

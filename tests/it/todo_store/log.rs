@@ -170,6 +170,9 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     assert!(result.is_error);
     assert_eq!((json_of(&list(&mut s)), version(&mut s)), before);
     assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    // It is w3's, for a host that gives w3 a prompt of its own.
+    let w3_mark = "todo-error.agent:w3";
+    assert!(s.session_mark(&session(), w3_mark).unwrap().is_some());
     let last = log(&mut s).pop().unwrap();
     assert_eq!(
         (last.ok, last.agent.as_deref(), last.op.as_deref()),
@@ -187,6 +190,7 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
     act_as(&mut s, Some("w3"));
     agent(&mut s, r#"{"op":"append","phase":"Verification","items":["Lint"]}"#);
+    assert_eq!(s.session_mark(&session(), w3_mark).unwrap(), None, "w3's own is settled");
     let log = log(&mut s);
     let last = log.last().unwrap();
     assert_eq!((last.ok, last.agent.as_deref()), (true, Some("w3")));
