@@ -122,11 +122,27 @@ mod tests {
 
     #[test]
     fn exact_datetimes_read_back() {
-        for ms in [0, 1_764_441_600_000, 1_764_441_600_007, 951_782_400_999, 4_107_542_399_500] {
-            assert_eq!(parse_utc_datetime(&utc_datetime_exact(ms)), Some(ms), "{ms}");
+        for ms in [
+            0,
+            1_764_441_600_000,
+            1_764_441_600_007,
+            951_782_400_999,
+            4_107_542_399_500,
+        ] {
+            assert_eq!(
+                parse_utc_datetime(&utc_datetime_exact(ms)),
+                Some(ms),
+                "{ms}"
+            );
         }
-        assert_eq!(utc_datetime_exact(1_764_441_600_007), "2025-11-29T18:40:00.007Z");
-        assert_eq!(utc_datetime_exact(1_764_441_600_000), "2025-11-29T18:40:00Z");
+        assert_eq!(
+            utc_datetime_exact(1_764_441_600_007),
+            "2025-11-29T18:40:00.007Z"
+        );
+        assert_eq!(
+            utc_datetime_exact(1_764_441_600_000),
+            "2025-11-29T18:40:00Z"
+        );
         for bad in [
             "2025-11-29T18:40:00",
             "2025-02-29T18:40:00Z",

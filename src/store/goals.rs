@@ -6,11 +6,11 @@ use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
 use super::{SessionRef, Store};
-use crate::{AgentName, SessionId};
 use crate::actor::Actor;
 use crate::error::{Error, Result};
 use crate::goal::{self, BudgetNotice, Goal, GoalOp, GoalResult, GoalStatus};
 use crate::todo::Counts;
+use crate::{AgentName, SessionId};
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
 /// tool's JSON (the name the store has always used for `goal::Call`).

@@ -540,7 +540,9 @@ fn database_clock(tx: &Tx<'_>) -> Result<i64> {
             .map(|ms| ms.unwrap_or(i64::MAX)),
         _ => Ok(std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(i64::MAX, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))),
+            .map_or(i64::MAX, |d| {
+                i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+            })),
     }
 }
 
@@ -557,7 +559,13 @@ fn record_seen(
     now_ms: i64,
     lease_ms: i64,
 ) -> Result<()> {
-    grant(tx, session, agent.as_str(), now_ms, now_ms.saturating_add(lease_ms))
+    grant(
+        tx,
+        session,
+        agent.as_str(),
+        now_ms,
+        now_ms.saturating_add(lease_ms),
+    )
 }
 
 /// Records `agent` as seen at `seen_ms` with a lease until `until_ms`,

@@ -146,9 +146,13 @@ pub(super) fn set_agent_todo_error(
 ) -> Result<()> {
     let mark = agent_error_mark(agent);
     match error {
-        Some(error) => {
-            sessions::set_mark(tx, session, &mark, &super::events::without_nul(error), now_ms)
-        }
+        Some(error) => sessions::set_mark(
+            tx,
+            session,
+            &mark,
+            &super::events::without_nul(error),
+            now_ms,
+        ),
         None => sessions::remove_mark(tx, session, &mark),
     }
 }

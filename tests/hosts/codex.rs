@@ -566,7 +566,11 @@ fn only_a_spawned_subagents_tasks_are_freed() {
             ("Docs", "in_progress")
         ]
     );
-    let docs = list.tasks().map(|(_, t)| t).find(|t| t.content == "Docs").unwrap();
+    let docs = list
+        .tasks()
+        .map(|(_, t)| t)
+        .find(|t| t.content == "Docs")
+        .unwrap();
     assert_eq!(docs.agent.as_deref(), Some(CLI_AGENT));
     let log = world.store().event_log(&session, 100).unwrap();
     let releases: Vec<Option<&str>> = log

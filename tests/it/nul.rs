@@ -41,14 +41,22 @@ fn holder_of_b(env: &TestEnv) -> Value {
     list[0]["tasks"][1]["agent"].clone()
 }
 
-
 /// A `PreToolUse` whose tool-use id holds a NUL records no call, but
 /// still records the session for its directory; one whose `cwd` holds a
 /// NUL records no directory, but still records the subagent's call. An
 /// MCP call naming a tool-use id with a NUL acts as the main agent. Each
 /// event exits 0 and says what it left out.
 pub(crate) fn a_hook_event_with_a_nul_keeps_the_rest(env: &TestEnv) {
-    env.ok(&["--session", SESSION, "todo", "init", "--item", "a", "--item", "b"]);
+    env.ok(&[
+        "--session",
+        SESSION,
+        "todo",
+        "init",
+        "--item",
+        "a",
+        "--item",
+        "b",
+    ]);
     let dir = env.dir().display().to_string();
 
     let (stdout, stderr) = hook(env, &pre_tool_use(&dir, "toolu_\u{0}1"));
@@ -77,7 +85,11 @@ pub(crate) fn a_hook_event_with_a_nul_keeps_the_rest(env: &TestEnv) {
     };
     call(&mut server, "toolu_2", json!({"op": "start", "task": "b"}));
     assert_eq!(holder_of_b(env), "a1f", "the subagent's call was kept");
-    call(&mut server, "toolu_\u{0}3", json!({"op": "done", "task": "a"}));
+    call(
+        &mut server,
+        "toolu_\u{0}3",
+        json!({"op": "done", "task": "a"}),
+    );
     let log: Value =
         serde_json::from_str(&env.ok(&["--session", SESSION, "--json", "todo", "log"])).unwrap();
     let last = log.as_array().unwrap().last().unwrap().clone();
@@ -97,7 +109,10 @@ pub(crate) fn a_prompt_with_a_nul_is_answered(env: &TestEnv) {
     let event = json!({"hook_event_name": "UserPromptSubmit", "session_id": SESSION,
         "cwd": dir, "transcript_path": "/none/\u{0}.jsonl", "prompt": "go\u{0}on"});
     let (stdout, stderr) = hook(env, &event);
-    assert!(stdout.contains("<objective>\\nShip it\\n</objective>"), "{stdout}");
+    assert!(
+        stdout.contains("<objective>\\nShip it\\n</objective>"),
+        "{stdout}"
+    );
     assert_eq!(
         stderr,
         "goalkeeper: cannot read /none/ .jsonl: file name contained an unexpected NUL byte; usage not counted\n"

@@ -447,7 +447,13 @@ fn a_refused_call_reminds_only_the_agent_that_made_it() {
     crate::assert_snapshot!("teams_refused_call_logged_as_its_agent", log);
     // The main agent's own refusal is its reminder.
     let output = env
-        .cmd(&["--session", "team", "todo", "apply", r#"{"op":"done","task":"b"}"#])
+        .cmd(&[
+            "--session",
+            "team",
+            "todo",
+            "apply",
+            r#"{"op":"done","task":"b"}"#,
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
@@ -465,7 +471,11 @@ fn a_refused_call_reminds_only_the_agent_that_made_it() {
 fn export_and_import_keep_holders_and_after_links() {
     let env = TestEnv::new();
     apply(&env, "w1", &json!({"op": "init", "items": ["a", "b", "c"]}));
-    apply(&env, "w1", &json!({"op": "block", "task": "c", "after": "b"}));
+    apply(
+        &env,
+        "w1",
+        &json!({"op": "block", "task": "c", "after": "b"}),
+    );
     let file = env.dir().join("TODO.md");
     let file = file.to_str().unwrap();
     env.ok(&["--session", "team", "todo", "export", file]);

@@ -168,8 +168,11 @@ mod tests {
         // Its refused call leaves its own reminder, which its stop drops.
         let nope = json!({"op": "done", "task": "Nope"});
         fx.send(&pre_tool_use(nope.clone(), Some("a1f"), "toolu_2"));
-        fx.store.act_for_call(Some(CallFrom::ToolUse("toolu_2".into())));
-        let refused = fx.store.todo_answer(&fx.session, Call::Value(&nope), Actor::Agent, NOW);
+        fx.store
+            .act_for_call(Some(CallFrom::ToolUse("toolu_2".into())));
+        let refused = fx
+            .store
+            .todo_answer(&fx.session, Call::Value(&nope), Actor::Agent, NOW);
         assert!(refused.unwrap().is_error);
         let mark = "todo-error.agent:a1f";
         assert!(fx.store.session_mark(&fx.session, mark).unwrap().is_some());

@@ -99,7 +99,8 @@ pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> 
         // A message to the subagent (its first, or the main agent's
         // `send_input`): its own rejected call's reminder, if one waits.
         "UserPromptSubmit" => {
-            let reminder = crate::turn::on_agent_prompt(hook.tx, hook.injector, &agent, hook.now_ms)?;
+            let reminder =
+                crate::turn::on_agent_prompt(hook.tx, hook.injector, &agent, hook.now_ms)?;
             return Ok(reminder.map(|text| additional_context("UserPromptSubmit", &text)));
         }
         _ => {}
@@ -140,7 +141,10 @@ pub(super) fn after_tool(hook: &mut Hook<'_, '_>) -> Result<()> {
     let tool = hook.event.str_field("tool_name").unwrap_or("");
     if is_agent_tool(tool, "spawn_agent") {
         let spawned = response(hook);
-        let id = spawned.as_ref().and_then(|r| r.get("agent_id")).and_then(Value::as_str);
+        let id = spawned
+            .as_ref()
+            .and_then(|r| r.get("agent_id"))
+            .and_then(Value::as_str);
         if let Some(Ok(Some(agent))) = id.map(AgentName::parse) {
             hook.tx
                 .set_mark(&format!("{SPAWNED_MARK}{agent}"), "spawned", hook.now_ms)?;
@@ -167,7 +171,12 @@ fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
     if closes {
         let closed = response(hook).is_some_and(|r| r.get("previous_status").is_some());
         let target = hook.event.json.pointer("/tool_input/target");
-        ids.extend(target.and_then(Value::as_str).filter(|_| closed).map(str::to_owned));
+        ids.extend(
+            target
+                .and_then(Value::as_str)
+                .filter(|_| closed)
+                .map(str::to_owned),
+        );
     } else if is_agent_tool(tool, "wait_agent") {
         let response = response(hook);
         let statuses = response.as_ref().and_then(|r| r.get("status"));

@@ -363,7 +363,10 @@ fn an_ended_subagents_tasks_are_released() {
     let mut fx = fixture();
     three_holders(&mut fx, ["t-1", "t-2", "t-3"]);
     for id in ["t-1", "t-2", "t-3"] {
-        assert_eq!(fx.send(&spawn(id)), crate::integrations::hook_event::HookReply::default());
+        assert_eq!(
+            fx.send(&spawn(id)),
+            crate::integrations::hook_event::HookReply::default()
+        );
     }
     let wait = event(
         "PostToolUse",
@@ -410,7 +413,10 @@ fn an_agent_codex_did_not_spawn_keeps_its_tasks() {
         "c-1",
         json!({"tool_name": "mcp__other__spawn_agent", "tool_response": r#"{"agent_id":"w2"}"#}),
     );
-    assert_eq!(fx.send(&other), crate::integrations::hook_event::HookReply::default());
+    assert_eq!(
+        fx.send(&other),
+        crate::integrations::hook_event::HookReply::default()
+    );
     let before = fx.state();
     let not_spawned = |who: &str| {
         format!(
@@ -436,9 +442,13 @@ fn an_agent_codex_did_not_spawn_keeps_its_tasks() {
                 "tool_response": answer}),
         )
     };
-    assert_eq!(fx.send(&close("w1", "agent w1 not found")).notes, Vec::<String>::new());
     assert_eq!(
-        fx.send(&close("w1", r#"{"previous_status":"running"}"#)).notes,
+        fx.send(&close("w1", "agent w1 not found")).notes,
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        fx.send(&close("w1", r#"{"previous_status":"running"}"#))
+            .notes,
         [not_spawned("w1").replace("wait_agent", "close_agent")]
     );
     assert_eq!(before, fx.state());

@@ -350,7 +350,8 @@ mod tests {
         for (i, step) in STEPS[..8].iter().enumerate() {
             let tx = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate).unwrap();
             step(&tx).unwrap();
-            tx.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+            tx.pragma_update(None, "user_version", i as i64 + 1)
+                .unwrap();
             tx.commit().unwrap();
         }
         conn.execute_batch(

@@ -256,7 +256,10 @@ impl Parser {
         if keys.iter().any(|k| k == key) {
             self.error(
                 n,
-                format!("a second `{}` comment; a task carries each note once", text::preview(key)),
+                format!(
+                    "a second `{}` comment; a task carries each note once",
+                    text::preview(key)
+                ),
             );
             return;
         }
@@ -354,10 +357,13 @@ impl Parser {
         let mut errors = Vec::new();
         for (&task, &blocker) in &waits {
             if blocker == task {
-                errors.push((line(task), format!(
-                    "task \"{}\" cannot wait for itself; name another task in `after`",
-                    text::preview(task)
-                )));
+                errors.push((
+                    line(task),
+                    format!(
+                        "task \"{}\" cannot wait for itself; name another task in `after`",
+                        text::preview(task)
+                    ),
+                ));
             } else if !self.task_lines.contains_key(blocker) {
                 errors.push((line(task), format!(
                     "`after` names task \"{}\", which is not in the list; name a task of the list by its exact content",

@@ -67,8 +67,10 @@ impl Team {
     /// never granted one, the caller's lease after the claim.
     pub(crate) fn lease_end(&self, task: &Task) -> Option<i64> {
         let agent = task.agent.as_deref()?;
-        self.granted(agent)
-            .or_else(|| task.since_ms.map(|since| since.saturating_add(self.lease_ms)))
+        self.granted(agent).or_else(|| {
+            task.since_ms
+                .map(|since| since.saturating_add(self.lease_ms))
+        })
     }
 }
 

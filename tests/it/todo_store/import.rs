@@ -88,7 +88,11 @@ fn import_refuses_an_invalid_list_and_changes_nothing() {
 }
 
 /// Runs `json` as the named agent `name` (`None`: the session's own).
-fn as_agent(s: &mut goalkeeper::Store, name: Option<&str>, json: &str) -> goalkeeper::todo::TodoResult {
+fn as_agent(
+    s: &mut goalkeeper::Store,
+    name: Option<&str>,
+    json: &str,
+) -> goalkeeper::todo::TodoResult {
     let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
     s.act_as(agent, 600);
     let result = call(s, json, goalkeeper::todo::Actor::Agent);
@@ -107,14 +111,19 @@ fn an_exported_list_imported_keeps_each_holder_and_claim() {
     as_agent(&mut s, Some("w2"), r#"{"op":"done","task":"b"}"#);
     let before = list(&mut s);
     let markdown = goalkeeper::todo::to_markdown(&before);
-    assert!(markdown.contains("- [/] a <!-- held-by: w1 since 2025-11-29T18:40:00Z -->\n"), "{markdown}");
+    assert!(
+        markdown.contains("- [/] a <!-- held-by: w1 since 2025-11-29T18:40:00Z -->\n"),
+        "{markdown}"
+    );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
-    s.todo_import(&session(), imported, "TODO.md", NOW + 1).unwrap();
+    s.todo_import(&session(), imported, "TODO.md", NOW + 1)
+        .unwrap();
     assert_eq!(json_of(&list(&mut s)), json_of(&before));
     let main = as_agent(&mut s, None, r#"{"op":"done","task":"a"}"#);
     assert!(main.is_error, "{}", main.text());
     assert!(
-        main.text().starts_with("Errors: task \"a\" is held by agent \"w1\" (claimed 0 s ago"),
+        main.text()
+            .starts_with("Errors: task \"a\" is held by agent \"w1\" (claimed 0 s ago"),
         "{}",
         main.text()
     );
@@ -133,10 +142,13 @@ fn a_persons_import_where_agents_work_promotes_nothing() {
         name: "P".into(),
         tasks: vec![task("x", Status::Pending), task("y", Status::Pending)],
     }]);
-    s.todo_import(&session(), plain.clone(), "TODO.md", NOW).unwrap();
+    s.todo_import(&session(), plain.clone(), "TODO.md", NOW)
+        .unwrap();
     assert_eq!(tasks(&mut s), "P: [ ] x, [ ] y");
     let mut fresh = store();
-    fresh.todo_import(&session(), plain, "TODO.md", NOW).unwrap();
+    fresh
+        .todo_import(&session(), plain, "TODO.md", NOW)
+        .unwrap();
     assert_eq!(tasks(&mut fresh), "P: [/] x, [ ] y");
 }
 
@@ -147,16 +159,33 @@ fn an_imported_claim_lasts_the_lease_from_its_time() {
     let mut s = store();
     let markdown = "# P\n- [/] a <!-- held-by: w9 since 2025-11-29T18:40:00Z -->\n- [ ] b\n";
     let imported = goalkeeper::todo::from_markdown(markdown).unwrap();
-    s.todo_import(&session(), imported, "TODO.md", NOW + 60_000).unwrap();
+    s.todo_import(&session(), imported, "TODO.md", NOW + 60_000)
+        .unwrap();
     let agent = goalkeeper::AgentName::parse("w2").unwrap().unwrap();
     s.act_as(Some(agent), 600);
     let start = r#"{"op":"start","task":"a"}"#;
     let early = s
-        .todo(&session(), goalkeeper::todo::Call::Json(start), goalkeeper::todo::Actor::Agent, NOW + 599_000)
+        .todo(
+            &session(),
+            goalkeeper::todo::Call::Json(start),
+            goalkeeper::todo::Actor::Agent,
+            NOW + 599_000,
+        )
         .unwrap();
-    assert!(early.text().starts_with("Errors: task \"a\" is held by agent \"w9\""), "{}", early.text());
+    assert!(
+        early
+            .text()
+            .starts_with("Errors: task \"a\" is held by agent \"w9\""),
+        "{}",
+        early.text()
+    );
     let late = s
-        .todo(&session(), goalkeeper::todo::Call::Json(start), goalkeeper::todo::Actor::Agent, NOW + 600_000)
+        .todo(
+            &session(),
+            goalkeeper::todo::Call::Json(start),
+            goalkeeper::todo::Actor::Agent,
+            NOW + 600_000,
+        )
         .unwrap();
     assert!(!late.is_error, "{}", late.text());
 }
@@ -169,7 +198,10 @@ fn an_after_link_survives_export_and_import() {
     user(&mut s, r#"{"op":"init","items":["a","b"]}"#);
     user(&mut s, r#"{"op":"block","task":"b","after":"a"}"#);
     let markdown = goalkeeper::todo::to_markdown(&list(&mut s));
-    assert!(markdown.contains("- [!] b <!-- blocker: after a --> <!-- after: a -->\n"), "{markdown}");
+    assert!(
+        markdown.contains("- [!] b <!-- blocker: after a --> <!-- after: a -->\n"),
+        "{markdown}"
+    );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
     s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
     agent(&mut s, r#"{"op":"done","task":"a"}"#);

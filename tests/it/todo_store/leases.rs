@@ -33,8 +33,13 @@ fn held_by_w1(at: i64) -> Store {
     user(&mut s, r#"{"op":"init","items":["a","b"]}"#);
     s.act_as(None, 600);
     let release = goalkeeper::todo::Op::Release(goalkeeper::todo::Release::Agent("main".into()));
-    s.todo(&session(), Call::Op(&release), goalkeeper::todo::Actor::User, at)
-        .unwrap();
+    s.todo(
+        &session(),
+        Call::Op(&release),
+        goalkeeper::todo::Actor::User,
+        at,
+    )
+    .unwrap();
     let (text, is_error) = call_as(&mut s, "w1", 600, at, r#"{"op":"start","task":"a"}"#);
     assert!(!is_error, "{text}");
     s
@@ -50,7 +55,13 @@ fn the_callers_short_lease_takes_no_claim() {
         refused(&mut s, "w2", 1, NOW + MIN),
         "Errors: task \"a\" is held by agent \"w1\" (claimed 1 min ago; the claim lapses in 9 min unless it calls again); work on another task, or ask the user to release it"
     );
-    let (text, is_error) = call_as(&mut s, "w2", 1, NOW + 10 * MIN, r#"{"op":"start","task":"a"}"#);
+    let (text, is_error) = call_as(
+        &mut s,
+        "w2",
+        1,
+        NOW + 10 * MIN,
+        r#"{"op":"start","task":"a"}"#,
+    );
     assert!(!is_error, "{text}");
     assert!(text.contains("a [in_progress: w2]"), "{text}");
 }
@@ -70,7 +81,13 @@ fn a_granted_lease_never_shrinks() {
         refused(&mut s, "w2", 600, NOW + 12 * MIN),
         "Errors: task \"a\" is held by agent \"w1\" (claimed 12 min ago; the claim lapses in 3 min unless it calls again); work on another task, or ask the user to release it"
     );
-    let (text, is_error) = call_as(&mut s, "w2", 600, NOW + 15 * MIN, r#"{"op":"start","task":"a"}"#);
+    let (text, is_error) = call_as(
+        &mut s,
+        "w2",
+        600,
+        NOW + 15 * MIN,
+        r#"{"op":"start","task":"a"}"#,
+    );
     assert!(!is_error, "{text}");
 }
 

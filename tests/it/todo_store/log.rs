@@ -189,8 +189,15 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     act_as(&mut s, None);
     call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
     act_as(&mut s, Some("w3"));
-    agent(&mut s, r#"{"op":"append","phase":"Verification","items":["Lint"]}"#);
-    assert_eq!(s.session_mark(&session(), w3_mark).unwrap(), None, "w3's own is settled");
+    agent(
+        &mut s,
+        r#"{"op":"append","phase":"Verification","items":["Lint"]}"#,
+    );
+    assert_eq!(
+        s.session_mark(&session(), w3_mark).unwrap(),
+        None,
+        "w3's own is settled"
+    );
     let log = log(&mut s);
     let last = log.last().unwrap();
     assert_eq!((last.ok, last.agent.as_deref()), (true, Some("w3")));

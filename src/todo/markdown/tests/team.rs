@@ -44,11 +44,13 @@ fn a_list_of_the_main_agent_carries_no_new_comment() {
 /// escaping, read as written.
 #[test]
 fn since_may_be_left_out_and_after_is_escaped() {
-    let markdown =
-        "# P\n- [/] a <!-- held-by: w1 -->\n- [ ] x &lt;!-- y\n- [!] b <!-- after: x &lt;!-- y -->\n";
+    let markdown = "# P\n- [/] a <!-- held-by: w1 -->\n- [ ] x &lt;!-- y\n- [!] b <!-- after: x &lt;!-- y -->\n";
     let list = from_markdown(markdown).unwrap();
     let tasks: Vec<&Task> = list.tasks().map(|(_, t)| t).collect();
-    assert_eq!((tasks[0].agent.as_deref(), tasks[0].since_ms), (Some("w1"), None));
+    assert_eq!(
+        (tasks[0].agent.as_deref(), tasks[0].since_ms),
+        (Some("w1"), None)
+    );
     assert_eq!(tasks[2].after.as_deref(), Some("x <!-- y"));
     assert_eq!(from_markdown(&to_markdown(&list)), Ok(list));
 }
