@@ -112,6 +112,29 @@ pub fn from_markdown(text: &str) -> Result<TodoList, Vec<MarkdownError>> {
     parser.finish()
 }
 
+/// Decodes the five entities of [`escape`] in one left-to-right pass, so
+/// `&amp;lt;` becomes `&lt;` and not `<`. Any other `&` is kept as written.
+pub(super) fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match ENTITIES.iter().find(|(entity, _)| rest.starts_with(entity)) {
+            Some((entity, decoded)) => {
+                out.push(*decoded);
+                rest = &rest[entity.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Escapes text for one markdown line. The order matters: `&` goes first so
 /// the entities added later are not escaped again, and after the `<!--` pass
 /// no `<` can start a comment, so the `-->` pass cannot create one.

@@ -3,33 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{DEFAULT_PHASE, ENTITIES, MarkdownError, team};
+use super::{DEFAULT_PHASE, MarkdownError, team, unescape};
 use crate::todo::model::{DroppedBy, Phase, Status, Task, TodoList};
 use crate::todo::text;
 use crate::todo::text::MAX_TASKS;
-
-/// Decodes the five entities of [`escape`] in one left-to-right pass, so
-/// `&amp;lt;` becomes `&lt;` and not `<`. Any other `&` is kept as written.
-pub(super) fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match ENTITIES.iter().find(|(entity, _)| rest.starts_with(entity)) {
-            Some((entity, decoded)) => {
-                out.push(*decoded);
-                rest = &rest[entity.len()..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
 
 /// Splits a trailing `<!-- ... -->` off `text`, returning the text before it
 /// and the comment's body. The opener is the last `<!--`, and the body may

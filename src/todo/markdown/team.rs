@@ -13,8 +13,7 @@
 //! The session's own agent is no name: its tasks carry none of these, as
 //! a list one agent works on always did.
 
-use super::escape;
-use super::parse::unescape;
+use super::{escape, unescape};
 use crate::AgentName;
 use crate::time::{parse_utc_datetime, utc_datetime_exact};
 use crate::todo::model::{Status, Task};
