@@ -3,7 +3,6 @@
 
 use proptest::prelude::*;
 
-use super::parse::*;
 use super::*;
 use crate::todo::text;
 use crate::todo::{MAX_TASK_CHARS, MAX_TASKS, Phase, Task};
