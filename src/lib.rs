@@ -24,7 +24,6 @@ pub mod sanitize;
 mod session;
 pub mod settings;
 pub mod store;
-#[cfg(feature = "cli")]
 mod time;
 pub mod todo;
 mod tool_result;

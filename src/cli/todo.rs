@@ -363,9 +363,10 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
             errors.join("; ")
         ))
     })?;
-    let result = ctx
-        .store()?
-        .todo_import(&ctx.session, list, &source, ctx.now_ms)?;
+    // A claim the file names is granted the person's lease from its time.
+    let mut store = ctx.store()?;
+    store.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
+    let result = store.todo_import(&ctx.session, list, &source, ctx.now_ms)?;
     Ok(print_result(ctx, result))
 }
 
@@ -425,21 +426,21 @@ fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
             other => other.to_string(),
         };
         let payload = crate::sanitize::one_line(&payload).into_owned();
+        // The named agent that made the call: `agent (w2)`.
+        let actor = match &event.agent {
+            Some(agent) => format!("{} ({})", event.actor, crate::sanitize::one_line(agent)),
+            None => event.actor.clone(),
+        };
         match (&event.error, event.version) {
             (Some(error), _) => out!(
-                "#{} {when} {} {op} REJECTED: {} -- {payload}",
+                "#{} {when} {actor} {op} REJECTED: {} -- {payload}",
                 event.id,
-                event.actor,
                 crate::sanitize::one_line(error)
             ),
             (None, Some(version)) => {
-                out!(
-                    "#{} {when} {} {op} -> v{version} {payload}",
-                    event.id,
-                    event.actor
-                )
+                out!("#{} {when} {actor} {op} -> v{version} {payload}", event.id)
             }
-            (None, None) => out!("#{} {when} {} {op} {payload}", event.id, event.actor),
+            (None, None) => out!("#{} {when} {actor} {op} {payload}", event.id),
         }
     }
     Ok(Outcome::Success)

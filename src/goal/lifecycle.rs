@@ -96,6 +96,9 @@ pub struct Transition {
 /// Trims and checks an objective: 1–4,000 characters.
 pub fn objective(raw: &str) -> Result<String, String> {
     let text = raw.trim();
+    if text.contains('\0') {
+        return Err(crate::call::nul_refusal("the objective"));
+    }
     if text.is_empty() {
         return Err("the objective is empty; say what the goal should achieve".into());
     }
@@ -125,6 +128,11 @@ pub fn apply<E>(
     let (GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget }) = op else {
         return Ok(change(current, op, actor, now_ms));
     };
+    // A typed op did not come through `objective()`; no text goalkeeper
+    // stores holds a NUL (DESIGN.md §1).
+    if objective.contains('\0') {
+        return Ok(Err(crate::call::nul_refusal("the objective")));
+    }
     let create = matches!(op, GoalOp::Create { .. });
     let live = current.filter(|g| g.status.is_live());
     if let Err(refused) = may_start(current, op, live, create, *budget, actor) {

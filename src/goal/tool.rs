@@ -16,6 +16,9 @@ pub(crate) const AGENT_OPS: [&str; 4] = ["get", "create", "resume", "complete"];
 /// "complete", "objective": "..."}` (`objective` only with `create`). Ops
 /// reserved to the user are parsed so the refusal can say why.
 pub(crate) fn parse_goal_call(value: &Value) -> Result<GoalOp, Vec<String>> {
+    if let Some(field) = crate::call::nul_field(value) {
+        return Err(vec![crate::call::nul_refusal(&field)]);
+    }
     let Some(object) = value.as_object() else {
         return Err(vec![format!(
             "the call must be a JSON object such as {{\"op\": \"get\"}}"

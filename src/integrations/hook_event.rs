@@ -100,6 +100,18 @@ impl HookEvent {
         steps: impl FnOnce(&mut Hook<'_, '_>) -> Result<Option<Value>>,
     ) -> HookReply {
         let mut notes = Vec::new();
+        // A path holds no NUL, and no text goalkeeper stores does
+        // (DESIGN.md §1): such a `cwd` names no directory to record.
+        let dir = self.str_field("cwd").filter(|cwd| {
+            let nul = cwd.contains('\0');
+            if nul {
+                notes.push(
+                    "cwd holds a NUL character, so it names no directory; the session is not recorded for one"
+                        .to_owned(),
+                );
+            }
+            !nul
+        });
         let stdout = store.begin(&self.session).and_then(|tx| {
             let mut hook = Hook {
                 host,
@@ -108,7 +120,7 @@ impl HookEvent {
                 injector,
                 now_ms,
                 notes: &mut notes,
-                dir: self.str_field("cwd").map(PathBuf::from),
+                dir: dir.map(PathBuf::from),
                 previous: None,
             };
             hook.record()?;

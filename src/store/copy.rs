@@ -66,14 +66,19 @@ const PLAIN: &[(&str, &str, &str)] = &[
         "session_id, version",
     ),
     ("session_marks", "session_id, key, value", "session_id, key"),
-    ("agents", "session_id, name, seen_ms", "session_id, name"),
+    (
+        "agents",
+        "session_id, name, seen_ms, lease_until_ms",
+        "session_id, name",
+    ),
 ];
 
 const SESSION_COLUMNS: &str =
     "id, created_ms, updated_ms, todo_version, todo_error, idle_continuations, progress_mark";
 const GOAL_COLUMNS: &str = "id, session_id, objective, status, token_budget, tokens_used, \
     time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms";
-const EVENT_COLUMNS: &str = "session_id, at_ms, actor, kind, op, payload, ok, error, version";
+const EVENT_COLUMNS: &str =
+    "session_id, at_ms, actor, kind, op, payload, ok, error, version, agent";
 
 impl Store {
     /// Copies every session of this store (its list, undo history, goals,

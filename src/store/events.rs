@@ -55,6 +55,10 @@ pub struct Event {
     pub error: Option<String>,
     /// The resulting list version, for a successful todo mutation.
     pub version: Option<i64>,
+    /// The named agent that made the call (DESIGN.md §2.5); `None` for
+    /// the session's own agent, a person and goalkeeper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl Store {
@@ -75,11 +79,15 @@ pub(crate) struct NewEvent<'a> {
     pub payload: &'a str,
     pub error: Option<&'a str>,
     pub version: Option<i64>,
+    /// The named agent that made the call, if one did.
+    pub agent: Option<&'a str>,
 }
 
-/// Logs a rejected agent call (of the todo or goal tool): the session is
-/// touched, the raw call is kept, cut to 4 KiB so a rejected 1 MiB payload
-/// does not bloat the log, and nothing else changes.
+/// Logs a rejected agent call (of the todo or goal tool) and the named
+/// `agent` that made it, if one did: the session is touched, the raw call
+/// is kept, cut to 4 KiB so a rejected 1 MiB payload does not bloat the
+/// log, and nothing else changes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn append_rejected(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -87,6 +95,7 @@ pub(crate) fn append_rejected(
     op: Option<&str>,
     raw: &str,
     error: &str,
+    agent: Option<&str>,
     at_ms: i64,
 ) -> Result<()> {
     const KEEP: usize = 4096;
@@ -99,6 +108,11 @@ pub(crate) fn append_rejected(
             .unwrap_or(0);
         format!("{}… ({} bytes)", &raw[..cut], raw.len())
     };
+    // A refused call may hold what no stored text may (a raw NUL byte is
+    // refused as JSON before any field is read): the log keeps it legible,
+    // each NUL written as the JSON escape `\u0000` (DESIGN.md §1).
+    let payload = without_nul(&payload);
+    let error = without_nul(error);
     super::sessions::touch(tx, session, at_ms)?;
     append(
         tx,
@@ -109,16 +123,28 @@ pub(crate) fn append_rejected(
             kind,
             op,
             payload: &payload,
-            error: Some(error),
+            error: Some(&*error),
             version: None,
+            agent,
         },
     )
 }
 
+/// `text` with each NUL character written as the JSON escape `\u0000`:
+/// the text of a refused call or of its error, which a log keeps (no text
+/// stored holds a NUL; DESIGN.md §1).
+pub(crate) fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        text.replace('\0', "\\u0000").into()
+    } else {
+        text.into()
+    }
+}
+
 pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
     tx.execute(
-        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO events (session_id, at_ms, actor, kind, op, payload, ok, error, version, agent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             event.session.as_str(),
             event.at_ms,
@@ -129,6 +155,7 @@ pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
             event.error.is_none(),
             event.error,
             event.version,
+            event.agent,
         ],
     )?;
     Ok(())
@@ -137,7 +164,7 @@ pub(crate) fn append(tx: &Tx<'_>, event: &NewEvent<'_>) -> Result<()> {
 /// The last `limit` events of a session, oldest first.
 pub(crate) fn recent(tx: &Tx<'_>, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
     let mut events = tx.query_all(
-        "SELECT id, at_ms, actor, kind, op, payload, ok, error, version FROM events
+        "SELECT id, at_ms, actor, kind, op, payload, ok, error, version, agent FROM events
          WHERE session_id = ?1 ORDER BY id DESC LIMIT ?2",
         params![session.as_str(), limit as i64],
         |r| {
@@ -155,6 +182,7 @@ pub(crate) fn recent(tx: &Tx<'_>, session: &SessionId, limit: usize) -> Result<V
                 ok: r.get(6)?,
                 error: r.get(7)?,
                 version: r.get(8)?,
+                agent: r.get(9)?,
             })
         },
     )?;

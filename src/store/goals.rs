@@ -6,11 +6,11 @@ use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
 use super::{SessionRef, Store};
-use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::{Error, Result};
 use crate::goal::{self, BudgetNotice, Goal, GoalOp, GoalResult, GoalStatus};
 use crate::todo::Counts;
+use crate::{AgentName, SessionId};
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
 /// tool's JSON (the name the store has always used for `goal::Call`).
@@ -32,8 +32,9 @@ impl Store {
         let (tx, session) = self.write_tx_for(session)?;
         // A goal call is nobody's in particular; its tool-use record is
         // used up all the same.
-        super::tool_use::settle(&tx, &session, who)?;
-        let result = goal_in_tx(&tx, &session, call, actor, now_ms)?;
+        let who = super::tool_use::settle(&tx, &session, who)?;
+        let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
+        let result = goal_in_tx(&tx, &session, call, actor, agent, now_ms)?;
         tx.commit()?;
         Ok(result)
     }
@@ -74,12 +75,14 @@ impl Store {
 
 /// One goal call inside `tx`: the current goal and the next id are read,
 /// [`goal::run`] decides, and its outcome is written (the goal, the event;
-/// a rejected agent call is logged). The caller commits.
+/// a rejected agent call is logged with the named `agent` that made it,
+/// if one did). The caller commits.
 pub(crate) fn goal_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     call: GoalCall<'_>,
     actor: Actor,
+    agent: Option<&AgentName>,
     now_ms: i64,
 ) -> Result<GoalResult> {
     let current = load_goal(tx, session)?;
@@ -108,6 +111,7 @@ pub(crate) fn goal_in_tx(
                 payload: &payload.to_string(),
                 error: None,
                 version: None,
+                agent: agent.map(AgentName::as_str),
             },
         )?;
     } else if !outcome.errors.is_empty() && actor == Actor::Agent {
@@ -118,6 +122,7 @@ pub(crate) fn goal_in_tx(
             outcome.op.as_ref().map(GoalOp::name),
             &call.raw_payload(),
             &outcome.errors.join("; "),
+            agent.map(AgentName::as_str),
             now_ms,
         )?;
     }

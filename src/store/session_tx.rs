@@ -155,13 +155,19 @@ impl SessionTx<'_> {
 
     /// Runs one goal call as `actor`, as [`Store::goal`] does.
     pub fn goal_call(&self, call: GoalCall<'_>, actor: Actor, now_ms: i64) -> Result<GoalResult> {
-        goals::goal_in_tx(&self.tx, &self.session, call, actor, now_ms)
+        goals::goal_in_tx(&self.tx, &self.session, call, actor, None, now_ms)
     }
 
     /// Takes the pending todo-error text (set by a rejected agent call),
     /// clearing it so the reminder is delivered once.
     pub(crate) fn take_todo_error(&self) -> Result<Option<String>> {
         versions::take_todo_error(&self.tx, &self.session)
+    }
+
+    /// Takes the named `agent`'s pending todo-error text (set by its
+    /// rejected call), clearing it so the reminder is delivered once.
+    pub(crate) fn take_agent_todo_error(&self, agent: &crate::AgentName) -> Result<Option<String>> {
+        versions::take_agent_todo_error(&self.tx, &self.session, agent.as_str())
     }
 
     /// A remembered per-session fact (integration state), if set.
@@ -329,6 +335,7 @@ impl SessionTx<'_> {
                 &self.session,
                 theirs,
                 &format!("session {from} ({how})"),
+                super::tool_use::Who::default().lease_ms,
                 now_ms,
             )?;
         }
@@ -376,6 +383,7 @@ impl SessionTx<'_> {
                 payload: &payload.to_string(),
                 error: None,
                 version: None,
+                agent: None,
             },
         )
     }

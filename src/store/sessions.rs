@@ -137,6 +137,15 @@ pub(crate) fn marks_with_prefix(
     )
 }
 
+/// Forgets a per-session fact; nothing when it was not remembered.
+pub(crate) fn remove_mark(tx: &Tx<'_>, session: &SessionId, key: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM session_marks WHERE session_id = ?1 AND key = ?2",
+        params![session.as_str(), key],
+    )?;
+    Ok(())
+}
+
 /// Remembers a per-session fact (creating the session row if needed). A
 /// fact that is already remembered as it is writes nothing, and does not
 /// count as an update of the session: most hook events find their marks

@@ -15,7 +15,9 @@ use super::sessions;
 use super::shape::{self, Shape};
 use super::sql::{Tx, params};
 use super::tool_use::Who;
-use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
+use super::versions::{
+    Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
+};
 use super::{SessionRef, Store};
 use crate::error::{Error, Result};
 use crate::todo::{
@@ -262,7 +264,9 @@ impl Store {
 
     /// Replaces the list with an imported one (actor user). The list must
     /// hold the model's invariants; it is normalized before it is stored.
-    /// `source` names where it came from, for the event log.
+    /// `source` names where it came from, for the event log. A task the
+    /// list says a named agent holds stays its, with the lease
+    /// [`Store::act_as`] names, from the claim's time.
     pub fn todo_import(
         &mut self,
         session: &SessionId,
@@ -276,8 +280,9 @@ impl Store {
                 problems.join("; ")
             )));
         }
+        let lease_ms = self.who.lease_ms;
         let tx = self.write_tx(session)?;
-        let result = import_in_tx(&tx, session, list, source, now_ms)?;
+        let result = import_in_tx(&tx, session, list, source, lease_ms, now_ms)?;
         tx.commit()?;
         Ok(result)
     }
@@ -345,6 +350,7 @@ impl Store {
             },
             Logged {
                 actor: Actor::User,
+                agent: None,
                 op: "undo",
                 payload: json!({"op": "undo", "restored_version": target}).to_string(),
                 at_ms: now_ms,
@@ -361,17 +367,22 @@ impl Store {
     }
 }
 
-/// Takes the pending todo-error text inside `tx`, clearing it.
 /// Replaces `session`'s list with the checked `list` inside `tx`, as the
-/// user's import from `source`; the caller commits.
+/// user's import from `source`; the caller commits. A person's import
+/// promotes no task where named agents work (the session has seen one, or
+/// the list names one); a task the list says a named agent holds stays
+/// its, its claim granted `lease_ms` from the time the list gives, unless
+/// the agent was granted a later end already (DESIGN.md §2.5).
 pub(crate) fn import_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     mut list: TodoList,
     source: &str,
+    lease_ms: i64,
     now_ms: i64,
 ) -> Result<TodoResult> {
-    todo::normalize(&mut list);
+    let named = !agent_leases(tx, session)?.is_empty();
+    todo::normalize_import(&mut list, named);
     let (keyed, current) = load(tx, session)?;
     let version = current + 1;
     let change = keyed.change_to(&list);
@@ -388,11 +399,18 @@ pub(crate) fn import_in_tx(
         },
         Logged {
             actor: Actor::User,
+            agent: None,
             op: "import",
             payload: json!({"op": "import", "source": source}).to_string(),
             at_ms: now_ms,
         },
     )?;
+    for task in list.tasks().map(|(_, t)| t) {
+        if let (todo::Status::InProgress, Some(agent)) = (task.status, &task.agent) {
+            let since = task.since_ms.unwrap_or(now_ms);
+            grant(tx, session, agent, since, since.saturating_add(lease_ms))?;
+        }
+    }
     Ok(result(list, "import", version))
 }
 
@@ -413,10 +431,19 @@ pub(super) fn call_in_tx(
     now_ms: i64,
 ) -> Result<(TodoResult, Option<ListCache>)> {
     let (keyed, version) = load_kept(tx, session, cache)?;
+    let leases = agent_leases(tx, session)?;
+    // The database's clock bounds the caller's only where some claim could
+    // lapse: a list of named agents.
+    let clock_ms = if leases.is_empty() {
+        i64::MAX
+    } else {
+        database_clock(tx)?
+    };
     let team = Team {
         now_ms,
+        clock_ms,
         lease_ms: who.lease_ms,
-        seen: agents_seen(tx, session)?,
+        leases,
     };
     let agent = who.agent.as_ref().filter(|_| actor != Actor::User);
     let caller = Caller {
@@ -444,10 +471,18 @@ pub(super) fn call_in_tx(
             },
             Logged::op_by(actor, caller.agent, op, now_ms),
         )?;
+        // The session's own agent's reminder is settled with the version.
+        if let Some(agent) = caller.agent {
+            set_agent_todo_error(tx, session, agent, None, now_ms)?;
+        }
     } else if outcome.is_no_op() && actor == Actor::Agent {
         // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
-        // call: the reminder about an earlier rejected one is done.
-        set_todo_error(tx, session, None)?;
+        // call: the reminder about the same agent's earlier rejected call
+        // is done.
+        match caller.agent {
+            None => set_todo_error(tx, session, None)?,
+            Some(agent) => set_agent_todo_error(tx, session, agent, None, now_ms)?,
+        }
     } else if needs_write(&outcome, actor) {
         let error = outcome.errors.join("; ");
         events::append_rejected(
@@ -457,12 +492,18 @@ pub(super) fn call_in_tx(
             outcome.kind.map(|k| k.as_str()),
             &call.raw_payload(),
             &error,
+            caller.agent,
             now_ms,
         )?;
-        set_todo_error(tx, session, Some(&error))?;
+        // The reminder is for the agent that made the call, at its next
+        // prompt, where its host gives it one (DESIGN.md §3.4).
+        match caller.agent {
+            None => set_todo_error(tx, session, Some(&error))?,
+            Some(agent) => set_agent_todo_error(tx, session, agent, Some(&error), now_ms)?,
+        }
     }
     if let Some(agent) = agent {
-        record_seen(tx, session, agent, now_ms)?;
+        record_seen(tx, session, agent, now_ms, who.lease_ms)?;
     }
     if !caching {
         return Ok((outcome.into_result(version), None));
@@ -475,24 +516,77 @@ pub(super) fn call_in_tx(
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
 }
 
-/// When each named agent of the session last called.
-pub(crate) fn agents_seen(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, i64)>> {
+/// When each named agent of the session's lease ends, as granted.
+pub(crate) fn agent_leases(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, i64)>> {
     tx.query_all(
-        "SELECT name, seen_ms FROM agents WHERE session_id = ?1",
+        "SELECT name, lease_until_ms FROM agents WHERE session_id = ?1",
         params![session.as_str()],
         |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
     )
 }
 
-/// Records that `agent` called at `now_ms`: its claims' lease starts
-/// again. (A call that wrote nothing to a session never seen leaves no
-/// row: there is no session to hang it on.)
-fn record_seen(tx: &Tx<'_>, session: &SessionId, agent: &AgentName, now_ms: i64) -> Result<()> {
+/// The database's clock, in milliseconds since the epoch: PostgreSQL's
+/// server's, which every machine of a fleet shares; on SQLite, which only
+/// this machine's processes open, this machine's (`GOALKEEPER_NOW` aside).
+fn database_clock(tx: &Tx<'_>) -> Result<i64> {
+    match tx {
+        #[cfg(feature = "postgres")]
+        Tx::Postgres(_) => tx
+            .query_opt(
+                "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)",
+                &[],
+                |r| r.get::<i64>(0),
+            )
+            .map(|ms| ms.unwrap_or(i64::MAX)),
+        _ => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(i64::MAX, |d| {
+                i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+            })),
+    }
+}
+
+/// Records that `agent` called at `now_ms` and grants it `lease_ms` from
+/// then: its claims last until that lease ends, or until a lease granted
+/// before ends if that is later (a lease never shrinks: a shorter
+/// `todo.claim.lease` or a clock stepped back grants no less than was
+/// granted). A call that wrote nothing to a session never seen leaves no
+/// row: there is no session to hang it on.
+fn record_seen(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &AgentName,
+    now_ms: i64,
+    lease_ms: i64,
+) -> Result<()> {
+    grant(
+        tx,
+        session,
+        agent.as_str(),
+        now_ms,
+        now_ms.saturating_add(lease_ms),
+    )
+}
+
+/// Records `agent` as seen at `seen_ms` with a lease until `until_ms`,
+/// keeping a later time seen and a later end granted before. Nothing for
+/// a session without a row.
+pub(crate) fn grant(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &str,
+    seen_ms: i64,
+    until_ms: i64,
+) -> Result<()> {
     tx.execute(
-        "INSERT INTO agents (session_id, name, seen_ms)
-         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
-         ON CONFLICT (session_id, name) DO UPDATE SET seen_ms = excluded.seen_ms",
-        params![session.as_str(), agent.as_str(), now_ms],
+        "INSERT INTO agents (session_id, name, seen_ms, lease_until_ms)
+         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
+         ON CONFLICT (session_id, name) DO UPDATE SET
+             seen_ms = CASE WHEN agents.seen_ms > excluded.seen_ms
+                            THEN agents.seen_ms ELSE excluded.seen_ms END,
+             lease_until_ms = CASE WHEN agents.lease_until_ms > excluded.lease_until_ms
+                                   THEN agents.lease_until_ms ELSE excluded.lease_until_ms END",
+        params![session.as_str(), agent, seen_ms, until_ms],
     )?;
     Ok(())
 }

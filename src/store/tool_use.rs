@@ -66,7 +66,7 @@ impl Store {
 
 /// Records, in `tx`, that the tool call `tool_use_id` of `session` is
 /// `agent`'s, and drops the records of calls that never came. An id that is
-/// empty or longer than [`MAX_TOOL_USE_ID_BYTES`] is not recorded.
+/// not [`recordable`] is not recorded.
 pub(crate) fn record(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -74,7 +74,7 @@ pub(crate) fn record(
     agent: &AgentName,
     now_ms: i64,
 ) -> Result<bool> {
-    if tool_use_id.is_empty() || tool_use_id.len() > MAX_TOOL_USE_ID_BYTES {
+    if !recordable(tool_use_id) {
         return Ok(false);
     }
     let kept: Vec<(String, String)> = tx.query_all(
@@ -108,6 +108,8 @@ pub(crate) fn settle(tx: &Tx<'_>, session: &SessionId, mut who: Who) -> Result<W
             who.agent = Some(agent);
             return Ok(who);
         }
+        // No record can exist for it: nothing to look up.
+        Some(CallFrom::ToolUse(id)) if !recordable(&id) => return Ok(who),
         Some(CallFrom::ToolUse(id)) => id,
     };
     let value: Option<String> = tx.query_opt(
@@ -153,6 +155,15 @@ impl Default for Who {
             call: None,
         }
     }
+}
+
+/// True for a tool-use id a record may be kept under: not empty, at most
+/// [`MAX_TOOL_USE_ID_BYTES`], and without a NUL character, which no text
+/// goalkeeper stores holds (DESIGN.md §1).
+fn recordable(tool_use_id: &str) -> bool {
+    !tool_use_id.is_empty()
+        && tool_use_id.len() <= MAX_TOOL_USE_ID_BYTES
+        && !tool_use_id.contains('\0')
 }
 
 fn key(tool_use_id: &str) -> String {

@@ -28,6 +28,9 @@ pub(super) struct Version<'a> {
 /// Who made a change and how the event log records it.
 pub(super) struct Logged<'a> {
     pub actor: Actor,
+    /// The named agent that made it; `None` for the session's own agent,
+    /// a person and goalkeeper.
+    pub agent: Option<&'a str>,
     pub op: &'a str,
     pub payload: String,
     pub at_ms: i64,
@@ -42,13 +45,14 @@ impl Logged<'_> {
 
     /// [`Logged::op`] of the named agent `agent`, whose name the payload
     /// keeps as `agent` (DESIGN.md §2.5).
-    pub fn op_by(actor: Actor, agent: Option<&str>, op: &Op, at_ms: i64) -> Logged<'static> {
+    pub fn op_by<'a>(actor: Actor, agent: Option<&'a str>, op: &Op, at_ms: i64) -> Logged<'a> {
         let mut payload = op.to_json();
         if let (Some(agent), Some(map)) = (agent, payload.as_object_mut()) {
             map.insert("agent".into(), agent.into());
         }
         Logged {
             actor,
+            agent,
             op: op.kind().as_str(),
             payload: payload.to_string(),
             at_ms,
@@ -65,11 +69,13 @@ pub(super) fn store_version(
     version: Version<'_>,
     logged: Logged<'_>,
 ) -> Result<()> {
+    // A change by the session's own agent settles its pending reminder;
+    // another agent's leaves it (DESIGN.md §3.4).
     sessions::save_todo_version(
         tx,
         session,
         version.number,
-        logged.actor == Actor::Agent,
+        logged.actor == Actor::Agent && logged.agent.is_none(),
         logged.at_ms,
     )?;
     rows::write(tx, session, forward)?;
@@ -86,6 +92,7 @@ pub(super) fn store_version(
             payload: &logged.payload,
             error: None,
             version: Some(version.number),
+            agent: logged.agent,
         },
     )?;
     rows::record_step(
@@ -98,7 +105,8 @@ pub(super) fn store_version(
     )
 }
 
-/// The pending todo-error text, if a rejected agent call left one.
+/// The pending todo-error text, if a rejected call of the session's own
+/// agent left one.
 pub(super) fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option<String>> {
     Ok(tx
         .query_opt(
@@ -113,9 +121,54 @@ pub(super) fn read_todo_error(tx: &Tx<'_>, session: &SessionId) -> Result<Option
 pub(super) fn set_todo_error(tx: &Tx<'_>, session: &SessionId, error: Option<&str>) -> Result<()> {
     tx.execute(
         "UPDATE sessions SET todo_error = ?2 WHERE id = ?1",
-        params![session.as_str(), error],
+        params![
+            session.as_str(),
+            error.map(super::events::without_nul).as_deref()
+        ],
     )?;
     Ok(())
+}
+
+/// The session mark a named agent's pending todo-error text is kept under.
+fn agent_error_mark(agent: &str) -> String {
+    format!("todo-error.agent:{agent}")
+}
+
+/// Sets (or, with `None`, clears) the pending todo-error text of the named
+/// `agent`: its reminder, for a host that gives it prompts of its own
+/// (DESIGN.md §3.4). One per agent; its next good call clears it.
+pub(super) fn set_agent_todo_error(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &str,
+    error: Option<&str>,
+    now_ms: i64,
+) -> Result<()> {
+    let mark = agent_error_mark(agent);
+    match error {
+        Some(error) => sessions::set_mark(
+            tx,
+            session,
+            &mark,
+            &super::events::without_nul(error),
+            now_ms,
+        ),
+        None => sessions::remove_mark(tx, session, &mark),
+    }
+}
+
+/// Takes the named `agent`'s pending todo-error text, clearing it.
+pub(crate) fn take_agent_todo_error(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    agent: &str,
+) -> Result<Option<String>> {
+    let mark = agent_error_mark(agent);
+    let error = sessions::mark(tx, session, &mark)?;
+    if error.is_some() {
+        sessions::remove_mark(tx, session, &mark)?;
+    }
+    Ok(error)
 }
 
 /// Takes the pending todo-error text, clearing it so the reminder is

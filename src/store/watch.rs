@@ -36,7 +36,8 @@ pub(crate) struct SessionSnapshot {
     /// The token usage counted for the current goal since the `since_ms`
     /// given to [`Store::session_snapshot`]: `(at_ms, tokens)`, oldest first.
     pub recent_usage: Vec<(i64, u64)>,
-    /// When each named agent of the list last called (DESIGN.md §2.5).
+    /// When each named agent of the list's lease ends, as granted
+    /// (DESIGN.md §2.5).
     pub agents: Vec<(String, i64)>,
 }
 
@@ -120,7 +121,7 @@ impl Store {
                 goal,
                 events: log,
                 recent_usage,
-                agents: super::todos::agents_seen(tx, session)?,
+                agents: super::todos::agent_leases(tx, session)?,
             })
         })
     }

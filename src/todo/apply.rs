@@ -95,7 +95,7 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     // A person's call promotes the next task only where no named agent
     // works; a release hands the freed tasks to nobody.
     let named = caller.agent.is_some()
-        || !caller.team.seen.is_empty()
+        || !caller.team.leases.is_empty()
         || list.tasks().any(|(_, t)| t.agent.is_some());
     if !matches!(op, Op::Release(_)) {
         team::settle(
@@ -258,7 +258,17 @@ fn diff_by_content(before: &TodoList, after: &TodoList) -> Vec<ChangedTask> {
 /// earliest stays; with none in progress, the earliest `pending` task is
 /// promoted. `blocked` tasks are never promoted.
 pub fn normalize(list: &mut TodoList) {
-    let named = list.tasks().any(|(_, t)| t.agent.is_some());
+    normalize_import(list, false);
+}
+
+/// [`normalize`] for a person's import into a session where named agents
+/// already work (`named`) or not: a task waiting `after` one the list
+/// has completed is unblocked first (DESIGN.md §2.5), and nothing is
+/// promoted where named agents work, which the list may say too (a
+/// holder or a finisher it names), as for any other call of a person.
+pub(crate) fn normalize_import(list: &mut TodoList, named: bool) {
+    team::follow_afters(list);
+    let named = named || list.tasks().any(|(_, t)| t.agent.is_some());
     team::settle(
         list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
         &Caller::solo(Actor::User),

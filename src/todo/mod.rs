@@ -14,7 +14,7 @@ pub(crate) mod text;
 
 pub use crate::actor::Actor;
 pub use apply::{Applied, ChangedTask, CompletedTask, apply, apply_as, normalize};
-pub(crate) use apply::{edit_task, start};
+pub(crate) use apply::{edit_task, normalize_import, start};
 pub use call::{Note, Op, PhaseItems, Release, Target, ViewPage, parse_value};
 pub(crate) use call::{OpKind, Parsed, parse_call, parse_call_on, parse_value_on};
 pub use markdown::{MarkdownError, from_markdown, to_markdown};

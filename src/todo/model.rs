@@ -370,6 +370,7 @@ impl TodoList {
                         task.content, task.status
                     ));
                 }
+
                 if task.agent.is_some()
                     && !matches!(task.status, Status::InProgress | Status::Completed)
                 {
@@ -384,6 +385,17 @@ impl TodoList {
                         task.content, task.status
                     ));
                 }
+            }
+        }
+        // Once every text is known: an `after` names another task.
+        for task in self.phases.iter().flat_map(|p| &p.tasks) {
+            if let Some(after) = &task.after
+                && (after == &task.content || !contents.contains(after.as_str()))
+            {
+                problems.push(format!(
+                    "task \"{}\" waits for \"{after}\", which is no other task of the list",
+                    task.content
+                ));
             }
         }
         if contents.len() > MAX_TASKS {

@@ -57,6 +57,9 @@ pub(crate) fn check_blocker(text: &str) -> Result<(), String> {
 }
 
 fn check(text: &str, what: &str, limit: usize) -> Result<(), String> {
+    if text.contains('\0') {
+        return Err(crate::call::nul_refusal(what));
+    }
     if text.is_empty() {
         return Err(format!("{what} is empty; give some text"));
     }

@@ -25,4 +25,4 @@ pub use continuation::{Continuation, continuation};
 pub use memory::memory;
 pub(crate) use memory::memory_due;
 pub use stop::{StopOutcome, on_stop};
-pub use user_prompt::{PromptAdditions, on_prompt};
+pub use user_prompt::{PromptAdditions, on_agent_prompt, on_prompt};

@@ -53,3 +53,21 @@ pub fn on_prompt(
     }
     Ok(added)
 }
+
+/// The reminder due as a prompt of the named `agent` (a host's subagent
+/// with prompts of its own) starts its turn: its pending todo error, once.
+/// None of the session's own agent's reminders, which are not its.
+pub fn on_agent_prompt(
+    tx: &SessionTx<'_>,
+    injector: &Injector,
+    agent: &crate::AgentName,
+    now_ms: i64,
+) -> Result<Option<String>> {
+    let Some(error) = tx.take_agent_todo_error(agent)? else {
+        return Ok(None);
+    };
+    let (list, _) = tx.todo_list()?;
+    Ok(Some(
+        injector.todo_error_reminder(&error, &list, now_ms)?.content,
+    ))
+}

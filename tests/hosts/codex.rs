@@ -3,7 +3,10 @@
 //! and nothing else (the user's own choice of model provider aside: the
 //! mock, written to config.toml before the install).
 
+use std::path::PathBuf;
 use std::process::Output;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use serde_json::json;
@@ -467,4 +470,174 @@ fn a_forked_subagents_responses_count_once() {
         goal.tokens_used,
         3 * usage(100, 0, 10).counted() + sub_usage.counted()
     );
+}
+
+/// A CLI agent named like a Codex thread, so that Codex takes the id: the
+/// model's `wait_agent` on it gets `not_found`, which it would get for a
+/// subagent that ended.
+const CLI_AGENT: &str = "01a24309-0000-7000-8000-0000000000c1";
+
+/// The ids `wait_agent` and `close_agent` name are the model's to choose:
+/// a model that waits on (and tries to close) the CLI agent holding
+/// `Docs` leaves its claim alone, since this session's Codex never
+/// spawned it, while the subagent it did spawn has its task freed when
+/// `wait_agent` reports it completed.
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn only_a_spawned_subagents_tasks_are_freed() {
+    // Where the CLI agent's goalkeeper runs, set once the world exists.
+    let place: Arc<OnceLock<(PathBuf, PathBuf, PathBuf)>> = Arc::new(OnceLock::new());
+    let claimed = Arc::new(AtomicBool::new(false));
+    let (at, once) = (place.clone(), claimed.clone());
+    let mock = MockModel::scripted(Api::Responses, move |request| {
+        let body = &request.body;
+        let done = tool_outputs(body);
+        if of_subagent(body) {
+            return match done.len() {
+                0 => Step::tool(TODO, json!({"op": "start", "task": "Parser"})),
+                _ => Step::text("Started the parser."),
+            };
+        }
+        match done.len() {
+            0 => Step::tool(
+                TODO,
+                json!({"op": "init", "items": ["Lexer", "Parser", "Docs"]}),
+            ),
+            1 => {
+                if !once.swap(true, Ordering::SeqCst) {
+                    let (db, config, project) = at.get().expect("the world");
+                    let start = json!({"op": "start", "task": "Docs"}).to_string();
+                    let output = std::process::Command::new(env!("CARGO_BIN_EXE_goalkeeper"))
+                        .args(["--session-from", "codex", "--agent", CLI_AGENT])
+                        .args(["todo", "apply", &start])
+                        .current_dir(project)
+                        .env_clear()
+                        .env("GOALKEEPER_DB", db)
+                        .env("GOALKEEPER_CONFIG", config)
+                        .output()
+                        .expect("run goalkeeper");
+                    assert!(output.status.success(), "{}", show(&output));
+                }
+                Step::tool(
+                    "multi_agent_v1__spawn_agent",
+                    json!({"message": SUB_PROMPT}),
+                )
+            }
+            2 => wait_for(&done[1]),
+            3 => Step::tool(
+                "multi_agent_v1__wait_agent",
+                json!({"targets": [CLI_AGENT], "timeout_ms": 1000}),
+            ),
+            4 => Step::tool("multi_agent_v1__close_agent", json!({"target": CLI_AGENT})),
+            _ => Step::text("Done for now."),
+        }
+    });
+    let world = world(&mock);
+    let config = world.root().join("config.toml");
+    place
+        .set((world.db(), config, world.project()))
+        .expect("set once");
+    run(&world, &["Build the parser."]);
+    assert!(claimed.load(Ordering::SeqCst), "the CLI agent claimed Docs");
+
+    // What Codex answered the model: the subagent completed, the CLI
+    // agent not found (so a hook that trusted the model's ids would free
+    // its task), and no agent to close.
+    let calls = mock.model_calls();
+    let last = calls.iter().rfind(|b| !of_subagent(b)).unwrap();
+    let outputs = tool_outputs(last);
+    assert_eq!(outputs.len(), 5, "{outputs:#?}");
+    assert!(outputs[2].contains("\"completed\""), "{}", outputs[2]);
+    assert_eq!(
+        outputs[3],
+        format!(r#"{{"status":{{"{CLI_AGENT}":"not_found"}},"timed_out":false}}"#)
+    );
+    assert!(outputs[4].contains("not found"), "{}", outputs[4]);
+    let thread = spawned_agent(&outputs[1]);
+
+    // The store: the CLI agent still holds Docs; the subagent's Parser
+    // went back to pending, released by goalkeeper once.
+    let (session, _, list) = world.only_session();
+    assert_eq!(
+        statuses(&list),
+        [
+            ("Lexer", "in_progress"),
+            ("Parser", "pending"),
+            ("Docs", "in_progress")
+        ]
+    );
+    let docs = list
+        .tasks()
+        .map(|(_, t)| t)
+        .find(|t| t.content == "Docs")
+        .unwrap();
+    assert_eq!(docs.agent.as_deref(), Some(CLI_AGENT));
+    let log = world.store().event_log(&session, 100).unwrap();
+    let releases: Vec<Option<&str>> = log
+        .iter()
+        .filter(|e| e.op.as_deref() == Some("release"))
+        .map(|e| e.payload["agent"].as_str())
+        .collect();
+    assert_eq!(releases, [Some(thread.as_str())]);
+}
+
+/// A subagent's rejected todo call is its own: the main agent is never
+/// reminded of it, and the subagent is, once, when the main agent's
+/// `send_input` gives it its next message (its `UserPromptSubmit`).
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn a_subagents_rejected_call_reminds_the_subagent_only() {
+    let mock = MockModel::scripted(Api::Responses, move |request| {
+        let body = &request.body;
+        let done = tool_outputs(body);
+        if of_subagent(body) {
+            return match done.len() {
+                0 => Step::tool(TODO, json!({"op": "done", "task": "Nope"})),
+                _ => Step::text("Tried."),
+            };
+        }
+        match done.len() {
+            0 => Step::tool(TODO, json!({"op": "init", "items": ["Lexer", "Parser"]})),
+            1 => Step::tool(
+                "multi_agent_v1__spawn_agent",
+                json!({"message": SUB_PROMPT}),
+            ),
+            2 => wait_for(&done[1]),
+            3 => Step::tool(
+                "multi_agent_v1__send_input",
+                json!({"target": spawned_agent(&done[1]), "message": "SECOND-MESSAGE: go on."}),
+            ),
+            4 => wait_for(&done[1]),
+            _ => Step::text("Done for now."),
+        }
+    });
+    let world = world(&mock);
+    run(&world, &["Build the parser."]);
+
+    let calls = mock.model_calls();
+    // Codex's hooks name the tools as goalkeeper does (`todo`).
+    let reminder = "Your last `todo` call was rejected and changed nothing:";
+    let (subs, mains): (Vec<&Value>, Vec<&Value>) = calls.iter().partition(|b| of_subagent(b));
+    let outputs = tool_outputs(mains.last().unwrap());
+    assert_eq!(outputs.len(), 5, "{outputs:#?}");
+    for main in &mains {
+        assert!(!main.to_string().contains(reminder), "{main}");
+    }
+    // The subagent's requests: its first turn (the refused call, then its
+    // end), then its second turn, which carries the reminder once.
+    assert_eq!(subs.len(), 3, "{subs:#?}");
+    let refusal = &tool_outputs(subs[1])[0];
+    assert!(
+        refusal.contains("\nErrors: task \"Nope\" not found"),
+        "{refusal}"
+    );
+    let reminded: Vec<usize> = subs
+        .iter()
+        .map(|b| count(&b.to_string(), reminder))
+        .collect();
+    assert_eq!(reminded, [0, 0, 1]);
+    let second = subs[2].to_string();
+    assert!(second.contains("SECOND-MESSAGE"), "{second}");
+    let (session, _, _) = world.only_session();
+    assert_eq!(world.store().pending_todo_error(&session).unwrap(), None);
 }

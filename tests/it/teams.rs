@@ -419,3 +419,79 @@ fn what_a_team_reads() {
         )
     );
 }
+
+/// A named agent's refused call is its own: the session's main agent gets
+/// no reminder about it at its next prompt, and the log names who made
+/// it. The main agent's own refusal still reaches it.
+#[test]
+fn a_refused_call_reminds_only_the_agent_that_made_it() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b"]}));
+    apply(&env, "w1", &json!({"op": "start", "task": "b"}));
+    let (_, rejected) = apply(&env, "w2", &json!({"op": "done", "task": "b"}));
+    assert!(rejected);
+    let prompt = |env: &TestEnv| {
+        let event = json!({"hook_event_name": "UserPromptSubmit", "session_id": "team",
+            "cwd": env.dir(), "prompt": "go on"});
+        let output = env
+            .cmd(&["hook", "claude-code"])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let reply = prompt(&env);
+    assert!(!reply.contains("todo_error"), "{reply}");
+    let log = env.ok(&["--session", "team", "todo", "log"]);
+    crate::assert_snapshot!("teams_refused_call_logged_as_its_agent", log);
+    // The main agent's own refusal is its reminder.
+    let output = env
+        .cmd(&[
+            "--session",
+            "team",
+            "todo",
+            "apply",
+            r#"{"op":"done","task":"b"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let reply = prompt(&env);
+    assert!(
+        reply.contains("Your last `mcp__goalkeeper__todo` call was rejected"),
+        "{reply}"
+    );
+}
+
+/// `todo export` then `todo import` through the command line: w1's task
+/// stays w1's (its `done` is accepted), the `after` link still unblocks,
+/// and the person's import gave the main agent nothing.
+#[test]
+fn export_and_import_keep_holders_and_after_links() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b", "c"]}));
+    apply(
+        &env,
+        "w1",
+        &json!({"op": "block", "task": "c", "after": "b"}),
+    );
+    let file = env.dir().join("TODO.md");
+    let file = file.to_str().unwrap();
+    env.ok(&["--session", "team", "todo", "export", file]);
+    let markdown = std::fs::read_to_string(file).unwrap();
+    assert!(
+        markdown.ends_with(
+            "# Tasks\n- [/] a <!-- held-by: w1 since 2025-11-29T18:40:00Z -->\n- [ ] b\n- [!] c <!-- blocker: after b --> <!-- after: b -->\n"
+        ),
+        "{markdown}"
+    );
+    let before = list_of(&env, "team");
+    env.ok(&["--session", "team", "todo", "import", file]);
+    assert_eq!(list_of(&env, "team"), before);
+    let (result, rejected) = apply(&env, "w1", &json!({"op": "done", "task": "a"}));
+    assert!(!rejected, "{result}");
+    let (result, rejected) = apply(&env, "w1", &json!({"op": "done", "task": "b"}));
+    assert!(!rejected, "{result}");
+    assert_eq!(held_by(&result, "w1").as_deref(), Some("c"));
+}

@@ -394,8 +394,9 @@ fn todo_view(
 ) -> impl Iterator<Item = Line<'static>> + '_ {
     let team = std::rc::Rc::new(Team {
         now_ms,
+        clock_ms: i64::MAX,
         lease_ms,
-        seen: snapshot.agents.clone(),
+        leases: snapshot.agents.clone(),
     });
     snapshot.todos.phases.iter().flat_map(move |phase| {
         let team = team.clone();

@@ -21,11 +21,14 @@ pub const TOOL_USE_META: &str = "claudecode/toolUseId";
 /// `SubagentStop`: the subagent has ended, so the tasks it still holds
 /// (one it left unfinished, or the next one its last `done` gave it) go
 /// back to pending for the main agent and the other subagents, in the
-/// hook's transaction and in the log, instead of waiting out the lease.
+/// hook's transaction and in the log, instead of waiting out the lease;
+/// the reminder of its own rejected call, if one waits, is dropped.
 pub(super) fn stopped(hook: &mut Hook<'_, '_>) -> Result<()> {
     let agent = hook.event.json.get("agent_id").and_then(Value::as_str);
     if let Some(Ok(Some(agent))) = agent.map(AgentName::parse) {
         hook.tx.release_agent(&agent, hook.now_ms)?;
+        // Its reminder has nobody left to reach (it had no prompt hook).
+        hook.tx.take_agent_todo_error(&agent)?;
     }
     Ok(())
 }
@@ -162,6 +165,17 @@ mod tests {
         fx.send(&pre_tool_use(start_b.clone(), Some("a1f"), "toolu_1"));
         mcp_call(&mut fx.store, &fx.session, "toolu_1", start_b);
         assert_eq!(holder(&fx.store, &fx.session, "B").as_deref(), Some("a1f"));
+        // Its refused call leaves its own reminder, which its stop drops.
+        let nope = json!({"op": "done", "task": "Nope"});
+        fx.send(&pre_tool_use(nope.clone(), Some("a1f"), "toolu_2"));
+        fx.store
+            .act_for_call(Some(CallFrom::ToolUse("toolu_2".into())));
+        let refused = fx
+            .store
+            .todo_answer(&fx.session, Call::Value(&nope), Actor::Agent, NOW);
+        assert!(refused.unwrap().is_error);
+        let mark = "todo-error.agent:a1f";
+        assert!(fx.store.session_mark(&fx.session, mark).unwrap().is_some());
         let stop = event(
             "SubagentStop",
             "cc-1",
@@ -186,6 +200,8 @@ mod tests {
             (log[0].actor.as_str(), log[0].op.as_deref()),
             ("goalkeeper", Some("release"))
         );
+        assert_eq!(fx.store.session_mark(&fx.session, mark).unwrap(), None);
+        assert_eq!(fx.store.pending_todo_error(&fx.session).unwrap(), None);
         let before = fx.state();
         assert_eq!(fx.send(&stop).stdout, None);
         assert_eq!(before, fx.state());

@@ -16,8 +16,9 @@
 //! - `PostToolUse` of a goalkeeper tool refreshes the context the same way:
 //!   it is the one channel between prompts, so the context stays current
 //!   into the turn after a continuation (`UserPromptSubmit` does not fire
-//!   for continuations); after `wait_agent` or `close_agent`, the tasks of
-//!   the subagents that ended go back to pending;
+//!   for continuations); after `spawn_agent` the subagent it started is
+//!   recorded, and after `wait_agent` or `close_agent` the tasks of the
+//!   recorded subagents that ended go back to pending;
 //! - `PreToolUse` of the `goal` tool counts the usage so far, so the
 //!   response that completes the goal counts towards it;
 //! - `Stop` counts the rollout file's new usage (each `response_id` once),
@@ -116,7 +117,7 @@ fn pre_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
 fn post_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     let tool = hook.event.str_field("tool_name").unwrap_or("");
     if !Host::Codex.model_tool_names().contains(&tool) {
-        subagent::ended(hook)?;
+        subagent::after_tool(hook)?;
         return Ok(None);
     }
     Ok(hook

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::hook_event::Hook;
+use super::super::hook_event::{Hook, additional_context};
 use super::super::usage_log::count_log_usage;
 use super::{ROLLOUT, SUBAGENT_ROLLOUT_MARK};
 use crate::AgentName;
@@ -61,8 +61,10 @@ pub(super) fn of_event(event: &Value) -> Option<&str> {
 /// A subagent's event, `id` its `agent_id`: its rollout file's new responses count towards the
 /// goal, from a cursor of its own (where the main agent's events find the
 /// file again); a `Stop` (Codex 0.171 sends none for a subagent) also
-/// frees the tasks it holds. Nothing is injected, and the main agent's
-/// marks stay as they are. An `agent_id` that is no agent name changes
+/// frees the tasks it holds. Nothing of the main agent's is injected (no
+/// context, no reminder), and its marks stay as they are; a message to the
+/// subagent (`UserPromptSubmit`) gets the reminder of the subagent's own
+/// rejected todo call. An `agent_id` that is no agent name changes
 /// nothing and says so.
 pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> {
     let agent = match AgentName::parse(id) {
@@ -88,8 +90,20 @@ pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> 
             .notes
             .push("event has no transcript_path; usage not counted".into()),
     }
-    if hook.event.name == "Stop" {
-        hook.tx.release_agent(&agent, hook.now_ms)?;
+    match hook.event.name.as_str() {
+        "Stop" => {
+            hook.tx.release_agent(&agent, hook.now_ms)?;
+        }
+        // A subagent's own `spawn_agent`, `wait_agent` or `close_agent`.
+        "PostToolUse" => after_tool(hook)?,
+        // A message to the subagent (its first, or the main agent's
+        // `send_input`): its own rejected call's reminder, if one waits.
+        "UserPromptSubmit" => {
+            let reminder =
+                crate::turn::on_agent_prompt(hook.tx, hook.injector, &agent, hook.now_ms)?;
+            return Ok(reminder.map(|text| additional_context("UserPromptSubmit", &text)));
+        }
+        _ => {}
     }
     Ok(None)
 }
@@ -97,24 +111,75 @@ pub(super) fn event(hook: &mut Hook<'_, '_>, id: &str) -> Result<Option<Value>> 
 /// The statuses of a subagent that has ended its work.
 const ENDED: [&str; 4] = ["completed", "errored", "shutdown", "not_found"];
 
-/// After the main agent's `wait_agent` or `close_agent`: the subagents it
-/// reports ended (its `status` map, each status a name or an object keyed
-/// by it) or closed hold nothing any more, as Codex sends no event when a
-/// subagent stops. Their tasks in progress go back to pending, logged as
-/// goalkeeper's release.
-pub(super) fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
+/// The mark of a subagent this session's Codex spawned: this, then the
+/// agent's id (the thread id `spawn_agent` answered with).
+const SPAWNED_MARK: &str = "codex.spawned:";
+
+/// True when the hook's `tool_name` is Codex's own agent tool `tool`, as
+/// 0.171 names it to hooks: `spawn_agent` bare, `wait_agent` and
+/// `close_agent` in their namespace (`multi_agent_v1wait_agent`). An MCP
+/// tool's name (`mcp__server__tool`) is never one of them.
+fn is_agent_tool(tool_name: &str, tool: &str) -> bool {
+    tool_name == tool || tool_name.strip_prefix("multi_agent_v1") == Some(tool)
+}
+
+/// The tool's output as JSON: Codex hands it to hooks as a JSON text (the
+/// object itself is read too).
+fn response(hook: &Hook<'_, '_>) -> Option<Value> {
+    let response = hook.event.json.get("tool_response")?;
+    match response {
+        Value::String(text) => serde_json::from_str(text).ok(),
+        other => Some(other.clone()),
+    }
+}
+
+/// After a `PostToolUse` of a tool that is not goalkeeper's, from any
+/// thread of the session: a `spawn_agent` records the subagent it
+/// started; a `wait_agent` or `close_agent` frees the tasks of the
+/// subagents it reports ended ([`ended`]).
+pub(super) fn after_tool(hook: &mut Hook<'_, '_>) -> Result<()> {
     let tool = hook.event.str_field("tool_name").unwrap_or("");
+    if is_agent_tool(tool, "spawn_agent") {
+        let spawned = response(hook);
+        let id = spawned
+            .as_ref()
+            .and_then(|r| r.get("agent_id"))
+            .and_then(Value::as_str);
+        if let Some(Ok(Some(agent))) = id.map(AgentName::parse) {
+            hook.tx
+                .set_mark(&format!("{SPAWNED_MARK}{agent}"), "spawned", hook.now_ms)?;
+        }
+        return Ok(());
+    }
+    ended(hook)
+}
+
+/// After a `wait_agent` or `close_agent`: the subagents it reports ended
+/// (`wait_agent`'s `status` map, each status a name or an object keyed by
+/// it) or closed (`close_agent` answering with the `previous_status` of
+/// its target) hold nothing any more, as Codex sends no event when a
+/// subagent stops. Their tasks in progress go back to pending, logged as
+/// goalkeeper's release (a closed subagent stays recorded: Codex may
+/// resume it). Only a subagent this
+/// session's Codex spawned counts: the ids are the model's to choose, and
+/// one naming any other agent (a CLI agent, another session's subagent)
+/// frees nothing.
+fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let tool = hook.event.str_field("tool_name").unwrap_or("");
+    let closes = is_agent_tool(tool, "close_agent");
     let mut ids: Vec<String> = Vec::new();
-    if tool.ends_with("close_agent") {
+    if closes {
+        let closed = response(hook).is_some_and(|r| r.get("previous_status").is_some());
         let target = hook.event.json.pointer("/tool_input/target");
-        ids.extend(target.and_then(Value::as_str).map(str::to_owned));
-    } else if tool.ends_with("wait_agent") {
-        // The tool's output: a JSON text, or the object itself.
-        let response = hook.event.json.get("tool_response");
-        let parsed = response
-            .and_then(Value::as_str)
-            .and_then(|text| serde_json::from_str::<Value>(text).ok());
-        let statuses = parsed.as_ref().or(response).and_then(|r| r.get("status"));
+        ids.extend(
+            target
+                .and_then(Value::as_str)
+                .filter(|_| closed)
+                .map(str::to_owned),
+        );
+    } else if is_agent_tool(tool, "wait_agent") {
+        let response = response(hook);
+        let statuses = response.as_ref().and_then(|r| r.get("status"));
         for (id, status) in statuses.and_then(Value::as_object).into_iter().flatten() {
             let name = match status {
                 Value::String(name) => Some(name.as_str()),
@@ -127,9 +192,18 @@ pub(super) fn ended(hook: &mut Hook<'_, '_>) -> Result<()> {
         }
     }
     for id in ids {
-        if let Ok(Some(agent)) = AgentName::parse(&id) {
-            hook.tx.release_agent(&agent, hook.now_ms)?;
+        let Ok(Some(agent)) = AgentName::parse(&id) else {
+            continue;
+        };
+        let mark = format!("{SPAWNED_MARK}{agent}");
+        if hook.tx.mark(&mark)?.is_none() {
+            hook.notes.push(format!(
+                "{tool} reports agent {:?} ended, but this session's Codex did not spawn it; its tasks are left as they are",
+                agent.as_str()
+            ));
+            continue;
         }
+        hook.tx.release_agent(&agent, hook.now_ms)?;
     }
     Ok(())
 }

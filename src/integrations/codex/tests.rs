@@ -319,12 +319,19 @@ fn holders(fx: &mut Fixture) -> Vec<(String, String, Option<String>)> {
         .collect()
 }
 
-/// Codex sends no event when a subagent ends: `wait_agent` reporting it
-/// completed (or errored, shut down, gone), or `close_agent` closing it,
-/// frees its tasks; one still running keeps them.
-#[test]
-fn an_ended_subagents_tasks_are_released() {
-    let mut fx = fixture();
+/// `spawn_agent`'s `PostToolUse` as Codex 0.171 sends it: the bare tool
+/// name, its output a JSON text naming the thread.
+fn spawn(id: &str) -> String {
+    let output = json!({"agent_id": id, "nickname": "Laplace"}).to_string();
+    event(
+        "PostToolUse",
+        "c-1",
+        json!({"tool_name": "spawn_agent", "tool_input": {"message": "go"}, "tool_response": output}),
+    )
+}
+
+/// `agents` each start one task of B, C, D (after an append).
+fn three_holders(fx: &mut Fixture, agents: [&str; 3]) {
     fx.store
         .todo(
             &fx.session,
@@ -333,7 +340,7 @@ fn an_ended_subagents_tasks_are_released() {
             NOW,
         )
         .unwrap();
-    for (name, task) in [("t-1", "B"), ("t-2", "C"), ("t-3", "D")] {
+    for (name, task) in agents.into_iter().zip(["B", "C", "D"]) {
         fx.store
             .act_for_call(Some(crate::store::CallFrom::Agent(agent(name))));
         let start = json!({"op": "start", "task": task}).to_string();
@@ -341,9 +348,26 @@ fn an_ended_subagents_tasks_are_released() {
             .todo(&fx.session, Call::Json(&start), Actor::Agent, NOW)
             .unwrap();
     }
-    let held = |fx: &mut Fixture| -> Vec<Option<String>> {
-        holders(fx).into_iter().map(|(_, _, a)| a).collect()
-    };
+}
+
+fn held(fx: &mut Fixture) -> Vec<Option<String>> {
+    holders(fx).into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Codex sends no event when a subagent ends: `wait_agent` reporting a
+/// subagent this session's Codex spawned completed (or errored, shut
+/// down, gone), or `close_agent` closing it, frees its tasks; one still
+/// running keeps them.
+#[test]
+fn an_ended_subagents_tasks_are_released() {
+    let mut fx = fixture();
+    three_holders(&mut fx, ["t-1", "t-2", "t-3"]);
+    for id in ["t-1", "t-2", "t-3"] {
+        assert_eq!(
+            fx.send(&spawn(id)),
+            crate::integrations::hook_event::HookReply::default()
+        );
+    }
     let wait = event(
         "PostToolUse",
         "c-1",
@@ -358,7 +382,7 @@ fn an_ended_subagents_tasks_are_released() {
         "PostToolUse",
         "c-1",
         json!({"tool_name": "multi_agent_v1close_agent", "tool_input": {"target": "t-3"},
-            "tool_response": r#"{"status":"running"}"#}),
+            "tool_response": r#"{"previous_status":"running"}"#}),
     );
     assert_eq!(fx.send(&close).stdout, None);
     assert_eq!(held(&mut fx), [None, None, t("t-2"), None]);
@@ -373,6 +397,63 @@ fn an_ended_subagents_tasks_are_released() {
         assert_eq!(fx.send(&odd).stdout, None);
     }
     assert_eq!(before, fx.state());
+}
+
+/// The ids of `wait_agent` and `close_agent` are the model's to choose:
+/// one naming an agent this session's Codex did not spawn (a CLI agent
+/// `w1`, a subagent of another tool named like Codex's) frees nothing,
+/// whatever Codex answered, and says so.
+#[test]
+fn an_agent_codex_did_not_spawn_keeps_its_tasks() {
+    let mut fx = fixture();
+    three_holders(&mut fx, ["w1", "w2", "t-3"]);
+    // Another tool's `spawn_agent` (an MCP server's) records nothing.
+    let other = event(
+        "PostToolUse",
+        "c-1",
+        json!({"tool_name": "mcp__other__spawn_agent", "tool_response": r#"{"agent_id":"w2"}"#}),
+    );
+    assert_eq!(
+        fx.send(&other),
+        crate::integrations::hook_event::HookReply::default()
+    );
+    let before = fx.state();
+    let not_spawned = |who: &str| {
+        format!(
+            "multi_agent_v1wait_agent reports agent \"{who}\" ended, but this session's Codex did not spawn it; its tasks are left as they are"
+        )
+    };
+    let wait = event(
+        "PostToolUse",
+        "c-1",
+        json!({"tool_name": "multi_agent_v1wait_agent", "tool_input": {"targets": ["w1", "w2"]},
+            "tool_response": r#"{"status":{"w1":"not_found","w2":{"completed":"x"}},"timed_out":false}"#}),
+    );
+    let reply = fx.send(&wait);
+    assert_eq!(reply.stdout, None);
+    assert_eq!(reply.notes, [not_spawned("w1"), not_spawned("w2")]);
+    // `close_agent` of an id Codex does not know: its answer is an error,
+    // and nothing is closed.
+    let close = |target: &str, answer: &str| {
+        event(
+            "PostToolUse",
+            "c-1",
+            json!({"tool_name": "multi_agent_v1close_agent", "tool_input": {"target": target},
+                "tool_response": answer}),
+        )
+    };
+    assert_eq!(
+        fx.send(&close("w1", "agent w1 not found")).notes,
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        fx.send(&close("w1", r#"{"previous_status":"running"}"#))
+            .notes,
+        [not_spawned("w1").replace("wait_agent", "close_agent")]
+    );
+    assert_eq!(before, fx.state());
+    let t = |n: &str| Some(n.to_owned());
+    assert_eq!(held(&mut fx), [None, t("w1"), t("w2"), t("t-3")]);
 }
 
 /// A subagent event whose `agent_id` is no agent name changes nothing and

@@ -31,6 +31,7 @@ const STEPS: &[Step] = &[
     v6_tasks_by_prefix,
     v7_early_v6_index,
     v8_agents,
+    v9_granted_leases,
 ];
 
 /// The schema version this build writes.
@@ -219,6 +220,34 @@ fn v8_agents(tx: &Transaction<'_>) -> Result<()> {
     )?)
 }
 
+/// Claims lapse by the lease their holder was granted, not by the
+/// caller's (DESIGN.md §2.5): each named agent's row keeps when its lease
+/// ends, as granted at its calls, and an event keeps the named agent that
+/// made the call (the only record of it for a refused call). The agents
+/// seen before were granted the default lease, 600 s, from their last call.
+/// A column already there is left as it is (SQLite has no `ADD COLUMN IF
+/// NOT EXISTS`). PostgreSQL's step is the same in its types
+/// (`store::pg::schema`).
+fn v9_granted_leases(tx: &Transaction<'_>) -> Result<()> {
+    let has = |table: &str, column: &str| -> rusqlite::Result<bool> {
+        tx.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+            [table, column],
+            |r| r.get(0),
+        )
+    };
+    if !has("agents", "lease_until_ms")? {
+        tx.execute_batch(
+            "ALTER TABLE agents ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+             UPDATE agents SET lease_until_ms = seen_ms + 600000;",
+        )?;
+    }
+    if !has("events", "agent")? {
+        tx.execute_batch("ALTER TABLE events ADD COLUMN agent TEXT;")?;
+    }
+    Ok(())
+}
+
 /// Adds [`v8_agents`]'s columns to `tasks` unless they are there: the
 /// steps that read and write rows ([`v5`]) do it the way this build does.
 fn team_columns(tx: &Transaction<'_>) -> Result<()> {
@@ -311,6 +340,36 @@ mod tests {
             )
             .unwrap();
         assert_eq!((version, idle), (4, 0));
+    }
+
+    /// v9 grants the agents a v8 database knew the default lease from
+    /// their last call, and logs no agent for the events it had.
+    #[test]
+    fn v9_grants_the_default_lease_from_the_last_call() {
+        let conn = Connection::open_in_memory().unwrap();
+        for (i, step) in STEPS[..8].iter().enumerate() {
+            let tx = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate).unwrap();
+            step(&tx).unwrap();
+            tx.pragma_update(None, "user_version", i as i64 + 1)
+                .unwrap();
+            tx.commit().unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO sessions (id, created_ms, updated_ms) VALUES ('s', 1, 1);
+             INSERT INTO agents (session_id, name, seen_ms) VALUES ('s', 'w1', 5000);
+             INSERT INTO events (session_id, at_ms, actor, kind, payload, ok)
+                 VALUES ('s', 1, 'agent', 'todo', '{}', 1);",
+        )
+        .unwrap();
+        migrate(&conn, None).unwrap();
+        let lease: i64 = conn
+            .query_row("SELECT lease_until_ms FROM agents", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(lease, 605_000);
+        let agent: Option<String> = conn
+            .query_row("SELECT agent FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(agent, None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
 /// later version adds a step here and one in `store/migrations/`.
-const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7), (8, V8)];
+const STEPS: &[(i64, &str)] = &[(4, V4), (5, V5), (6, V6), (7, V7), (8, V8), (9, V9)];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
@@ -146,6 +146,14 @@ CREATE TABLE IF NOT EXISTS agents (
     seen_ms     BIGINT NOT NULL,
     PRIMARY KEY (session_id, name)
 );
+";
+
+/// Schema v9: leases as granted and the agent of each event, as on SQLite
+/// (`store::migrations::v9_granted_leases`).
+const V9: &str = "
+ALTER TABLE agents ADD COLUMN IF NOT EXISTS lease_until_ms BIGINT NOT NULL DEFAULT 0;
+UPDATE agents SET lease_until_ms = seen_ms + 600000 WHERE lease_until_ms = 0;
+ALTER TABLE events ADD COLUMN IF NOT EXISTS agent TEXT;
 ";
 
 /// The marker table: one row, the schema version.

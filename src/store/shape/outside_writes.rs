@@ -107,9 +107,10 @@ fn the_migration_keeps_the_shape_of_every_stored_list() {
                 .unwrap();
         }
         conn.execute_batch(
-            "ALTER TABLE sessions DROP COLUMN todo_shape; DROP TABLE agents; PRAGMA user_version = 4;",
+            "ALTER TABLE sessions DROP COLUMN todo_shape; DROP TABLE agents;
+             ALTER TABLE events DROP COLUMN agent; PRAGMA user_version = 4;",
         )
-            .unwrap();
+        .unwrap();
     }
     let store = Store::open(&db).unwrap();
     assert_eq!(store.in_read_tx(|tx| load(tx, &s)).unwrap(), expected);

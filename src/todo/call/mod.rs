@@ -104,6 +104,17 @@ pub(crate) fn parse_value_on(value: &Value, empty: bool) -> Result<Parsed, CallE
         },
         _ => value,
     };
+    if let Some(field) = crate::call::nul_field(value) {
+        let op = value
+            .get("op")
+            .and_then(Value::as_str)
+            .and_then(|name| OpKind::parse(name.trim()));
+        return Err(CallError {
+            op,
+            errors: vec![crate::call::nul_refusal(&field)],
+            repairs: reader.repairs,
+        });
+    }
     let Some(object) = value.as_object() else {
         return Err(CallError {
             op: None,

@@ -1,7 +1,8 @@
 //! Markdown export and import of the todo list (DESIGN.md §4): a `#` heading per
-//! phase, a `- [m] content` checkbox per task, and the two notes a task can
-//! carry as a trailing HTML comment (`<!-- blocker: NOTE -->` on a blocked
-//! task, `<!-- dropped-by: user -->` on an abandoned one).
+//! phase, a `- [m] content` checkbox per task, and the notes a task can
+//! carry as trailing HTML comments, one per note (`<!-- blocker: NOTE -->`
+//! on a blocked task, `<!-- dropped-by: user -->` on an abandoned one, and
+//! the comments of several agents, [`team`]).
 //!
 //! Export writes one canonical form; import accepts what people and editors
 //! tend to write, but never guesses: a line it cannot read is an error with
@@ -33,6 +34,7 @@
 //!   then a `# Todos` heading) is a duplicate phase name.
 
 mod parse;
+mod team;
 
 use super::model::{DroppedBy, Status, TodoList};
 use parse::Parser;
@@ -89,6 +91,7 @@ pub fn to_markdown(list: &TodoList) -> String {
                 }
                 _ => {}
             }
+            team::render(task, &mut out);
             out.push('\n');
         }
     }
@@ -107,6 +110,29 @@ pub fn from_markdown(text: &str) -> Result<TodoList, Vec<MarkdownError>> {
         parser.line(i + 1, line.trim());
     }
     parser.finish()
+}
+
+/// Decodes the five entities of [`escape`] in one left-to-right pass, so
+/// `&amp;lt;` becomes `&lt;` and not `<`. Any other `&` is kept as written.
+pub(super) fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match ENTITIES.iter().find(|(entity, _)| rest.starts_with(entity)) {
+            Some((entity, decoded)) => {
+                out.push(*decoded);
+                rest = &rest[entity.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Escapes text for one markdown line. The order matters: `&` goes first so

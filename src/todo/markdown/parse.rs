@@ -1,35 +1,12 @@
 //! Markdown import: the line-by-line parser behind
 //! [`from_markdown`](super::from_markdown).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::{DEFAULT_PHASE, ENTITIES, MarkdownError};
+use super::{DEFAULT_PHASE, MarkdownError, team, unescape};
 use crate::todo::model::{DroppedBy, Phase, Status, Task, TodoList};
 use crate::todo::text;
 use crate::todo::text::MAX_TASKS;
-
-/// Decodes the five entities of [`escape`] in one left-to-right pass, so
-/// `&amp;lt;` becomes `&lt;` and not `<`. Any other `&` is kept as written.
-pub(super) fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match ENTITIES.iter().find(|(entity, _)| rest.starts_with(entity)) {
-            Some((entity, decoded)) => {
-                out.push(*decoded);
-                rest = &rest[entity.len()..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
 
 /// Splits a trailing `<!-- ... -->` off `text`, returning the text before it
 /// and the comment's body. The opener is the last `<!--`, and the body may
@@ -197,7 +174,14 @@ impl Parser {
             return;
         };
 
-        let (raw, comment) = split_comment(after);
+        // Every trailing comment, in the order written.
+        let mut raw = after;
+        let mut comments = Vec::new();
+        while let (head, Some(body)) = split_comment(raw) {
+            comments.push(body);
+            raw = head;
+        }
+        comments.reverse();
         let content = self
             .text(n, raw)
             .and_then(|raw| match text::task_content(&raw) {
@@ -211,8 +195,9 @@ impl Parser {
             status,
             ..Task::pending(String::new())
         };
-        if let Some(body) = comment {
-            self.note(n, &mut task, body);
+        let mut keys = Vec::new();
+        for body in comments {
+            self.note(n, &mut task, body, &mut keys);
         }
         let Some(content) = content else {
             return;
@@ -237,14 +222,31 @@ impl Parser {
         }
     }
 
-    /// Reads a task's trailing comment into its note fields.
-    fn note(&mut self, n: usize, task: &mut Task, body: &str) {
+    /// Reads one of a task's trailing comments into its note fields;
+    /// `keys` are those of the comments before it on the line.
+    fn note(&mut self, n: usize, task: &mut Task, body: &str, keys: &mut Vec<String>) {
         let body = body.trim();
         let (key, value) = match body.split_once(':') {
             Some((key, value)) => (key.trim(), value.trim()),
             None => (body, ""),
         };
+        if keys.iter().any(|k| k == key) {
+            self.error(
+                n,
+                format!(
+                    "a second `{}` comment; a task carries each note once",
+                    text::preview(key)
+                ),
+            );
+            return;
+        }
+        keys.push(key.to_owned());
         match key {
+            key if team::KEYS.contains(&key) => {
+                if let Err(e) = team::read(key, value, task) {
+                    self.error(n, e);
+                }
+            }
             "blocker" if task.status != Status::Blocked => self.error(
                 n,
                 format!(
@@ -275,8 +277,10 @@ impl Parser {
                 n,
                 format!(
                     "unknown comment `<!-- {} -->`; a task may end with \
-                     `<!-- blocker: NOTE -->` when blocked `[!]` \
-                     or `<!-- dropped-by: user -->` when abandoned `[-]`",
+                     `<!-- blocker: NOTE -->` and `<!-- after: TASK -->` when blocked `[!]`, \
+                     `<!-- dropped-by: user -->` when abandoned `[-]`, \
+                     `<!-- held-by: AGENT since TIME -->` when in progress `[/]` \
+                     or `<!-- done-by: AGENT -->` when completed `[x]`",
                     text::preview(body)
                 ),
             ),
@@ -288,8 +292,8 @@ impl Parser {
         if raw.contains("<!--") {
             self.error(
                 n,
-                "`<!--` inside the text; only one trailing `<!-- ... -->` comment \
-                 is allowed, write a literal `<!--` as `&lt;!--`",
+                "`<!--` inside the text; only trailing `<!-- ... -->` comments \
+                 are allowed, write a literal `<!--` as `&lt;!--`",
             );
             return None;
         }
@@ -297,19 +301,83 @@ impl Parser {
     }
 
     pub(super) fn finish(mut self) -> Result<TodoList, Vec<MarkdownError>> {
+        self.check_afters();
         if let Some(line) = self.over_limit {
             let message = format!(
                 "the list holds {} tasks; the limit is {MAX_TASKS}",
                 self.tasks
             );
             self.error(line, message);
-            // Stable, so the errors of one line keep their order.
-            self.errors.sort_by_key(|e| e.line);
         }
+        // Stable, so the errors of one line keep their order.
+        self.errors.sort_by_key(|e| e.line);
         if self.errors.is_empty() {
             Ok(TodoList::new(self.phases))
         } else {
             Err(self.errors)
+        }
+    }
+}
+
+impl Parser {
+    /// Each `after` names another task of the document, and following the
+    /// links from a task never comes back to it: what a `block` with
+    /// `after` could have left (DESIGN.md §2.5).
+    fn check_afters(&mut self) {
+        let waits: HashMap<&str, &str> = self
+            .phases
+            .iter()
+            .flat_map(|p| &p.tasks)
+            .filter_map(|t| Some((t.content.as_str(), t.after.as_deref()?)))
+            .collect();
+        let line = |task: &str| self.task_lines.get(task).copied().unwrap_or(0);
+        let mut errors = Vec::new();
+        for (&task, &blocker) in &waits {
+            if blocker == task {
+                errors.push((
+                    line(task),
+                    format!(
+                        "task \"{}\" cannot wait for itself; name another task in `after`",
+                        text::preview(task)
+                    ),
+                ));
+            } else if !self.task_lines.contains_key(blocker) {
+                errors.push((line(task), format!(
+                    "`after` names task \"{}\", which is not in the list; name a task of the list by its exact content",
+                    text::preview(blocker)
+                )));
+            }
+        }
+        // The tasks on a circle of two or more links, each walk stopping
+        // at a task an earlier walk finished: every link is followed once.
+        let mut done: HashSet<&str> = HashSet::new();
+        for &start in waits.keys() {
+            let mut path: Vec<&str> = Vec::new();
+            let mut on_path: HashMap<&str, usize> = HashMap::new();
+            let mut at = start;
+            while !done.contains(at) {
+                if let Some(&i) = on_path.get(at) {
+                    for &task in &path[i..] {
+                        if waits.get(task) != Some(&task) {
+                            errors.push((line(task), format!(
+                                "task \"{}\" waits, through its `after` links, for itself; the links go in a circle",
+                                text::preview(task)
+                            )));
+                        }
+                    }
+                    break;
+                }
+                on_path.insert(at, path.len());
+                path.push(at);
+                match waits.get(at) {
+                    Some(&next) => at = next,
+                    None => break,
+                }
+            }
+            done.extend(path);
+        }
+        for (line, message) in errors {
+            self.error(line, message);
         }
     }
 }

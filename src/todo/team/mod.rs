@@ -16,38 +16,61 @@ use super::text::MAX_BLOCKER_CHARS;
 use crate::actor::Actor;
 
 /// The shared facts of a list's agents at the time of a call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Team {
-    /// The time of the call, in milliseconds since the epoch.
+    /// The caller's clock at the call, in milliseconds since the epoch:
+    /// when a claim it makes is recorded.
     pub now_ms: i64,
-    /// How long a named agent's claims last after its last call.
+    /// The database's clock at the call: a claim lapses only once this
+    /// clock too has passed its lease's end, so a caller whose clock runs
+    /// fast takes nothing early. `i64::MAX` when there is none to ask.
+    pub clock_ms: i64,
+    /// The caller's own lease (`todo.claim.lease`): what its calls are
+    /// granted, and how long a claim lasts that no grant covers (rows
+    /// written from outside goalkeeper).
     pub lease_ms: i64,
-    /// When each named agent of the list last called (its latest write).
-    pub seen: Vec<(String, i64)>,
+    /// When each named agent of the list's lease ends, as granted at its
+    /// calls (its own lease from its own clock, never shortened).
+    pub leases: Vec<(String, i64)>,
+}
+
+impl Default for Team {
+    fn default() -> Team {
+        Team {
+            now_ms: 0,
+            clock_ms: i64::MAX,
+            lease_ms: 0,
+            leases: Vec::new(),
+        }
+    }
 }
 
 impl Team {
-    /// When `agent` last called, if it ever did.
-    fn seen(&self, agent: &str) -> Option<i64> {
-        self.seen
+    /// When `agent`'s lease ends, if it was ever granted one.
+    fn granted(&self, agent: &str) -> Option<i64> {
+        self.leases
             .iter()
             .find(|(name, _)| name == agent)
-            .map(|(_, at)| *at)
+            .map(|(_, end)| *end)
     }
 
     /// True when the claim on `task` has lapsed: its holder is a named
-    /// agent that has not called for the lease since it claimed the task
-    /// or last called, whichever is later. The session's own agent's
-    /// claims never lapse.
+    /// agent whose lease, as granted, has ended by the caller's clock and
+    /// by the database's. The session's own agent's claims never lapse.
     pub(crate) fn lapsed(&self, task: &Task) -> bool {
-        self.lease_end(task).is_some_and(|end| self.now_ms >= end)
+        self.lease_end(task)
+            .is_some_and(|end| self.now_ms.min(self.clock_ms) >= end)
     }
 
-    /// When the claim of a named agent on `task` lapses.
+    /// When the claim of a named agent on `task` lapses: when its
+    /// holder's lease ends, as granted (DESIGN.md §2.5); for a holder
+    /// never granted one, the caller's lease after the claim.
     pub(crate) fn lease_end(&self, task: &Task) -> Option<i64> {
         let agent = task.agent.as_deref()?;
-        let last = self.seen(agent).into_iter().chain(task.since_ms).max()?;
-        Some(last.saturating_add(self.lease_ms))
+        self.granted(agent).or_else(|| {
+            task.since_ms
+                .map(|since| since.saturating_add(self.lease_ms))
+        })
     }
 }
 
@@ -65,8 +88,9 @@ pub struct Caller<'a> {
 /// The team of a list no named agent works on.
 static NOBODY: Team = Team {
     now_ms: 0,
+    clock_ms: i64::MAX,
     lease_ms: 0,
-    seen: Vec::new(),
+    leases: Vec::new(),
 };
 
 impl Caller<'static> {

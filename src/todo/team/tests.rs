@@ -16,11 +16,17 @@ fn list(items: &[&str]) -> TodoList {
     }])
 }
 
+/// The team at `now_ms` whose agents last called at the times `seen`,
+/// each granted [`LEASE`] then.
 fn team(now_ms: i64, seen: &[(&str, i64)]) -> Team {
     Team {
         now_ms,
+        clock_ms: i64::MAX,
         lease_ms: LEASE,
-        seen: seen.iter().map(|(n, at)| ((*n).to_owned(), *at)).collect(),
+        leases: seen
+            .iter()
+            .map(|(n, at)| ((*n).to_owned(), at + LEASE))
+            .collect(),
     }
 }
 
@@ -414,7 +420,8 @@ mod properties {
             let mut now = 1_000;
             for ((actor, agent), op, pause) in calls {
                 now += pause;
-                let t = Team { now_ms: now, lease_ms: LEASE, seen: seen.clone() };
+                let leases = seen.iter().map(|(n, at)| (n.clone(), at + LEASE)).collect();
+                let t = Team { now_ms: now, clock_ms: i64::MAX, lease_ms: LEASE, leases };
                 let caller = Caller { actor, agent, team: &t };
                 let before = list.clone();
                 let guarded: Vec<Task> = before

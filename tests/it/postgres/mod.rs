@@ -10,4 +10,5 @@ mod crash;
 mod faults;
 mod fleet;
 mod migrate;
+mod nul;
 mod teams;

@@ -86,3 +86,144 @@ fn import_refuses_an_invalid_list_and_changes_nothing() {
         assert_eq!((list(&mut s), version(&mut s), log(&mut s)), before);
     }
 }
+
+/// Runs `json` as the named agent `name` (`None`: the session's own).
+fn as_agent(
+    s: &mut goalkeeper::Store,
+    name: Option<&str>,
+    json: &str,
+) -> goalkeeper::todo::TodoResult {
+    let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
+    s.act_as(agent, 600);
+    let result = call(s, json, goalkeeper::todo::Actor::Agent);
+    s.act_as(None, 600);
+    result
+}
+
+/// An export read back by an import hands nobody's task to anyone: w1
+/// still holds its task, claimed when it was, and may finish it; the
+/// main agent is refused it; the person's import promoted nothing.
+#[test]
+fn an_exported_list_imported_keeps_each_holder_and_claim() {
+    let mut s = store();
+    as_agent(&mut s, Some("w1"), r#"{"op":"init","items":["a","b","c"]}"#);
+    as_agent(&mut s, Some("w2"), r#"{"op":"start","task":"b"}"#);
+    as_agent(&mut s, Some("w2"), r#"{"op":"done","task":"b"}"#);
+    let before = list(&mut s);
+    let markdown = goalkeeper::todo::to_markdown(&before);
+    assert!(
+        markdown.contains("- [/] a <!-- held-by: w1 since 2025-11-29T18:40:00Z -->\n"),
+        "{markdown}"
+    );
+    let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
+    s.todo_import(&session(), imported, "TODO.md", NOW + 1)
+        .unwrap();
+    assert_eq!(json_of(&list(&mut s)), json_of(&before));
+    let main = as_agent(&mut s, None, r#"{"op":"done","task":"a"}"#);
+    assert!(main.is_error, "{}", main.text());
+    assert!(
+        main.text()
+            .starts_with("Errors: task \"a\" is held by agent \"w1\" (claimed 0 s ago"),
+        "{}",
+        main.text()
+    );
+    let w1 = as_agent(&mut s, Some("w1"), r#"{"op":"done","task":"a"}"#);
+    assert!(!w1.is_error, "{}", w1.text());
+}
+
+/// A person's import into a session named agents work on promotes no
+/// task, even when the list it brings names none; into a session no
+/// named agent ever called, it does as always.
+#[test]
+fn a_persons_import_where_agents_work_promotes_nothing() {
+    let mut s = store();
+    as_agent(&mut s, Some("w1"), r#"{"op":"init","items":["a"]}"#);
+    let plain = TodoList::new(vec![Phase {
+        name: "P".into(),
+        tasks: vec![task("x", Status::Pending), task("y", Status::Pending)],
+    }]);
+    s.todo_import(&session(), plain.clone(), "TODO.md", NOW)
+        .unwrap();
+    assert_eq!(tasks(&mut s), "P: [ ] x, [ ] y");
+    let mut fresh = store();
+    fresh
+        .todo_import(&session(), plain, "TODO.md", NOW)
+        .unwrap();
+    assert_eq!(tasks(&mut fresh), "P: [/] x, [ ] y");
+}
+
+/// A claim the file names for an agent the session has not seen is
+/// granted the importer's lease from the claim's time.
+#[test]
+fn an_imported_claim_lasts_the_lease_from_its_time() {
+    let mut s = store();
+    let markdown = "# P\n- [/] a <!-- held-by: w9 since 2025-11-29T18:40:00Z -->\n- [ ] b\n";
+    let imported = goalkeeper::todo::from_markdown(markdown).unwrap();
+    s.todo_import(&session(), imported, "TODO.md", NOW + 60_000)
+        .unwrap();
+    let agent = goalkeeper::AgentName::parse("w2").unwrap().unwrap();
+    s.act_as(Some(agent), 600);
+    let start = r#"{"op":"start","task":"a"}"#;
+    let early = s
+        .todo(
+            &session(),
+            goalkeeper::todo::Call::Json(start),
+            goalkeeper::todo::Actor::Agent,
+            NOW + 599_000,
+        )
+        .unwrap();
+    assert!(
+        early
+            .text()
+            .starts_with("Errors: task \"a\" is held by agent \"w9\""),
+        "{}",
+        early.text()
+    );
+    let late = s
+        .todo(
+            &session(),
+            goalkeeper::todo::Call::Json(start),
+            goalkeeper::todo::Actor::Agent,
+            NOW + 600_000,
+        )
+        .unwrap();
+    assert!(!late.is_error, "{}", late.text());
+}
+
+/// The `after` link comes back with the list: completing the task waited
+/// for unblocks the waiting one, as before the export.
+#[test]
+fn an_after_link_survives_export_and_import() {
+    let mut s = store();
+    user(&mut s, r#"{"op":"init","items":["a","b"]}"#);
+    user(&mut s, r#"{"op":"block","task":"b","after":"a"}"#);
+    let markdown = goalkeeper::todo::to_markdown(&list(&mut s));
+    assert!(
+        markdown.contains("- [!] b <!-- blocker: after a --> <!-- after: a -->\n"),
+        "{markdown}"
+    );
+    let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
+    s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    agent(&mut s, r#"{"op":"done","task":"a"}"#);
+    assert_eq!(tasks(&mut s), "Tasks: [x] a, [/] b");
+}
+
+/// A list whose `after` names no other task is refused whole.
+#[test]
+fn an_after_naming_no_task_is_refused_and_changes_nothing() {
+    let mut s = planned();
+    let before = (json_of(&list(&mut s)), version(&mut s));
+    let mut waits = task("b", Status::Blocked);
+    waits.after = Some("gone".into());
+    let bad = TodoList::new(vec![Phase {
+        name: "P".into(),
+        tasks: vec![waits],
+    }]);
+    let err = s.todo_import(&session(), bad, "TODO.md", NOW).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Rejected);
+    assert_eq!(
+        err.to_string(),
+        "cannot import TODO.md: task \"b\" waits for \"gone\", which is no other task of the list; nothing was imported"
+    );
+    assert_eq!((json_of(&list(&mut s)), version(&mut s)), before);
+}

@@ -148,6 +148,89 @@ fn the_next_successful_agent_call_clears_the_pending_error() {
     assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
 }
 
+/// Makes `s`'s agent calls those of the named agent `name` (`None`: the
+/// session's own agent).
+fn act_as(s: &mut goalkeeper::Store, name: Option<&str>) {
+    let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
+    s.act_as(agent, 600);
+}
+
+/// Another agent's refused call is its own: the log names it, the main
+/// agent gets no reminder for it, and a named agent's success does not
+/// settle the main agent's pending one.
+#[test]
+fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
+    let mut s = planned();
+    act_as(&mut s, Some("w2"));
+    agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
+    act_as(&mut s, Some("w3"));
+    let refused = r#"{"op":"done","task":"Run tests"}"#;
+    let before = (json_of(&list(&mut s)), version(&mut s));
+    let result = call(&mut s, refused, Agent);
+    assert!(result.is_error);
+    assert_eq!((json_of(&list(&mut s)), version(&mut s)), before);
+    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    // It is w3's, for a host that gives w3 a prompt of its own.
+    let w3_mark = "todo-error.agent:w3";
+    assert!(s.session_mark(&session(), w3_mark).unwrap().is_some());
+    let last = log(&mut s).pop().unwrap();
+    assert_eq!(
+        (last.ok, last.agent.as_deref(), last.op.as_deref()),
+        (false, Some("w3"), Some("done"))
+    );
+    assert_eq!(
+        last.error.as_deref(),
+        Some(
+            "task \"Run tests\" is held by agent \"w2\" (claimed 0 s ago; the claim lapses in 10 min unless it calls again); work on another task, or ask the user to release it"
+        )
+    );
+    // The main agent's own refusal is its reminder, and stays pending
+    // through another agent's success and no-op.
+    act_as(&mut s, None);
+    call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
+    act_as(&mut s, Some("w3"));
+    agent(
+        &mut s,
+        r#"{"op":"append","phase":"Verification","items":["Lint"]}"#,
+    );
+    assert_eq!(
+        s.session_mark(&session(), w3_mark).unwrap(),
+        None,
+        "w3's own is settled"
+    );
+    let log = log(&mut s);
+    let last = log.last().unwrap();
+    assert_eq!((last.ok, last.agent.as_deref()), (true, Some("w3")));
+    // The append gave w3 the next free task; starting it again is a no-op.
+    let unchanged = version(&mut s);
+    agent(&mut s, r#"{"op":"start","task":"Add edge cases"}"#);
+    assert_eq!(version(&mut s), unchanged);
+    assert_eq!(
+        s.pending_todo_error(&session()).unwrap().as_deref(),
+        Some("task \"x\" not found; tasks are matched by their exact content (see `view`)")
+    );
+    act_as(&mut s, None);
+    agent(&mut s, r#"{"op":"view"}"#);
+    agent(&mut s, r#"{"op":"start","task":"Build core"}"#);
+    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+}
+
+/// A named agent's refused goal call is logged as its own too.
+#[test]
+fn a_refused_goal_call_names_its_agent() {
+    let mut s = planned();
+    act_as(&mut s, Some("w2"));
+    let refused = goalkeeper::store::GoalCall::Json(r#"{"op":"complete"}"#);
+    let result = s.goal(&session(), refused, Agent, NOW).unwrap();
+    assert!(result.is_error);
+    let last = log(&mut s).pop().unwrap();
+    assert_eq!(
+        (last.ok, last.agent.as_deref(), last.op.as_deref()),
+        (false, Some("w2"), Some("complete"))
+    );
+    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+}
+
 #[test]
 fn a_rejected_user_call_logs_nothing_and_leaves_nothing_pending() {
     let mut s = planned();

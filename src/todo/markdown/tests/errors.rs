@@ -161,8 +161,10 @@ fn an_unknown_comment_is_an_error() {
         errors("- [!] a <!-- owner: me -->\n"),
         [
             "line 1: unknown comment `<!-- owner: me -->`; a task may end with \
-             `<!-- blocker: NOTE -->` when blocked `[!]` or \
-             `<!-- dropped-by: user -->` when abandoned `[-]`"
+             `<!-- blocker: NOTE -->` and `<!-- after: TASK -->` when blocked `[!]`, \
+             `<!-- dropped-by: user -->` when abandoned `[-]`, \
+             `<!-- held-by: AGENT since TIME -->` when in progress `[/]` \
+             or `<!-- done-by: AGENT -->` when completed `[x]`"
         ]
     );
 }
@@ -177,8 +179,8 @@ fn a_heading_takes_no_comment() {
 
 #[test]
 fn a_raw_comment_opener_inside_text_is_an_error() {
-    let message = "`<!--` inside the text; only one trailing `<!-- ... -->` comment \
-                   is allowed, write a literal `<!--` as `&lt;!--`";
+    let message = "`<!--` inside the text; only trailing `<!-- ... -->` comments \
+                   are allowed, write a literal `<!--` as `&lt;!--`";
     assert_eq!(
         errors(
             "# A <!-- b\n\
@@ -188,7 +190,7 @@ fn a_raw_comment_opener_inside_text_is_an_error() {
         [
             format!("line 1: {message}"),
             format!("line 2: {message}"),
-            format!("line 3: {message}"),
+            "line 3: a second `dropped-by` comment; a task carries each note once".to_owned(),
         ]
     );
 }
@@ -219,6 +221,20 @@ fn text_rules_and_limits_apply_with_line_numbers() {
                 "line 5: task content \"{}…\" is 1001 characters; the limit is 1000",
                 "t".repeat(40)
             ),
+        ]
+    );
+}
+
+/// No text goalkeeper stores holds a NUL (DESIGN.md §1): a heading, a
+/// task or a note with one is an error on its line, which does not echo it.
+#[test]
+fn a_nul_character_is_refused_on_its_line() {
+    assert_eq!(
+        errors("# P\0\n- [ ] a\0b\n- [!] c <!-- blocker: d\0 -->\n"),
+        [
+            "line 1: phase name holds a NUL character (U+0000), which goalkeeper never stores; remove it",
+            "line 2: task content holds a NUL character (U+0000), which goalkeeper never stores; remove it",
+            "line 3: blocker note holds a NUL character (U+0000), which goalkeeper never stores; remove it",
         ]
     );
 }

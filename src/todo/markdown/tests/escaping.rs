@@ -72,7 +72,7 @@ fn only_the_five_entities_are_decoded() {
 
 #[test]
 fn hostile_characters_pass_through() {
-    let content = "tab\there \u{2028} nul\0 🦀 漢字 [x] # - [ ] \\[";
+    let content = "tab\there \u{2028} soh\u{1} 🦀 漢字 [x] # - [ ] \\[";
     let list = one_task(content);
     assert_eq!(from_markdown(&to_markdown(&list)), Ok(list));
 }

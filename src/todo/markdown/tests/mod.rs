@@ -3,7 +3,6 @@
 
 use proptest::prelude::*;
 
-use super::parse::*;
 use super::*;
 use crate::todo::text;
 use crate::todo::{MAX_TASK_CHARS, MAX_TASKS, Phase, Task};
@@ -11,6 +10,7 @@ use crate::todo::{MAX_TASK_CHARS, MAX_TASKS, Phase, Task};
 mod errors;
 mod escaping;
 mod props;
+mod team;
 
 const DOCUMENTED_EXAMPLE: &str = "\
 # Foundation

@@ -35,7 +35,7 @@ const HOSTILE: &[&str] = &[
     "\u{85}",
     "\u{a0}",
     "\u{feff}",
-    "\0",
+    "\u{1}",
     "🦀",
     "漢字",
     ":",
@@ -65,8 +65,10 @@ fn any_task() -> impl Strategy<Value = Task> {
         proptest::sample::select(Status::ALL.to_vec()),
         proptest::option::of(hostile_text()),
         any::<bool>(),
+        proptest::option::of(proptest::sample::select(vec!["w1", "sub-a1.b:2", "W_9"])),
+        proptest::option::of(0i64..253_402_300_800_000),
     )
-        .prop_map(|(content, status, note, by_user)| {
+        .prop_map(|(content, status, note, by_user, agent, since)| {
             let mut task = task(content.trim(), status);
             if status == Status::Blocked {
                 task.blocker = note.and_then(|n| text::blocker(&n).ok());
@@ -74,8 +76,35 @@ fn any_task() -> impl Strategy<Value = Task> {
             if status == Status::Abandoned && by_user {
                 task.dropped_by = Some(DroppedBy::User);
             }
+            // A holder (with or without a claim time) on a task in
+            // progress, whoever completed one.
+            if matches!(status, Status::InProgress | Status::Completed) {
+                task.agent = agent.map(str::to_owned);
+            }
+            if status == Status::InProgress && task.agent.is_some() {
+                task.since_ms = since;
+            }
+            // `by_user` on a blocked task: it waits for the task before
+            // it (set once the list is whole).
+            if status == Status::Blocked && by_user {
+                task.after = Some(String::new());
+            }
             task
         })
+}
+
+/// Points each task marked to wait (`after` set empty by [`any_task`]) at
+/// the task before it in the list, so the links never go in a circle; the
+/// first task waits for nothing.
+fn link_afters(mut list: TodoList) -> TodoList {
+    let mut previous: Option<String> = None;
+    for task in list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()) {
+        if task.after.is_some() {
+            task.after.clone_from(&previous);
+        }
+        previous = Some(task.content.clone());
+    }
+    list
 }
 
 /// Random lists that pass `validate()`: duplicates are dropped before
@@ -97,7 +126,7 @@ fn valid_list() -> impl Strategy<Value = TodoList> {
                         .collect(),
                 })
                 .collect();
-            TodoList::new(phases)
+            link_afters(TodoList::new(phases))
         })
         .prop_filter("list must validate", |list| list.validate().is_ok())
 }
