@@ -335,6 +335,45 @@ fn release_needs_a_task_or_an_agent() {
     assert_eq!(list[0]["tasks"][0]["status"], "pending");
 }
 
+/// A refused agent name of 100 KB is echoed as a bounded excerpt that
+/// says how long it was, on the command line and in the MCP server's log
+/// of every call that names it.
+#[test]
+fn a_huge_agent_name_is_echoed_cut() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a"]);
+    let before = list_of(&env, "default").to_string();
+    let huge = "w".repeat(100_000);
+    let excerpt = format!("\"{}\"\u{2026} (100000 characters)", "w".repeat(128));
+    let rule = "use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)";
+    let output = env
+        .cmd(&["--agent", &huge, "todo", "apply", r#"{"op":"done","task":"a"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!("goalkeeper: invalid agent name {excerpt}: {rule}\n")
+    );
+    // A Codex subagent's thread id names the agent of an MCP call.
+    let mut server = Server::spawn(&env, &["mcp", "--session-from", "codex"], &[]);
+    server.initialize();
+    for id in 1..=2 {
+        let response = server.request(
+            "tools/call",
+            json!({"name": "todo", "arguments": {"op": "view"}, "_meta": {
+                "threadId": huge, "x-codex-turn-metadata": {"thread_source": "subagent"}}}),
+        );
+        assert_eq!(is_error(&response["result"]), false, "call {id}");
+    }
+    let log = server.stop();
+    let line = format!(
+        "goalkeeper mcp: invalid agent name {excerpt}: {rule}; the subagent's call acts as the main agent\n"
+    );
+    assert_eq!(log, format!("{line}{line}[exit status: 0]"));
+    assert_eq!(list_of(&env, "default").to_string(), before);
+}
+
 #[test]
 fn block_after_from_the_command_line() {
     let env = TestEnv::new();

@@ -74,8 +74,8 @@ impl SubagentCall<'_> {
             .record_tool_use(self.tool_use_id, &agent, hook.now_ms)?
         {
             hook.notes.push(format!(
-                "tool_use_id {:?} is not a tool call's id; the subagent's call acts as the main agent",
-                self.tool_use_id
+                "tool_use_id {} is not a tool call's id; the subagent's call acts as the main agent",
+                crate::sanitize::quoted_excerpt(self.tool_use_id)
             ));
         }
         Ok(None)
