@@ -165,7 +165,7 @@ pub(crate) fn run(
             Value::Object(call)
         }
         TodoCommand::Release { task } => {
-            let what = match (task, ctx.names_agent) {
+            let what = match (task, ctx.agent_named_by.is_some()) {
                 (Some(task), _) => Release::Task(task),
                 (None, true) => Release::Agent(
                     ctx.agent
