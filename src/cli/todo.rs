@@ -165,15 +165,29 @@ pub(crate) fn run(
             Value::Object(call)
         }
         TodoCommand::Release { task } => {
-            let what = match (task, ctx.agent_named_by.is_some()) {
-                (Some(task), _) => Release::Task(task),
-                (None, true) => Release::Agent(
+            let what = match (task, ctx.agent_named_by) {
+                (Some(task), None) => Release::Task(task),
+                // `release TASK` frees the task whoever holds it: an agent
+                // named beside it would be a condition nobody checks.
+                (Some(_), Some(named_by)) => {
+                    let agent = ctx.agent.as_ref().map_or(MAIN, AgentName::as_str);
+                    let (named, unname) = if named_by == "--agent" {
+                        (format!("--agent {agent}"), "leave out --agent")
+                    } else {
+                        (format!("GOALKEEPER_AGENT={agent}"), "unset GOALKEEPER_AGENT")
+                    };
+                    return Err(Error::Usage(format!(
+                        "`todo release` takes a TASK or an agent ({named}), not both; nothing was released. \
+                         To free the task whoever holds it, {unname}; to free every task {agent} holds, give no TASK"
+                    )));
+                }
+                (None, Some(_)) => Release::Agent(
                     ctx.agent
                         .as_ref()
                         .map_or(MAIN, AgentName::as_str)
                         .to_owned(),
                 ),
-                (None, false) => {
+                (None, None) => {
                     return Err(Error::Usage(
                         "`todo release` needs the TASK to free, or --agent NAME to free every task that agent holds".into(),
                     ));

@@ -335,6 +335,30 @@ fn release_needs_a_task_or_an_agent() {
     assert_eq!(list[0]["tasks"][0]["status"], "pending");
 }
 
+/// `todo release TASK` frees the task whoever holds it, so an agent named
+/// beside it (by `--agent` or `$GOALKEEPER_AGENT`) is refused rather
+/// than passed over: nothing is released.
+#[test]
+fn release_of_a_task_refuses_an_agent_beside_it() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b"]}));
+    let before = list_of(&env, "team").to_string();
+    let args = ["--session", "team", "--agent", "w2", "todo", "release", "a"];
+    let by_flag = render(&args, &env.cmd(&args).output().unwrap());
+    let args = ["--session", "team", "todo", "release", "a"];
+    let by_variable = render(
+        &args,
+        &env.cmd(&args).env("GOALKEEPER_AGENT", "w1").output().unwrap(),
+    );
+    crate::assert_snapshot!(
+        "teams_release_task_and_agent",
+        format!("{by_flag}\n# with GOALKEEPER_AGENT=w1\n{by_variable}")
+    );
+    assert_eq!(list_of(&env, "team").to_string(), before);
+    let log = env.ok(&["--session", "team", "todo", "log"]);
+    assert!(!log.contains("release"), "{log}");
+}
+
 /// A refused agent name of 100 KB is echoed as a bounded excerpt that
 /// says how long it was, on the command line and in the MCP server's log
 /// of every call that names it.
