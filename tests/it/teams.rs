@@ -398,6 +398,54 @@ fn a_huge_agent_name_is_echoed_cut() {
     assert_eq!(list_of(&env, "default").to_string(), before);
 }
 
+/// Which agent an MCP call acts as: a server a host started
+/// (`--session-from HOST`) takes the host's word in `_meta` for a
+/// subagent's call, and its `--agent` for the rest; any other server acts
+/// as its `--agent` whatever `_meta` says.
+#[test]
+fn only_a_host_started_server_takes_its_agent_from_meta() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a", "--item", "b", "--item", "c"]);
+    env.ok(&["todo", "release", "a"]);
+    let subagent = json!({"threadId": "t-sub",
+        "x-codex-turn-metadata": {"thread_source": "subagent"}});
+    let start = |server: &mut Server, task: &str, meta: Option<&Value>| {
+        let mut params = json!({"name": "todo", "arguments": {"op": "start", "task": task}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta.clone();
+        }
+        let response = server.request("tools/call", params);
+        assert_eq!(is_error(&response["result"]), false, "{response}");
+    };
+    let mut plain = Server::spawn(&env, &["--agent", "w1", "mcp"], &[]);
+    plain.initialize();
+    start(&mut plain, "a", Some(&subagent));
+    assert_eq!(plain.stop(), "[exit status: 0]");
+    let mut hosted = Server::spawn(
+        &env,
+        &["--agent", "w2", "mcp", "--session-from", "codex"],
+        &[],
+    );
+    hosted.initialize();
+    start(&mut hosted, "b", Some(&subagent));
+    start(&mut hosted, "c", None);
+    assert_eq!(hosted.stop(), "[exit status: 0]");
+    let holders: Vec<(String, Value)> = list_of(&env, "default")[0]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["content"].as_str().unwrap().to_owned(), t["agent"].clone()))
+        .collect();
+    assert_eq!(
+        holders,
+        [
+            ("a".to_owned(), json!("w1")),
+            ("b".to_owned(), json!("t-sub")),
+            ("c".to_owned(), json!("w2")),
+        ]
+    );
+}
+
 #[test]
 fn block_after_from_the_command_line() {
     let env = TestEnv::new();
