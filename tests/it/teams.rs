@@ -348,7 +348,10 @@ fn release_of_a_task_refuses_an_agent_beside_it() {
     let args = ["--session", "team", "todo", "release", "a"];
     let by_variable = render(
         &args,
-        &env.cmd(&args).env("GOALKEEPER_AGENT", "w1").output().unwrap(),
+        &env.cmd(&args)
+            .env("GOALKEEPER_AGENT", "w1")
+            .output()
+            .unwrap(),
     );
     crate::assert_snapshot!(
         "teams_release_task_and_agent",
@@ -371,7 +374,13 @@ fn a_huge_agent_name_is_echoed_cut() {
     let excerpt = format!("\"{}\"\u{2026} (100000 characters)", "w".repeat(128));
     let rule = "use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)";
     let output = env
-        .cmd(&["--agent", &huge, "todo", "apply", r#"{"op":"done","task":"a"}"#])
+        .cmd(&[
+            "--agent",
+            &huge,
+            "todo",
+            "apply",
+            r#"{"op":"done","task":"a"}"#,
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -388,7 +397,7 @@ fn a_huge_agent_name_is_echoed_cut() {
             json!({"name": "todo", "arguments": {"op": "view"}, "_meta": {
                 "threadId": huge, "x-codex-turn-metadata": {"thread_source": "subagent"}}}),
         );
-        assert_eq!(is_error(&response["result"]), false, "call {id}");
+        assert!(!is_error(&response["result"]), "call {id}");
     }
     let log = server.stop();
     let line = format!(
@@ -415,7 +424,7 @@ fn only_a_host_started_server_takes_its_agent_from_meta() {
             params["_meta"] = meta.clone();
         }
         let response = server.request("tools/call", params);
-        assert_eq!(is_error(&response["result"]), false, "{response}");
+        assert!(!is_error(&response["result"]), "{response}");
     };
     let mut plain = Server::spawn(&env, &["--agent", "w1", "mcp"], &[]);
     plain.initialize();
@@ -434,7 +443,12 @@ fn only_a_host_started_server_takes_its_agent_from_meta() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| (t["content"].as_str().unwrap().to_owned(), t["agent"].clone()))
+        .map(|t| {
+            (
+                t["content"].as_str().unwrap().to_owned(),
+                t["agent"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         holders,
