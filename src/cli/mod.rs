@@ -20,6 +20,7 @@ macro_rules! note {
     };
 }
 
+mod acting;
 mod backup;
 mod fast;
 mod goal;
@@ -452,7 +453,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Command::SystemPrompt(args) => resources::system_prompt(&ctx, args),
         Command::Workspace(command) => resources::workspace(&ctx, command),
         Command::Tour => tour::run(&ctx),
-        Command::Hook(command) => integrations::hook(&ctx, command),
+        Command::Hook(command) => integrations::hook(&ctx, command, acting::read),
         Command::Statusline => integrations::statusline(&ctx),
         Command::Install(command) => integrations::install(&ctx, command),
         #[cfg(feature = "watch")]

@@ -104,7 +104,7 @@ fn host_event(argv: &[OsString]) -> Option<&'static str> {
 
 /// What clap found wrong, in one line for a note: the first line of its
 /// message without the `error: ` prefix.
-fn problem(error: &clap::Error) -> String {
+pub(super) fn problem(error: &clap::Error) -> String {
     if error.kind() == ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         return "a subcommand is missing".to_owned();
     }

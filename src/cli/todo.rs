@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::integrations::claude_code::Acts;
 use crate::todo::{
     Actor, Call, MAIN, MAX_CALL_BYTES, Op, Release, ViewPage, from_markdown, to_markdown,
 };
@@ -96,6 +97,32 @@ pub(crate) enum TodoCommand {
     Undo,
 }
 
+impl TodoCommand {
+    /// Whom the command acts as (`cli/acting.rs`): `apply` is the agent's
+    /// tool call; every other change is the person's (who may reopen or
+    /// take any task).
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            TodoCommand::Apply { .. } => Acts::Agent,
+            TodoCommand::View
+            | TodoCommand::Context(_)
+            | TodoCommand::Export { .. }
+            | TodoCommand::Log { .. } => Acts::Nobody,
+            TodoCommand::Init { .. }
+            | TodoCommand::Start { .. }
+            | TodoCommand::Done(_)
+            | TodoCommand::Drop(_)
+            | TodoCommand::Rm(_)
+            | TodoCommand::Block { .. }
+            | TodoCommand::Release { .. }
+            | TodoCommand::Unblock(_)
+            | TodoCommand::Append { .. }
+            | TodoCommand::Import { .. }
+            | TodoCommand::Undo => Acts::Person,
+        }
+    }
+}
+
 // A task (positional or `--task`) or a `--phase`; neither means every task
 // where the op allows it. (A plain comment: a doc comment here would become
 // the help text of every command that flattens these arguments, since
@@ -137,13 +164,16 @@ pub(crate) fn run(
     command: TodoCommand,
     matches: Option<&ArgMatches>,
 ) -> Result<Outcome, Error> {
+    // `apply` acts as the agent, everything else as the person: the rule
+    // the Bash guard reads too.
+    let actor = command.acts().actor();
     let user_call = match command {
         TodoCommand::Apply { call } => {
             let text = match call.as_deref() {
                 None | Some("-") => read_stdin()?,
                 Some(text) => text.to_owned(),
             };
-            return print_call(ctx, Call::Json(&text), Actor::Agent);
+            return print_call(ctx, Call::Json(&text), actor);
         }
         TodoCommand::Init { phases, items } => init_call(phases, items, matches),
         TodoCommand::Start { task } => json!({"op": "start", "task": task}),
@@ -174,7 +204,10 @@ pub(crate) fn run(
                     let (named, unname) = if named_by == "--agent" {
                         (format!("--agent {agent}"), "leave out --agent")
                     } else {
-                        (format!("GOALKEEPER_AGENT={agent}"), "unset GOALKEEPER_AGENT")
+                        (
+                            format!("GOALKEEPER_AGENT={agent}"),
+                            "unset GOALKEEPER_AGENT",
+                        )
                     };
                     return Err(Error::Usage(format!(
                         "`todo release` takes a TASK or an agent ({named}), not both; nothing was released. \
@@ -194,7 +227,7 @@ pub(crate) fn run(
                 }
             };
             let op = Op::Release(what);
-            return print_call(ctx, Call::Op(&op), Actor::User);
+            return print_call(ctx, Call::Op(&op), actor);
         }
         TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
         TodoCommand::Append { phase, items } => {
@@ -221,7 +254,7 @@ pub(crate) fn run(
             return Ok(print_result(ctx, result));
         }
     };
-    print_call(ctx, Call::Value(&user_call), Actor::User)
+    print_call(ctx, Call::Value(&user_call), actor)
 }
 
 /// Runs one todo call and prints its result: the text alone, which

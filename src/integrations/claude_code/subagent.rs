@@ -97,7 +97,9 @@ mod tests {
 
     fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
         let no_time = std::time::Duration::ZERO;
-        super::super::handle_within(store, injector, input, now_ms, no_time, None)
+        super::super::handle_within(store, injector, input, now_ms, no_time, None, |_| {
+            super::super::Reading::Unknown("no command line is read here".into())
+        })
     }
 
     fn pre_tool_use(op: Value, agent: Option<&str>, id: &str) -> String {

@@ -272,8 +272,9 @@ fn refuse_batch(batch: &[Value]) -> Checked {
         .iter()
         .filter_map(|message| match message.as_object() {
             Some(m) if !m.contains_key("id") && m.contains_key("method") => None,
-            Some(m) if !m.contains_key("method")
-                && (m.contains_key("result") || m.contains_key("error")) =>
+            Some(m)
+                if !m.contains_key("method")
+                    && (m.contains_key("result") || m.contains_key("error")) =>
             {
                 None
             }
