@@ -702,7 +702,10 @@ fn host_commands_pass_over_a_variable_that_is_not_text() {
         );
         // The event was handled: the goal goes on.
         let stdout = String::from_utf8(output.stdout).unwrap();
-        assert!(stdout.contains("\"decision\":\"block\""), "{name}: {stdout}");
+        assert!(
+            stdout.contains("\"decision\":\"block\""),
+            "{name}: {stdout}"
+        );
     }
     assert!(env.ok(&["todo", "view"]).contains("[/] Build core"));
 }

@@ -239,7 +239,10 @@ fn a_request_that_is_no_mcp_message_is_answered_with_its_id() {
     );
     assert_eq!(
         client.next(),
-        json!([error(json!(910), -32600, batch), error(Value::Null, -32600, batch)])
+        json!([
+            error(json!(910), -32600, batch),
+            error(Value::Null, -32600, batch)
+        ])
     );
     client.send(b"[]");
     assert_eq!(client.next(), error(Value::Null, -32600, batch));
