@@ -143,7 +143,7 @@ enum Checked {
     /// Not something rmcp can read: this answer instead.
     Answer(Vec<u8>),
     /// A JSON object, for rmcp once [`unreadable_request`] has seen it.
-    Pass(Map<String, Value>),
+    Pass(Value),
 }
 
 fn check_line(line: &[u8]) -> Checked {
@@ -172,7 +172,7 @@ fn check_line(line: &[u8]) -> Checked {
             -32700,
             &format!("Parse error: {e}"),
         )),
-        Ok(Value::Object(message)) => Checked::Pass(message),
+        Ok(message @ Value::Object(_)) => Checked::Pass(message),
         Ok(Value::Array(batch)) => refuse_batch(&batch),
         Ok(_) => Checked::Answer(error_line(
             Value::Null,
@@ -212,8 +212,9 @@ fn readable_id(id: Option<&Value>) -> Value {
 /// answer forever): the error, with the request's id. `None` for every
 /// other message: one rmcp reads, a notification (never answered), a
 /// client's response to the server.
-fn unreadable_request(message: &Map<String, Value>) -> Option<Vec<u8>> {
+fn unreadable_request(whole: &Value) -> Option<Vec<u8>> {
     use serde::Deserialize;
+    let message = whole.as_object()?;
     let id = message.get("id")?;
     if !message.contains_key("method")
         && (message.contains_key("result") || message.contains_key("error"))
@@ -221,8 +222,7 @@ fn unreadable_request(message: &Map<String, Value>) -> Option<Vec<u8>> {
         return None;
     }
     // rmcp's own reading of a line, on the value already parsed.
-    let whole = Value::Object(message.clone());
-    if rmcp::model::ClientJsonRpcMessage::deserialize(&whole).is_ok() {
+    if rmcp::model::ClientJsonRpcMessage::deserialize(whole).is_ok() {
         return None;
     }
     let (code, why) = request_problem(message);
@@ -319,7 +319,7 @@ fn id_in_prefix(line: &[u8]) -> Value {
 /// Moves the `arguments` of a `tools/call` request that are present but
 /// not an object (nor null) under `_meta` ([`RAW_ARGUMENTS`]); true when it
 /// did. Every other message stays as it is.
-fn lift_arguments(message: &mut Map<String, Value>) -> bool {
+fn lift_arguments(message: &mut Value) -> bool {
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
         return false;
     }
@@ -354,8 +354,8 @@ mod tests {
     use super::*;
 
     fn lifted(line: &Value) -> Option<Value> {
-        let mut message = line.as_object().unwrap().clone();
-        lift_arguments(&mut message).then(|| Value::Object(message))
+        let mut message = line.clone();
+        lift_arguments(&mut message).then_some(message)
     }
 
     #[test]
