@@ -23,7 +23,8 @@ pub enum ErrorKind {
 pub enum Error {
     /// A session id outside `[A-Za-z0-9._:-]{1,128}`.
     #[error(
-        "invalid session id {0:?}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+        "invalid session id {}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'",
+        crate::sanitize::quoted_excerpt(.0)
     )]
     InvalidSession(String),
 

@@ -170,9 +170,39 @@ pub fn is_unsafe(c: char) -> bool {
         )
 }
 
+/// The most characters of a refused value an error echoes.
+const EXCERPT_CHARS: usize = 128;
+
+/// `text` quoted (as `{:?}` quotes it) for a message that echoes a refused
+/// value: whole up to 128 characters, else its first 128 and how long it
+/// was, `"aaa"… (100000 characters)`, so a huge value costs a bounded line
+/// on every call that refuses it.
+pub(crate) fn quoted_excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!(
+            "{:?}\u{2026} ({} characters)",
+            &text[..cut],
+            text.chars().count()
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_refused_value_is_cut_and_its_length_said() {
+        assert_eq!(quoted_excerpt("w1"), "\"w1\"");
+        let longest = "é".repeat(128);
+        assert_eq!(quoted_excerpt(&longest), format!("{longest:?}"));
+        let huge = "x".repeat(100_000);
+        assert_eq!(
+            quoted_excerpt(&huge),
+            format!("\"{}\"\u{2026} (100000 characters)", "x".repeat(128))
+        );
+    }
 
     #[test]
     fn closing_tags_and_ampersands_are_escaped() {

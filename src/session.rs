@@ -67,7 +67,8 @@ impl AgentName {
             Ok(Some(AgentName(name.to_owned())))
         } else {
             Err(Error::Usage(format!(
-                "invalid agent name {name:?}: use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)"
+                "invalid agent name {}: use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)",
+                crate::sanitize::quoted_excerpt(name)
             )))
         }
     }

@@ -12,44 +12,22 @@
 //! gives the same [`Cli`] that clap would, or `None`, and then the caller
 //! asks clap. It says `None` at anything it does not know exactly how clap
 //! treats: help, `--`, a short option, an unknown or repeated option, a
-//! value that is empty or starts with `-`, an argument that is not UTF-8,
-//! an empty or non-UTF-8 `GOALKEEPER_DB` or `GOALKEEPER_SESSION` (which
-//! clap refuses even when the line gives the option). So a mistake still
-//! gets clap's error and its exit code, and what the command is (and so
-//! whether it is lenient) is what clap would read. The tests hold it to
-//! clap's answer on the same arguments and environment.
+//! value that is empty or starts with `-`, an argument that is not UTF-8.
+//! So a mistake still gets clap's error and its exit code, and what the
+//! command is (and so whether it is lenient) is what clap would read. The
+//! tests hold it to clap's answer on the same arguments. Neither reads the
+//! environment: the variables behind the global options are read after
+//! either has parsed the line ([`variables`](super::variables)).
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::SessionId;
 use crate::integrations::host_session::Host;
 
 use super::integrations::HookCommand;
 use super::prompt::ContextArgs;
 use super::todo::TodoCommand;
 use super::{ActiveTools, Cli, Command};
-
-/// The environment variables the global options fall back to.
-pub(super) struct Env {
-    /// `GOALKEEPER_DB`.
-    pub(crate) db: Option<OsString>,
-    /// `GOALKEEPER_SESSION`.
-    pub(crate) session: Option<OsString>,
-    /// `GOALKEEPER_AGENT`.
-    pub(crate) agent: Option<OsString>,
-}
-
-impl Env {
-    /// The process's own environment.
-    pub(crate) fn of_process() -> Env {
-        Env {
-            db: std::env::var_os("GOALKEEPER_DB"),
-            session: std::env::var_os("GOALKEEPER_SESSION"),
-            agent: std::env::var_os("GOALKEEPER_AGENT"),
-        }
-    }
-}
 
 /// The global options, as they are given.
 #[derive(Default)]
@@ -64,25 +42,15 @@ struct Globals {
 }
 
 /// `args` without the program name. `None`: ask clap.
-pub(super) fn parse(args: &[OsString], env: &Env) -> Option<Cli> {
-    // clap refuses an empty variable even when the line gives the option.
-    let env_db = from_env(env.db.as_deref())?;
-    let env_session = from_env(env.session.as_deref())?;
-    let env_agent = from_env(env.agent.as_deref())?;
+pub(super) fn parse(args: &[OsString]) -> Option<Cli> {
     let line = scan(args)?;
     let command = command(&line.words, line.explain)?;
     let globals = line.globals;
     Some(Cli {
-        db: match globals.db {
-            Some(db) => Some(db),
-            None => env_db.map(PathBuf::from),
-        },
-        session: match globals.session {
-            Some(session) => session,
-            None => env_session.unwrap_or(SessionId::DEFAULT).to_owned(),
-        },
+        db: globals.db,
+        session: globals.session,
         session_from: globals.session_from,
-        agent: globals.agent.or_else(|| env_agent.map(str::to_owned)),
+        agent: globals.agent,
         config: globals.config,
         sets: globals.sets,
         json: globals.json,
@@ -205,18 +173,6 @@ fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
             *slot = Some(value);
             Some(())
         }
-    }
-}
-
-/// An environment variable's value for an option: `Some(None)` when it is
-/// not set, `None` (ask clap) when it is empty or not UTF-8.
-fn from_env(value: Option<&OsStr>) -> Option<Option<&str>> {
-    match value {
-        None => Some(None),
-        Some(value) => match value.to_str() {
-            Some(text) if !text.is_empty() => Some(Some(text)),
-            _ => None,
-        },
     }
 }
 

@@ -3,8 +3,8 @@
 
 use crate::Error;
 use crate::goal::{GoalOp, MAX_TOKENS, Usage};
+use crate::integrations::claude_code::Acts;
 use crate::store::GoalCall;
-use crate::todo::Actor;
 use clap::{Args, Subcommand};
 
 use std::path::Path;
@@ -67,6 +67,25 @@ pub(crate) enum GoalCommand {
     },
 }
 
+impl GoalCommand {
+    /// Whom the command acts as (`cli/acting.rs`): `apply` is the agent's
+    /// tool call; every other change is the person's.
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            GoalCommand::Apply { .. } => Acts::Agent,
+            GoalCommand::Get => Acts::Nobody,
+            GoalCommand::Set(_)
+            | GoalCommand::Create(_)
+            | GoalCommand::Pause
+            | GoalCommand::Resume
+            | GoalCommand::Complete
+            | GoalCommand::Drop
+            | GoalCommand::Budget { .. }
+            | GoalCommand::Usage { .. } => Acts::Person,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct NewGoal {
     /// What the goal should achieve (several words are joined with spaces,
@@ -117,6 +136,9 @@ fn parse_tokens(text: &str) -> Result<u64, String> {
 }
 
 pub(crate) fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error> {
+    // `apply` acts as the agent, everything else as the person: the rule
+    // the Bash guard reads too.
+    let actor = command.acts().actor();
     let op = match command {
         GoalCommand::Set(NewGoal { objective, budget }) => GoalOp::Set {
             objective: checked_objective(&objective.join(" "))?,
@@ -148,18 +170,15 @@ pub(crate) fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error>
                 None | Some("-") => read_stdin()?,
                 Some(text) => text.to_owned(),
             };
-            let result = ctx.store()?.goal(
-                &ctx.session,
-                GoalCall::Json(&text),
-                Actor::Agent,
-                ctx.now_ms,
-            )?;
+            let result =
+                ctx.store()?
+                    .goal(&ctx.session, GoalCall::Json(&text), actor, ctx.now_ms)?;
             return Ok(print_result(ctx, result));
         }
     };
     let result = ctx
         .store()?
-        .goal(&ctx.session, GoalCall::Op(&op), Actor::User, ctx.now_ms)?;
+        .goal(&ctx.session, GoalCall::Op(&op), actor, ctx.now_ms)?;
     Ok(print_result(ctx, result))
 }
 

@@ -5,6 +5,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::integrations::claude_code::{Acts, ReadLine};
 use crate::integrations::host_session::Host;
 use crate::integrations::{HookReply, claude_code, codex, gemini_cli, install, pi, statusline};
 use crate::{Error, SessionId};
@@ -34,6 +35,19 @@ impl HookCommand {
             HookCommand::GeminiCli => Host::GeminiCli,
             HookCommand::Codex => Host::Codex,
             HookCommand::Pi => Host::Pi,
+        }
+    }
+}
+
+impl HookCommand {
+    /// Whom the command acts as (`cli/acting.rs`): the host, on the
+    /// person's behalf.
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            HookCommand::ClaudeCode
+            | HookCommand::GeminiCli
+            | HookCommand::Codex
+            | HookCommand::Pi => Acts::Person,
         }
     }
 }
@@ -80,6 +94,19 @@ pub(crate) enum InstallCommand {
     },
 }
 
+impl InstallCommand {
+    /// Whom the command acts as (`cli/acting.rs`): it writes the person's
+    /// configuration.
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            InstallCommand::ClaudeCode { .. }
+            | InstallCommand::GeminiCli { .. }
+            | InstallCommand::Codex { .. }
+            | InstallCommand::Pi { .. } => Acts::Person,
+        }
+    }
+}
+
 /// Hook input is small; this bounds a runaway writer.
 const MAX_HOOK_INPUT: u64 = 16 * 1024 * 1024;
 
@@ -93,8 +120,10 @@ fn read_input() -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8 text; ignored".to_owned())
 }
 
-pub(crate) fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
-    let reply = super::within_hook_wait(|| hook_reply(ctx, command));
+/// Runs one hook event; `read` reads a goalkeeper command line for the
+/// Bash guard.
+pub(crate) fn hook(ctx: &Context, command: HookCommand, read: ReadLine) -> Result<Outcome, Error> {
+    let reply = super::within_hook_wait(|| hook_reply(ctx, command, read));
     for note in &reply.notes {
         note!("{note}");
     }
@@ -105,7 +134,7 @@ pub(crate) fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error
 }
 
 /// One hook event's reply, printed by [`hook`].
-fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
+fn hook_reply(ctx: &Context, command: HookCommand, read: ReadLine) -> HookReply {
     match read_input() {
         Err(note) => HookReply {
             stdout: None,
@@ -129,6 +158,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
                         ctx.now_ms,
                         super::hook_wait() / 4,
                         claude_code::cap_from(cap.as_deref()),
+                        read,
                     )
                 }
                 HookCommand::GeminiCli => {

@@ -20,6 +20,7 @@ macro_rules! note {
     };
 }
 
+mod acting;
 mod backup;
 mod fast;
 mod goal;
@@ -34,6 +35,7 @@ mod resources;
 mod session;
 mod todo;
 mod tour;
+mod variables;
 #[cfg(feature = "watch")]
 mod watch;
 
@@ -69,21 +71,17 @@ const GLOBAL_OPTIONS: &str = "Global Options";
 #[derive(Debug, Parser)]
 #[command(name = "goalkeeper", version, about, max_term_width = 100)]
 pub(crate) struct Cli {
+    // The variables behind --db, --session and --agent are read after
+    // parsing (`variables`), not by clap.
     /// The database: a SQLite file, or a postgres://user@host/db URL
-    /// [default: a file in the platform data dir]
-    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "GOALKEEPER_DB", value_name = "PATH|URL")]
+    /// [default: $GOALKEEPER_DB, else a file in the platform data dir]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "PATH|URL")]
     db: Option<PathBuf>,
 
-    /// The session (one agent conversation)
-    #[arg(
-        long,
-        global = true,
-        help_heading = GLOBAL_OPTIONS,
-        env = "GOALKEEPER_SESSION",
-        default_value = SessionId::DEFAULT,
-        value_name = "ID"
-    )]
-    session: String,
+    /// The session (one agent conversation) [default: $GOALKEEPER_SESSION,
+    /// else `default`]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "ID")]
+    session: Option<String>,
 
     /// Act on the session HOST last ran in the current directory instead
     /// (claude-code, gemini-cli, codex, pi); `goal set` queues the goal for
@@ -92,9 +90,9 @@ pub(crate) struct Cli {
     session_from: Option<Host>,
 
     /// The agent making the todo calls of `todo apply` and `mcp`, one of
-    /// several sharing the session's list [default: the session's own
-    /// agent, `main`]
-    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "GOALKEEPER_AGENT", value_name = "NAME")]
+    /// several sharing the session's list [default: $GOALKEEPER_AGENT,
+    /// else the session's own agent, `main`]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_name = "NAME")]
     agent: Option<String>,
 
     /// The settings file [default: $GOALKEEPER_CONFIG, else the platform config dir]
@@ -178,8 +176,9 @@ pub(crate) struct Context {
     session_from: Option<Host>,
     /// `--agent NAME` / `$GOALKEEPER_AGENT`; `None`: the session's own agent.
     agent: Option<AgentName>,
-    /// Whether an agent was named at all (`main` included).
-    names_agent: bool,
+    /// What named an agent (`main` included), `--agent` or
+    /// `GOALKEEPER_AGENT`; `None` when nothing did.
+    agent_named_by: Option<&'static str>,
     config: Option<PathBuf>,
     sets: Vec<String>,
     json: bool,
@@ -204,7 +203,10 @@ impl Context {
     fn location(&self) -> Result<Location, Error> {
         let path = match &self.db {
             Some(path) => path.clone(),
-            None => default_db_path()?,
+            None => match variables::db_path() {
+                Some(path) => path,
+                None => default_db_path()?,
+            },
         };
         location_of(path)
     }
@@ -286,14 +288,19 @@ fn default_db_path() -> Result<PathBuf, Error> {
 /// The clock: `$GOALKEEPER_NOW` (milliseconds since the epoch) when set,
 /// for reproducible output, else the system clock.
 fn now_ms() -> Result<i64, Error> {
-    match std::env::var("GOALKEEPER_NOW") {
-        Ok(text) if !text.trim().is_empty() => text.trim().parse().map_err(|_| {
-            Error::Usage(format!(
-                "GOALKEEPER_NOW={text:?} is not a number; give milliseconds since the epoch, or unset it"
-            ))
-        }),
-        _ => Ok(crate::time::system_now_ms()),
+    let text = match std::env::var_os("GOALKEEPER_NOW") {
+        Some(value) => value.to_string_lossy().into_owned(),
+        None => return Ok(crate::time::system_now_ms()),
+    };
+    if text.trim().is_empty() {
+        return Ok(crate::time::system_now_ms());
     }
+    text.trim().parse().map_err(|_| {
+        Error::Usage(format!(
+            "GOALKEEPER_NOW={} is not a number; give milliseconds since the epoch, or unset it",
+            crate::sanitize::quoted_excerpt(&text)
+        ))
+    })
 }
 
 /// Parses the arguments, runs the command and returns the exit status.
@@ -366,15 +373,15 @@ fn parse_host(name: &str) -> Result<Host, String> {
 /// order of its options from them, `watch` whether `--session` was given).
 fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome, Error> {
     // A hook takes its session from the host's event and can read the
-    // system clock: bad variables are noted, not fatal.
-    let session = match SessionId::parse(&cli.session) {
-        Ok(session) => session,
-        Err(e) if lenient => {
-            note(format!("GOALKEEPER_SESSION ignored: {e}"));
-            SessionId::default()
-        }
-        Err(e) => return Err(e),
-    };
+    // system clock: bad values are noted and passed over, not fatal.
+    let session = variables::resolve(
+        cli.session.as_deref(),
+        "--session",
+        variables::SESSION,
+        "a session id",
+        SessionId::parse,
+    );
+    let session = passed_over(session, lenient)?.unwrap_or_default();
     let now_ms = match now_ms() {
         Ok(now) => now,
         Err(e) if lenient => {
@@ -383,21 +390,25 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         }
         Err(e) => return Err(e),
     };
-    let names_agent = cli.agent.is_some();
-    let agent = match cli.agent.as_deref().map(AgentName::parse).transpose() {
-        Ok(agent) => agent.flatten(),
-        Err(e) if lenient => {
-            note(format!("GOALKEEPER_AGENT ignored: {e}"));
-            None
-        }
-        Err(e) => return Err(e),
+    let agent_named_by = if cli.agent.is_some() {
+        "--agent"
+    } else {
+        variables::AGENT
     };
+    let named = variables::resolve(
+        cli.agent.as_deref(),
+        "--agent",
+        variables::AGENT,
+        "an agent name",
+        AgentName::parse,
+    );
+    let named = passed_over(named, lenient)?;
     let mut ctx = Context {
         db: cli.db,
         session,
         session_from: cli.session_from,
-        agent,
-        names_agent,
+        agent_named_by: named.is_some().then_some(agent_named_by),
+        agent: named.flatten(),
         config: cli.config,
         sets: cli.sets,
         json: cli.json,
@@ -442,17 +453,29 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Command::SystemPrompt(args) => resources::system_prompt(&ctx, args),
         Command::Workspace(command) => resources::workspace(&ctx, command),
         Command::Tour => tour::run(&ctx),
-        Command::Hook(command) => integrations::hook(&ctx, command),
+        Command::Hook(command) => integrations::hook(&ctx, command, acting::read),
         Command::Statusline => integrations::statusline(&ctx),
         Command::Install(command) => integrations::install(&ctx, command),
         #[cfg(feature = "watch")]
-        Command::Watch(args) => {
-            let given = matches.and_then(|m| m.value_source("session"))
-                == Some(clap::parser::ValueSource::CommandLine);
-            watch::run(&ctx, args, given)
-        }
+        Command::Watch(args) => watch::run(&ctx, args, cli.session.is_some()),
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Migrate(args) => backup::migrate(&ctx, args),
+    }
+}
+
+/// A global option's value, or, when it cannot be used, no value and a
+/// note (a lenient command) or the error (any other).
+fn passed_over<T>(
+    value: Result<Option<T>, variables::Spoilt>,
+    lenient: bool,
+) -> Result<Option<T>, Error> {
+    match value {
+        Ok(value) => Ok(value),
+        Err(spoilt) if lenient => {
+            note(spoilt.note());
+            Ok(None)
+        }
+        Err(spoilt) => Err(spoilt.into_error()),
     }
 }
 

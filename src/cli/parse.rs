@@ -38,11 +38,12 @@ impl Command {
 }
 
 impl Cli {
-    /// Whether `GOALKEEPER_DB`, `GOALKEEPER_SESSION` and `GOALKEEPER_NOW`
-    /// are not the command's to rely on, so that a spoilt one is noted and
-    /// passed over: a hook and the status line (the session comes from the
-    /// host's event), and an MCP server its host started for its session
-    /// (`mcp --session-from HOST`), which follows the host.
+    /// Whether `GOALKEEPER_SESSION`, `GOALKEEPER_AGENT` and
+    /// `GOALKEEPER_NOW` (or the options they stand for) are not the
+    /// command's to rely on, so that a spoilt one is noted and passed over:
+    /// a hook and the status line (the session comes from the host's
+    /// event), and an MCP server its host started for its session (`mcp
+    /// --session-from HOST`), which follows the host.
     pub(super) fn ignores_spoilt_variables(&self) -> bool {
         match &self.command {
             #[cfg(feature = "mcp")]
@@ -55,7 +56,7 @@ impl Cli {
 /// Parses `argv` (the program name first). `Err`: the exit status, after
 /// clap printed its help, version or error, or after a hook's note.
 pub(super) fn parse(argv: Vec<OsString>) -> Result<Line, u8> {
-    if let Some(cli) = fast::parse(&argv[1..], &fast::Env::of_process()) {
+    if let Some(cli) = fast::parse(&argv[1..]) {
         return Ok(Line { cli, matches: None });
     }
     let error = match parse_with(Cli::command(), &argv) {
@@ -67,20 +68,6 @@ pub(super) fn parse(argv: Vec<OsString>) -> Result<Line, u8> {
         ClapErrorKind::DisplayHelp | ClapErrorKind::DisplayVersion
     ) {
         error.exit();
-    }
-    // The line may be right and a variable clap reads spoilt (an empty
-    // GOALKEEPER_DB): a command that does not rely on them goes on without.
-    let without_env = Cli::command()
-        .mut_arg("db", |a| a.env(None))
-        .mut_arg("session", |a| a.env(None));
-    if let Ok(line) = parse_with(without_env, &argv)
-        && line.cli.ignores_spoilt_variables()
-    {
-        note(format!(
-            "ignoring GOALKEEPER_DB and GOALKEEPER_SESSION: {}",
-            error.kind()
-        ));
-        return Ok(line);
     }
     if let Some(name) = host_event(&argv) {
         note(format!(
@@ -117,7 +104,7 @@ fn host_event(argv: &[OsString]) -> Option<&'static str> {
 
 /// What clap found wrong, in one line for a note: the first line of its
 /// message without the `error: ` prefix.
-fn problem(error: &clap::Error) -> String {
+pub(super) fn problem(error: &clap::Error) -> String {
     if error.kind() == ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         return "a subcommand is missing".to_owned();
     }

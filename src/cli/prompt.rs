@@ -2,6 +2,7 @@
 //! `prompt render`: printing the hidden messages an agent receives.
 
 use crate::Error;
+use crate::integrations::claude_code::Acts;
 use crate::prompt::{BUILTIN, Gate, HiddenMessage};
 use crate::turn::{self, Continuation};
 use clap::{Args, Subcommand};
@@ -30,6 +31,15 @@ pub(crate) enum PromptCommand {
     },
     /// List the template names
     List,
+}
+
+impl PromptCommand {
+    /// Whom the command acts as (`cli/acting.rs`): it only renders.
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            PromptCommand::Render { .. } | PromptCommand::List => Acts::Nobody,
+        }
+    }
 }
 
 /// `context`: the goal-mode-context message, or nothing when a gate is closed.

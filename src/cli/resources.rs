@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::Error;
+use crate::integrations::claude_code::Acts;
 use crate::prompt::{HiddenMessage, MessageKind};
 use crate::resources::{self, AssembleOptions};
 use clap::{Args, Subcommand};
@@ -34,6 +35,17 @@ pub(crate) enum WorkspaceCommand {
         /// The directory holding AGENTS.md
         dir: PathBuf,
     },
+}
+
+impl WorkspaceCommand {
+    /// Whom the command acts as (`cli/acting.rs`): `link` writes the
+    /// person's files.
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            WorkspaceCommand::Link { .. } => Acts::Person,
+            WorkspaceCommand::Status { .. } => Acts::Nobody,
+        }
+    }
 }
 
 pub(crate) fn system_prompt(ctx: &Context, args: SystemPromptArgs) -> Result<Outcome, Error> {

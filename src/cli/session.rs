@@ -1,6 +1,7 @@
 //! `goalkeeper session list|show|rm`.
 
 use crate::goal::{GoalView, describe};
+use crate::integrations::claude_code::Acts;
 use crate::time::utc_datetime;
 use crate::todo::{SummaryKind, summary};
 use crate::{Error, SessionId};
@@ -24,6 +25,16 @@ pub(crate) enum SessionCommand {
         /// The session id
         id: String,
     },
+}
+
+impl SessionCommand {
+    /// Whom the command acts as (`cli/acting.rs`).
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            SessionCommand::List | SessionCommand::Show { .. } => Acts::Nobody,
+            SessionCommand::Rm { .. } => Acts::Person,
+        }
+    }
 }
 
 pub(crate) fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Error> {

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::integrations::claude_code::Acts;
 use crate::todo::{
     Actor, Call, MAIN, MAX_CALL_BYTES, Op, Release, ViewPage, from_markdown, to_markdown,
 };
@@ -96,6 +97,32 @@ pub(crate) enum TodoCommand {
     Undo,
 }
 
+impl TodoCommand {
+    /// Whom the command acts as (`cli/acting.rs`): `apply` is the agent's
+    /// tool call; every other change is the person's (who may reopen or
+    /// take any task).
+    pub(crate) fn acts(&self) -> Acts {
+        match self {
+            TodoCommand::Apply { .. } => Acts::Agent,
+            TodoCommand::View
+            | TodoCommand::Context(_)
+            | TodoCommand::Export { .. }
+            | TodoCommand::Log { .. } => Acts::Nobody,
+            TodoCommand::Init { .. }
+            | TodoCommand::Start { .. }
+            | TodoCommand::Done(_)
+            | TodoCommand::Drop(_)
+            | TodoCommand::Rm(_)
+            | TodoCommand::Block { .. }
+            | TodoCommand::Release { .. }
+            | TodoCommand::Unblock(_)
+            | TodoCommand::Append { .. }
+            | TodoCommand::Import { .. }
+            | TodoCommand::Undo => Acts::Person,
+        }
+    }
+}
+
 // A task (positional or `--task`) or a `--phase`; neither means every task
 // where the op allows it. (A plain comment: a doc comment here would become
 // the help text of every command that flattens these arguments, since
@@ -137,13 +164,16 @@ pub(crate) fn run(
     command: TodoCommand,
     matches: Option<&ArgMatches>,
 ) -> Result<Outcome, Error> {
+    // `apply` acts as the agent, everything else as the person: the rule
+    // the Bash guard reads too.
+    let actor = command.acts().actor();
     let user_call = match command {
         TodoCommand::Apply { call } => {
             let text = match call.as_deref() {
                 None | Some("-") => read_stdin()?,
                 Some(text) => text.to_owned(),
             };
-            return print_call(ctx, Call::Json(&text), Actor::Agent);
+            return print_call(ctx, Call::Json(&text), actor);
         }
         TodoCommand::Init { phases, items } => init_call(phases, items, matches),
         TodoCommand::Start { task } => json!({"op": "start", "task": task}),
@@ -165,22 +195,39 @@ pub(crate) fn run(
             Value::Object(call)
         }
         TodoCommand::Release { task } => {
-            let what = match (task, ctx.names_agent) {
-                (Some(task), _) => Release::Task(task),
-                (None, true) => Release::Agent(
+            let what = match (task, ctx.agent_named_by) {
+                (Some(task), None) => Release::Task(task),
+                // `release TASK` frees the task whoever holds it: an agent
+                // named beside it would be a condition nobody checks.
+                (Some(_), Some(named_by)) => {
+                    let agent = ctx.agent.as_ref().map_or(MAIN, AgentName::as_str);
+                    let (named, unname) = if named_by == "--agent" {
+                        (format!("--agent {agent}"), "leave out --agent")
+                    } else {
+                        (
+                            format!("GOALKEEPER_AGENT={agent}"),
+                            "unset GOALKEEPER_AGENT",
+                        )
+                    };
+                    return Err(Error::Usage(format!(
+                        "`todo release` takes a TASK or an agent ({named}), not both; nothing was released. \
+                         To free the task whoever holds it, {unname}; to free every task {agent} holds, give no TASK"
+                    )));
+                }
+                (None, Some(_)) => Release::Agent(
                     ctx.agent
                         .as_ref()
                         .map_or(MAIN, AgentName::as_str)
                         .to_owned(),
                 ),
-                (None, false) => {
+                (None, None) => {
                     return Err(Error::Usage(
                         "`todo release` needs the TASK to free, or --agent NAME to free every task that agent holds".into(),
                     ));
                 }
             };
             let op = Op::Release(what);
-            return print_call(ctx, Call::Op(&op), Actor::User);
+            return print_call(ctx, Call::Op(&op), actor);
         }
         TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
         TodoCommand::Append { phase, items } => {
@@ -207,7 +254,7 @@ pub(crate) fn run(
             return Ok(print_result(ctx, result));
         }
     };
-    print_call(ctx, Call::Value(&user_call), Actor::User)
+    print_call(ctx, Call::Value(&user_call), actor)
 }
 
 /// Runs one todo call and prints its result: the text alone, which

@@ -6,7 +6,9 @@
 
 use crate::common;
 
+use std::ffi::OsString;
 use std::fs;
+use std::os::unix::ffi::OsStringExt;
 
 use common::TestEnv;
 use serde_json::Value;
@@ -20,7 +22,7 @@ struct Case {
     /// Fragments of stdout + stderr that name the problem and the fix.
     message: Vec<String>,
     /// Variables set for the command besides the test's own.
-    env: Vec<(&'static str, &'static str)>,
+    env: Vec<(&'static str, OsString)>,
     /// A rejected agent call: one rejected event is logged.
     logged: bool,
     /// Files written into the test directory first.
@@ -53,7 +55,13 @@ impl Case {
     }
 
     fn env(mut self, name: &'static str, value: &'static str) -> Case {
-        self.env.push((name, value));
+        self.env.push((name, value.into()));
+        self
+    }
+
+    /// A variable set to bytes that need not be UTF-8.
+    fn env_bytes(mut self, name: &'static str, value: &[u8]) -> Case {
+        self.env.push((name, OsString::from_vec(value.to_vec())));
         self
     }
 
@@ -424,6 +432,42 @@ fn catalogue() -> Vec<Case> {
             "invalid session id \"bad id!\": use 1-128 characters",
         )
         .env("GOALKEEPER_SESSION", "bad id!"),
+        // A variable that is not UTF-8 is named, as its own problem.
+        case(
+            "GOALKEEPER_AGENT that is not UTF-8",
+            &["todo", "apply", r#"{"op":"done","task":"Build core"}"#],
+            2,
+            "goalkeeper: GOALKEEPER_AGENT is not UTF-8 text (\"w\u{fffd}1\"); set it to an agent name, or unset it\n[exit status: 2]",
+        )
+        .env_bytes("GOALKEEPER_AGENT", b"w\xff1"),
+        case(
+            "GOALKEEPER_SESSION that is not UTF-8",
+            &["todo", "done", "Build core"],
+            2,
+            "goalkeeper: GOALKEEPER_SESSION is not UTF-8 text (\"s\u{fffd}\"); set it to a session id, or unset it\n[exit status: 2]",
+        )
+        .env_bytes("GOALKEEPER_SESSION", b"s\xff"),
+        case(
+            "GOALKEEPER_NOW that is not UTF-8",
+            &["todo", "done", "Build core"],
+            2,
+            "goalkeeper: GOALKEEPER_NOW=\"1\u{fffd}\" is not a number; give milliseconds since the epoch, or unset it\n",
+        )
+        .env_bytes("GOALKEEPER_NOW", b"1\xff"),
+        case(
+            "GOALKEEPER_AGENT that is no agent name",
+            &["todo", "apply", r#"{"op":"done","task":"Build core"}"#],
+            2,
+            "goalkeeper: GOALKEEPER_AGENT: invalid agent name \"user\": use 1-64 characters",
+        )
+        .env("GOALKEEPER_AGENT", "user"),
+        case(
+            "GOALKEEPER_AGENT that is not UTF-8, for the MCP server",
+            &["mcp"],
+            2,
+            "goalkeeper: GOALKEEPER_AGENT is not UTF-8 text (\"\u{fffd}\"); set it to an agent name, or unset it\n",
+        )
+        .env_bytes("GOALKEEPER_AGENT", b"\xff"),
         // A hook's own line with a mistake: noted, exit 0, nothing done.
         case(
             "a hook with an unknown option",
@@ -516,7 +560,7 @@ fn every_hostile_input_is_refused_clearly_and_changes_nothing() {
         let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
         let output = env
             .cmd(&args)
-            .envs(case.env.iter().copied())
+            .envs(case.env.iter().map(|(name, value)| (name, value)))
             .write_stdin(case.stdin.clone())
             .output()
             .unwrap();
@@ -594,6 +638,118 @@ fn host_commands_pass_over_a_spoilt_session_variable() {
     );
     assert!(served.contains("\"protocolVersion\""), "{served}");
     assert!(env.ok(&["todo", "view"]).contains("Build core"));
+}
+
+/// What a person reads about a spoilt variable: its name, what is wrong,
+/// and what to do; the line's option is named as itself.
+#[test]
+fn a_spoilt_variable_is_named() {
+    let env = TestEnv::new();
+    let mut shown = String::new();
+    for (name, value, args) in [
+        ("GOALKEEPER_AGENT", &b"w\xff1"[..], &["todo", "view"][..]),
+        ("GOALKEEPER_SESSION", b"\xff", &["todo", "view"]),
+        ("GOALKEEPER_SESSION", b"my project", &["todo", "view"]),
+        ("GOALKEEPER_AGENT", b"user", &["todo", "view"]),
+        ("GOALKEEPER_AGENT", b"w\xff1", &["hook", "claude-code"]),
+    ] {
+        let output = env
+            .cmd(args)
+            .env(name, OsString::from_vec(value.to_vec()))
+            .write_stdin("{}")
+            .output()
+            .unwrap();
+        let value = String::from_utf8_lossy(value);
+        shown.push_str(&format!("# with {name}={value:?}\n"));
+        shown.push_str(&common::render(args, &output));
+    }
+    let args = ["--session", "my project", "hook", "claude-code"];
+    let output = env.cmd(&args).write_stdin("{}").output().unwrap();
+    shown.push_str(&common::render(&args, &output));
+    crate::assert_snapshot!("cli_spoilt_variables", shown);
+}
+
+/// A variable that is not UTF-8 text leaves the commands a host runs
+/// lenient too: noted, naming the variable, and passed over, with the
+/// event handled as without it.
+#[test]
+fn host_commands_pass_over_a_variable_that_is_not_text() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--phase", "P", "--item", "Build core"]);
+    env.ok(&["goal", "set", "Ship it"]);
+    let stop = serde_json::json!({
+        "hook_event_name": "Stop",
+        "session_id": "default",
+        "cwd": env.dir(),
+    });
+    for (name, bytes) in [
+        ("GOALKEEPER_AGENT", &b"w\xff1"[..]),
+        ("GOALKEEPER_SESSION", b"\xff"),
+    ] {
+        let args = ["hook", "claude-code"];
+        let output = env
+            .cmd(&args)
+            .env(name, OsString::from_vec(bytes.to_vec()))
+            .write_stdin(stop.to_string())
+            .output()
+            .unwrap();
+        let rendered = common::render(&args, &output);
+        assert_eq!(output.status.code(), Some(0), "{rendered}");
+        let lossy = String::from_utf8_lossy(bytes);
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("goalkeeper: {name} ignored: it is not UTF-8 text ({lossy:?})\n")
+        );
+        // The event was handled: the goal goes on.
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            stdout.contains("\"decision\":\"block\""),
+            "{name}: {stdout}"
+        );
+    }
+    assert!(env.ok(&["todo", "view"]).contains("[/] Build core"));
+}
+
+/// An empty `GOALKEEPER_*` variable counts as unset (DESIGN.md §8): the
+/// session's own agent, the `default` session, the default database. On
+/// the command line, in a hook and in the MCP server.
+#[test]
+fn an_empty_variable_is_unset() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a", "--item", "b"]);
+    let empty = |args: &[&str], stdin: &str| {
+        let output = env
+            .cmd(args)
+            .env("GOALKEEPER_AGENT", "")
+            .env("GOALKEEPER_SESSION", "")
+            .write_stdin(stdin.to_owned())
+            .output()
+            .unwrap();
+        let rendered = common::render(args, &output);
+        assert_eq!(output.status.code(), Some(0), "{rendered}");
+        assert!(output.stderr.is_empty(), "{rendered}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // The session's own agent, on the default session: `a` is its task,
+    // so it may finish it (a named agent could not).
+    let done = empty(&["todo", "apply", r#"{"op":"done","task":"a"}"#], "");
+    assert!(done.contains("  - b [in_progress] (Tasks)"), "{done}");
+    let stop = serde_json::json!({
+        "hook_event_name": "Stop",
+        "session_id": "default",
+        "cwd": env.dir(),
+    });
+    let reminder = empty(&["hook", "claude-code"], &stop.to_string());
+    assert!(reminder.contains("\"decision\":\"block\""), "{reminder}");
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "goalkeeper-tests", "version": "0"}}});
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "todo", "arguments": {"op": "done", "task": "b"}}});
+    let served = empty(&["mcp"], &format!("{initialize}\n{call}\n"));
+    assert!(served.contains("Overall: 2/2 done"), "{served}");
+    let log = env.ok(&["--json", "todo", "log"]);
+    assert!(!log.contains("\"agent\":"), "a named agent acted: {log}");
 }
 
 #[test]

@@ -574,3 +574,67 @@ fn install_updates_an_earlier_pre_tool_use_matcher() {
         earlier.to_string()
     );
 }
+
+/// The Bash guard through the real hook: an agent's shell may run the
+/// goalkeeper commands that act as the agent or only read, and nothing
+/// that acts as the person, however it is spelt; what it cannot read is
+/// refused too. The reasons the model reads are snapshotted, and a
+/// refused command changes nothing.
+#[test]
+fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
+    let env = TestEnv::new();
+    env.ok(&["goal", "set", "Keep this goal", "--budget", "5000"]);
+    env.ok(&["todo", "init", "--item", "a", "--item", "b"]);
+    let before = (
+        env.ok(&["--json", "todo", "view"]),
+        env.ok(&["--json", "goal"]),
+    );
+    let guard = |command: &str| {
+        let event = json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "cwd": env.dir(), "tool_name": "Bash", "tool_use_id": "t1",
+            "tool_input": {"command": command}});
+        let output = env
+            .cmd(&["hook", "claude-code"])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        assert!(output.stderr.is_empty(), "{output:?}");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        if stdout.is_empty() {
+            return None;
+        }
+        let reply: Value = serde_json::from_str(&stdout).unwrap();
+        let out = &reply["hookSpecificOutput"];
+        assert_eq!(out["hookEventName"], "PreToolUse");
+        assert_eq!(out["permissionDecision"], "deny");
+        Some(out["permissionDecisionReason"].as_str().unwrap().to_owned())
+    };
+    for allowed in [
+        r#"goalkeeper --agent w1 todo apply '{"op":"done","task":"a"}'"#,
+        "GOALKEEPER_AGENT=w1 goalkeeper --json todo view",
+        "goalkeeper goal && goalkeeper context",
+        "grep -rn goalkeeper src",
+    ] {
+        assert_eq!(guard(allowed), None, "{allowed}");
+    }
+    let mut reasons = String::new();
+    for refused in [
+        "goalkeeper --agent w1 goal drop",
+        "env X=1 goalkeeper --json --agent=w1 todo release a",
+        "sh -c 'goalkeeper todo done a'",
+        "goalkeeper verify --task a",
+        "goalkeeper goal $WHAT",
+    ] {
+        let reason = guard(refused).unwrap_or_else(|| panic!("{refused} was allowed"));
+        reasons.push_str(&format!("$ {refused}\n{reason}\n\n"));
+    }
+    assert_snapshot!("hooks_bash_guard", reasons);
+    assert_eq!(
+        (
+            env.ok(&["--json", "todo", "view"]),
+            env.ok(&["--json", "goal"])
+        ),
+        before
+    );
+}

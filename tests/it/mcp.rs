@@ -116,9 +116,11 @@ impl Server {
             if message["id"] == id {
                 return message;
             }
+            // Anything else is the server's notification: every response
+            // carries the id of its request (DESIGN.md §9).
             assert!(
-                message.get("id").is_none(),
-                "a response to a request never sent: {line}"
+                message.get("id").is_none() && message.get("method").is_some(),
+                "a response to a request never sent, or without its id: {line}"
             );
         }
     }

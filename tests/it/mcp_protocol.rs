@@ -156,3 +156,100 @@ fn every_malformed_request_gets_an_answer() {
     );
     assert_eq!(view["result"]["_meta"]["goalkeeper/result"]["version"], 1);
 }
+
+/// A request rmcp cannot read as an MCP message is answered with its id
+/// and the rule it breaks, never with an id-less error the client cannot
+/// match to its request; a batch gets one error per request in it. The
+/// list is untouched and the server goes on serving.
+#[test]
+fn a_request_that_is_no_mcp_message_is_answered_with_its_id() {
+    let env = TestEnv::new();
+    let mut client = Client::start(&env);
+    let created = client.call(1, json!({"op": "init", "items": ["Keep me"]}));
+    assert_eq!(created["result"]["isError"], false);
+    let meta = r#"Invalid params: "params._meta" must be an object"#;
+    for (line, answer) in [
+        (
+            r#"{"jsonrpc":"2.0","id":901,"method":"tools/call","params":{"name":"todo","arguments":{"op":"rm"},"_meta":5}}"#,
+            error(json!(901), -32602, meta),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":902,"method":"tools/call","params":{"name":"todo","arguments":{"op":"rm"},"_meta":"w2"}}"#,
+            error(json!(902), -32602, meta),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":903}"#,
+            error(
+                json!(903),
+                -32600,
+                r#"Invalid Request: the request has no "method""#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s-904","method":"tools/call","params":{"name":"todo","arguments":[1],"_meta":[]}}"#,
+            error(json!("s-904"), -32602, meta),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":905,"method":"tools/call","params":"rm"}"#,
+            error(
+                json!(905),
+                -32602,
+                r#"Invalid params: "params" must be an object"#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":906,"method":7}"#,
+            error(
+                json!(906),
+                -32600,
+                r#"Invalid Request: "method" must be a string"#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":907,"method":"ping"}"#,
+            error(
+                json!(907),
+                -32600,
+                r#"Invalid Request: "jsonrpc" must be "2.0""#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":908,"method":"tools/call","result":{}}"#,
+            error(
+                json!(908),
+                -32600,
+                r#"Invalid Request: a request has no "result" or "error""#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"n":909},"method":"ping"}"#,
+            error(
+                Value::Null,
+                -32600,
+                r#"Invalid Request: "id" must be a string or a number"#,
+            ),
+        ),
+    ] {
+        client.send(line.as_bytes());
+        assert_eq!(client.next(), answer, "{line}");
+    }
+    let batch = "Invalid Request: batches are not supported; send each message on its own line";
+    client.send(
+        br#"[{"jsonrpc":"2.0","id":910,"method":"tools/call","params":{"name":"todo","arguments":{"op":"rm"}}},{"jsonrpc":"2.0","method":"notifications/initialized"},5]"#,
+    );
+    assert_eq!(
+        client.next(),
+        json!([
+            error(json!(910), -32600, batch),
+            error(Value::Null, -32600, batch)
+        ])
+    );
+    client.send(b"[]");
+    assert_eq!(client.next(), error(Value::Null, -32600, batch));
+
+    let view = client.call(11, json!({"op": "view"}));
+    assert_eq!(view["id"], 11);
+    let text = view["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("[/] Keep me"), "{text}");
+    assert_eq!(view["result"]["_meta"]["goalkeeper/result"]["version"], 1);
+}

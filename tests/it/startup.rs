@@ -29,8 +29,8 @@ fn version_alone_prints_what_clap_prints() {
 
 /// The lines parsed without clap (`cli::fast`) and their mistakes, as a
 /// user and a host meet them: a mistake still gets clap's error and exit
-/// code, a spoilt variable still leaves a hook lenient, and an argument
-/// that is not UTF-8 is a path, not a crash.
+/// code, an empty variable is unset, and an argument that is not UTF-8 is
+/// a path, not a crash.
 #[test]
 fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     use std::os::unix::ffi::OsStrExt;
@@ -44,13 +44,26 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unexpected argument '--jsn'"), "{stderr}");
-    // An empty GOALKEEPER_DB: clap's error for a command, a note for a hook.
+    // An empty GOALKEEPER_DB is unset (DESIGN.md §8): `--db` is read as
+    // given, and without it the default database is used.
     let output = env
-        .cmd(&["todo", "view"])
+        .cmd(&["todo", "view", "--db", env.location().as_str()])
         .env("GOALKEEPER_DB", "")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(output.stdout, env.ok(&["todo", "view"]).into_bytes());
+    let data = env.dir().join("data");
+    let output = env
+        .cmd(&["todo", "view"])
+        .env("GOALKEEPER_DB", "")
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", env.dir())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(output.stdout, b"Todo list is empty.\n");
+    assert!(data.join("goalkeeper/goalkeeper.db").exists());
     let output = env
         .cmd(&["hook", "claude-code"])
         .env("GOALKEEPER_DB", "")

@@ -335,6 +335,131 @@ fn release_needs_a_task_or_an_agent() {
     assert_eq!(list[0]["tasks"][0]["status"], "pending");
 }
 
+/// `todo release TASK` frees the task whoever holds it, so an agent named
+/// beside it (by `--agent` or `$GOALKEEPER_AGENT`) is refused rather
+/// than passed over: nothing is released.
+#[test]
+fn release_of_a_task_refuses_an_agent_beside_it() {
+    let env = TestEnv::new();
+    apply(&env, "w1", &json!({"op": "init", "items": ["a", "b"]}));
+    let before = list_of(&env, "team").to_string();
+    let args = ["--session", "team", "--agent", "w2", "todo", "release", "a"];
+    let by_flag = render(&args, &env.cmd(&args).output().unwrap());
+    let args = ["--session", "team", "todo", "release", "a"];
+    let by_variable = render(
+        &args,
+        &env.cmd(&args)
+            .env("GOALKEEPER_AGENT", "w1")
+            .output()
+            .unwrap(),
+    );
+    crate::assert_snapshot!(
+        "teams_release_task_and_agent",
+        format!("{by_flag}\n# with GOALKEEPER_AGENT=w1\n{by_variable}")
+    );
+    assert_eq!(list_of(&env, "team").to_string(), before);
+    let log = env.ok(&["--session", "team", "todo", "log"]);
+    assert!(!log.contains("release"), "{log}");
+}
+
+/// A refused agent name of 100 KB is echoed as a bounded excerpt that
+/// says how long it was, on the command line and in the MCP server's log
+/// of every call that names it.
+#[test]
+fn a_huge_agent_name_is_echoed_cut() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a"]);
+    let before = list_of(&env, "default").to_string();
+    let huge = "w".repeat(100_000);
+    let excerpt = format!("\"{}\"\u{2026} (100000 characters)", "w".repeat(128));
+    let rule = "use 1-64 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-' (\"main\" is the session's own agent; \"user\" is reserved)";
+    let output = env
+        .cmd(&[
+            "--agent",
+            &huge,
+            "todo",
+            "apply",
+            r#"{"op":"done","task":"a"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!("goalkeeper: invalid agent name {excerpt}: {rule}\n")
+    );
+    // A Codex subagent's thread id names the agent of an MCP call.
+    let mut server = Server::spawn(&env, &["mcp", "--session-from", "codex"], &[]);
+    server.initialize();
+    for id in 1..=2 {
+        let response = server.request(
+            "tools/call",
+            json!({"name": "todo", "arguments": {"op": "view"}, "_meta": {
+                "threadId": huge, "x-codex-turn-metadata": {"thread_source": "subagent"}}}),
+        );
+        assert!(!is_error(&response["result"]), "call {id}");
+    }
+    let log = server.stop();
+    let line = format!(
+        "goalkeeper mcp: invalid agent name {excerpt}: {rule}; the subagent's call acts as the main agent\n"
+    );
+    assert_eq!(log, format!("{line}{line}[exit status: 0]"));
+    assert_eq!(list_of(&env, "default").to_string(), before);
+}
+
+/// Which agent an MCP call acts as: a server a host started
+/// (`--session-from HOST`) takes the host's word in `_meta` for a
+/// subagent's call, and its `--agent` for the rest; any other server acts
+/// as its `--agent` whatever `_meta` says.
+#[test]
+fn only_a_host_started_server_takes_its_agent_from_meta() {
+    let env = TestEnv::new();
+    env.ok(&["todo", "init", "--item", "a", "--item", "b", "--item", "c"]);
+    env.ok(&["todo", "release", "a"]);
+    let subagent = json!({"threadId": "t-sub",
+        "x-codex-turn-metadata": {"thread_source": "subagent"}});
+    let start = |server: &mut Server, task: &str, meta: Option<&Value>| {
+        let mut params = json!({"name": "todo", "arguments": {"op": "start", "task": task}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta.clone();
+        }
+        let response = server.request("tools/call", params);
+        assert!(!is_error(&response["result"]), "{response}");
+    };
+    let mut plain = Server::spawn(&env, &["--agent", "w1", "mcp"], &[]);
+    plain.initialize();
+    start(&mut plain, "a", Some(&subagent));
+    assert_eq!(plain.stop(), "[exit status: 0]");
+    let mut hosted = Server::spawn(
+        &env,
+        &["--agent", "w2", "mcp", "--session-from", "codex"],
+        &[],
+    );
+    hosted.initialize();
+    start(&mut hosted, "b", Some(&subagent));
+    start(&mut hosted, "c", None);
+    assert_eq!(hosted.stop(), "[exit status: 0]");
+    let holders: Vec<(String, Value)> = list_of(&env, "default")[0]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["content"].as_str().unwrap().to_owned(),
+                t["agent"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        holders,
+        [
+            ("a".to_owned(), json!("w1")),
+            ("b".to_owned(), json!("t-sub")),
+            ("c".to_owned(), json!("w2")),
+        ]
+    );
+}
+
 #[test]
 fn block_after_from_the_command_line() {
     let env = TestEnv::new();

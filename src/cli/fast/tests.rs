@@ -1,5 +1,5 @@
 //! The fast parser against clap: whatever it accepts, clap parses to the
-//! same value, with the same environment.
+//! same value. Neither reads the environment.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -7,20 +7,12 @@ use std::os::unix::ffi::OsStringExt;
 use clap::{CommandFactory, FromArgMatches};
 use proptest::prelude::*;
 
-use super::{Env, parse};
+use super::parse;
 use crate::cli::Cli;
 
-/// clap's answer for `args`; `with_env`: the command reads
-/// `GOALKEEPER_DB` and `GOALKEEPER_SESSION` from the process, else it
-/// reads no environment at all.
-fn clap_parse(args: &[OsString], with_env: bool) -> Option<Cli> {
-    let mut command = Cli::command();
-    if !with_env {
-        command = command
-            .mut_arg("db", |a| a.env(None))
-            .mut_arg("session", |a| a.env(None));
-    }
-    let matches = command
+/// clap's answer for `args`.
+fn clap_parse(args: &[OsString]) -> Option<Cli> {
+    let matches = Cli::command()
         .try_get_matches_from(
             std::iter::once(OsString::from("goalkeeper")).chain(args.iter().cloned()),
         )
@@ -31,12 +23,6 @@ fn clap_parse(args: &[OsString], with_env: bool) -> Option<Cli> {
 fn os(args: &[&str]) -> Vec<OsString> {
     args.iter().map(OsString::from).collect()
 }
-
-const NO_ENV: Env = Env {
-    db: None,
-    session: None,
-    agent: None,
-};
 
 /// Every line a host or an agent runs often, as the installers and the
 /// tools write them, and as people type them.
@@ -111,8 +97,8 @@ const LEFT_TO_CLAP: &[&[&str]] = &[
 fn the_common_lines_parse_as_clap_parses_them() {
     for args in COMMON {
         let args = os(args);
-        let fast = parse(&args, &NO_ENV).unwrap_or_else(|| panic!("{args:?} left to clap"));
-        let clap = clap_parse(&args, false).unwrap_or_else(|| panic!("clap refuses {args:?}"));
+        let fast = parse(&args).unwrap_or_else(|| panic!("{args:?} left to clap"));
+        let clap = clap_parse(&args).unwrap_or_else(|| panic!("clap refuses {args:?}"));
         assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{args:?}");
     }
 }
@@ -120,7 +106,7 @@ fn the_common_lines_parse_as_clap_parses_them() {
 #[test]
 fn help_mistakes_and_other_commands_are_left_to_clap() {
     for args in LEFT_TO_CLAP {
-        assert!(parse(&os(args), &NO_ENV).is_none(), "{args:?}");
+        assert!(parse(&os(args)).is_none(), "{args:?}");
     }
     let not_utf8 = vec![
         OsString::from("--db"),
@@ -128,93 +114,26 @@ fn help_mistakes_and_other_commands_are_left_to_clap() {
         OsString::from("todo"),
         OsString::from("view"),
     ];
-    assert!(parse(&not_utf8, &NO_ENV).is_none());
+    assert!(parse(&not_utf8).is_none());
 }
 
+/// The variables behind the global options are read after parsing
+/// (`cli::variables`), so no argument of any command reads one: the line
+/// means the same to clap and to the fast parser whatever the
+/// environment holds.
 #[test]
-fn the_environment_fills_what_the_line_leaves_out() {
-    let env = Env {
-        db: Some("env.db".into()),
-        session: Some("env-session".into()),
-        agent: Some("env-agent".into()),
-    };
-    let cli = parse(&os(&["todo", "view"]), &env).unwrap();
-    assert_eq!(cli.db.as_deref(), Some(std::path::Path::new("env.db")));
-    assert_eq!(cli.session, "env-session");
-    assert_eq!(cli.agent.as_deref(), Some("env-agent"));
-    let cli = parse(&os(&["--agent", "w2", "todo", "view"]), &env).unwrap();
-    assert_eq!(cli.agent.as_deref(), Some("w2"));
-    let cli = parse(
-        &os(&["--db", "a.db", "--session", "s", "todo", "view"]),
-        &env,
-    )
-    .unwrap();
-    assert_eq!(cli.db.as_deref(), Some(std::path::Path::new("a.db")));
-    assert_eq!(cli.session, "s");
-    for spoilt in [OsString::new(), OsString::from_vec(b"\xff".to_vec())] {
-        let db = Env {
-            db: Some(spoilt.clone()),
-            session: None,
-            agent: None,
-        };
-        assert!(parse(&os(&["statusline"]), &db).is_none());
-        let session = Env {
-            db: None,
-            session: Some(spoilt),
-            agent: None,
-        };
-        assert!(parse(&os(&["statusline"]), &session).is_none());
-    }
-}
-
-/// Run by [`the_real_environment_is_read_as_clap_reads_it`] in a child
-/// process with the variables set; in the plain test run it checks the
-/// environment the tests were started in.
-#[test]
-fn agrees_with_clap_in_this_environment() {
-    for args in COMMON.iter().chain(LEFT_TO_CLAP) {
-        let args = os(args);
-        if let Some(fast) = parse(&args, &Env::of_process()) {
-            let clap = clap_parse(&args, true).unwrap_or_else(|| panic!("clap refuses {args:?}"));
-            assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{args:?}");
+fn no_argument_reads_the_environment() {
+    fn check(command: &clap::Command, path: &str) {
+        for arg in command.get_arguments() {
+            assert_eq!(arg.get_env(), None, "{path} {}", arg.get_id());
+        }
+        for sub in command.get_subcommands() {
+            check(sub, &format!("{path} {}", sub.get_name()));
         }
     }
-}
-
-/// The tests that read the process's environment, which
-/// [`the_real_environment_is_read_as_clap_reads_it`] runs again with each
-/// variable set.
-const IN_THIS_ENVIRONMENT: [&str; 3] = [
-    "cli::fast::tests::agrees_with_clap_in_this_environment",
-    "cli::fast::tests::whatever_it_accepts_clap_parses_the_same",
-    "cli::fast::tests::a_known_command_with_any_options_parses_as_clap_parses_it",
-];
-
-#[test]
-fn the_real_environment_is_read_as_clap_reads_it() {
-    let cases: &[(&str, &[u8])] = &[
-        ("GOALKEEPER_DB", b"from-env.db"),
-        ("GOALKEEPER_DB", b""),
-        ("GOALKEEPER_DB", b"\xff.db"),
-        ("GOALKEEPER_SESSION", b"from-env"),
-        ("GOALKEEPER_SESSION", b""),
-        ("GOALKEEPER_SESSION", b"not a valid id"),
-    ];
-    for (name, value) in cases {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .arg("--exact")
-            .args(IN_THIS_ENVIRONMENT)
-            .arg("--quiet")
-            .env_remove("GOALKEEPER_DB")
-            .env_remove("GOALKEEPER_SESSION")
-            .env(name, OsString::from_vec(value.to_vec()))
-            .output()
-            .unwrap();
-        let report = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{name}={value:?}: {report}");
-        let passed = format!("{} passed", IN_THIS_ENVIRONMENT.len());
-        assert!(report.contains(&passed), "{name}={value:?}: {report}");
-    }
+    let mut cli = Cli::command();
+    cli.build();
+    check(&cli, "goalkeeper");
 }
 
 /// Words and options the lines above are made of, and some that are not.
@@ -267,8 +186,8 @@ proptest! {
         picks in proptest::collection::vec(0..WORDS.len(), 0..8)
     ) {
         let args: Vec<OsString> = picks.iter().map(|&i| OsString::from(WORDS[i])).collect();
-        if let Some(fast) = parse(&args, &Env::of_process()) {
-            let clap = clap_parse(&args, true);
+        if let Some(fast) = parse(&args) {
+            let clap = clap_parse(&args);
             prop_assert!(clap.is_some(), "clap refuses {:?}", args);
             prop_assert_eq!(format!("{fast:?}"), format!("{:?}", clap.unwrap()));
         }
@@ -335,8 +254,8 @@ proptest! {
             args.splice(at..at, words);
         }
         let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
-        if let Some(fast) = parse(&args, &Env::of_process()) {
-            let clap = clap_parse(&args, true);
+        if let Some(fast) = parse(&args) {
+            let clap = clap_parse(&args);
             prop_assert!(clap.is_some(), "clap refuses {:?}", args);
             prop_assert_eq!(format!("{fast:?}"), format!("{:?}", clap.unwrap()));
         }

@@ -17,7 +17,7 @@
 //!   pending todo-error reminder, and the goal-mode context when the goal or
 //!   the list changed since it was last injected.
 //! - `PreToolUse` on `Bash`: refuses the agent's shell commands that run
-//!   goalkeeper's user-only commands ([`guard`]). On goalkeeper's own
+//!   a goalkeeper command acting as the person ([`guard`]). On goalkeeper's own
 //!   tools: records a subagent's call as that agent's, for the MCP
 //!   server's call to act as it ([`subagent`]).
 //! - `Stop`: continues an active goal (`{"decision": "block"}`), delivers
@@ -45,6 +45,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub use block_cap::{CAP_VAR, cap_from};
+pub use guard::{Acts, ReadLine, Reading};
+#[cfg(test)]
+pub(crate) use guard::{Refusal, refusal};
 pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 
@@ -66,8 +69,9 @@ const STOP_WAIT: Duration = Duration::from_millis(1500);
 
 /// Handles one hook event, reading the transcripts for at most `read_time`
 /// (what is left is counted by the next event), with Claude Code's cap on
-/// Stop-hook blocks in a row `block_cap` ([`cap_from`]). Never fails:
-/// every problem becomes a note and an empty reply.
+/// Stop-hook blocks in a row `block_cap` ([`cap_from`]); `read` reads a
+/// goalkeeper command line for the guard on the `Bash` tool ([`guard`]).
+/// Never fails: every problem becomes a note and an empty reply.
 pub fn handle_within(
     store: &mut Store,
     injector: &Injector,
@@ -75,6 +79,7 @@ pub fn handle_within(
     now_ms: i64,
     read_time: Duration,
     block_cap: Option<u64>,
+    read: ReadLine,
 ) -> HookReply {
     let event = match HookEvent::parse(input) {
         Ok(event) => event,
@@ -89,7 +94,7 @@ pub fn handle_within(
         // The guard reads nothing stored: it answers even when the store
         // is unusable, and costs no transaction.
         return HookReply {
-            stdout: guard::pre_tool_use(&event.json),
+            stdout: guard::pre_tool_use(&event.json, read),
             notes: Vec::new(),
         };
     }

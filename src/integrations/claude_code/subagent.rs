@@ -77,8 +77,8 @@ impl SubagentCall<'_> {
             .record_tool_use(self.tool_use_id, &agent, hook.now_ms)?
         {
             hook.notes.push(format!(
-                "tool_use_id {:?} is not a tool call's id; the subagent's call acts as the main agent",
-                self.tool_use_id
+                "tool_use_id {} is not a tool call's id; the subagent's call acts as the main agent",
+                crate::sanitize::quoted_excerpt(self.tool_use_id)
             ));
         }
         Ok(None)
@@ -100,7 +100,9 @@ mod tests {
 
     fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
         let no_time = std::time::Duration::ZERO;
-        super::super::handle_within(store, injector, input, now_ms, no_time, None)
+        super::super::handle_within(store, injector, input, now_ms, no_time, None, |_| {
+            super::super::Reading::Unknown("no command line is read here".into())
+        })
     }
 
     fn pre_tool_use(op: Value, agent: Option<&str>, id: &str) -> String {

@@ -45,7 +45,16 @@ impl Handler {
     /// Code names the call's tool use, which its hook may have recorded as
     /// a subagent's; Codex names a subagent's thread. A thread that cannot
     /// name an agent is logged, and the call is the main agent's.
+    ///
+    /// Only a server a host started for its session (`--session-from
+    /// HOST`) reads `_meta` so: there the host tells its subagents' calls
+    /// from its main agent's, whom `--agent` names. Any other server acts
+    /// as its `--agent` (or the session's own agent) whatever a client
+    /// puts in `_meta`.
     fn call_from(&self, meta: &Map<String, Value>) -> Option<CallFrom> {
+        if !self.server.follows_host() {
+            return None;
+        }
         if let Some(id) = meta.get(TOOL_USE_META).and_then(Value::as_str) {
             return Some(CallFrom::ToolUse(id.to_owned()));
         }

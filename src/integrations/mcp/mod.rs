@@ -12,7 +12,8 @@
 //! else with an id-less "Invalid request". So that an array or a string gets
 //! the engine's own error instead, [`serve`] relays the input line by line
 //! and moves non-object arguments into the request's `_meta`, where
-//! [`McpServer`] picks them up.
+//! [`McpServer`] picks them up; any other request rmcp cannot read, the
+//! relay answers itself, with the request's id.
 //!
 //! `server` holds the tools and the prompt outside the protocol, `handler`
 //! answers rmcp's requests with them, `relay` stands between the client
@@ -38,11 +39,14 @@ pub use server::{McpServer, SessionSource};
 /// Only JSON-RPC goes to `output`. Run it on a current-thread runtime to
 /// keep pipelined calls in arrival order.
 ///
-/// Every request gets an answer (DESIGN.md §9): the relay answers what rmcp would
-/// drop in silence itself, a line that is not JSON (`-32700`, id null), a
-/// line that is not UTF-8 (`-32700`, with the request's id when it can be
-/// read), a line over 16 MiB (`-32600`, read to its end in bounded memory)
-/// and a message that is not a JSON object (`-32600`). Its answers and
+/// Every request gets an answer, with its id whenever the id can be read
+/// (DESIGN.md §9): the relay answers what rmcp would drop in silence or
+/// answer without the id itself, a line that is not JSON (`-32700`, id
+/// null), a line that is not UTF-8 (`-32700`, with the request's id when
+/// it can be read), a line over 16 MiB (`-32600`, read to its end in
+/// bounded memory), a message that is not a JSON object (`-32600`; a
+/// batch gets one error per request in it) and a request that is no MCP
+/// message (`-32600`, or `-32602` for its `params`). Its answers and
 /// rmcp's go to `output` whole lines at a time, through one writer.
 pub async fn serve<R, W>(server: McpServer, input: R, output: W) -> Result<()>
 where

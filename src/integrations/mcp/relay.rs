@@ -1,8 +1,14 @@
 //! The relay between the client and rmcp: it passes the input on line by
-//! line, answering itself what rmcp would drop in silence, and moves
-//! `tools/call` arguments that are not a JSON object into the request's
-//! `_meta` ([`RAW_ARGUMENTS`]), past rmcp's typed parsing, so that the
-//! engine answers them with its own error.
+//! line, answering itself what rmcp would drop in silence or answer
+//! without the request's id, and moves `tools/call` arguments that are not
+//! a JSON object into the request's `_meta` ([`RAW_ARGUMENTS`]), past
+//! rmcp's typed parsing, so that the engine answers them with its own
+//! error.
+//!
+//! A request rmcp cannot read (`_meta` that is not an object, no
+//! `method`, `jsonrpc` not "2.0") is found by rmcp's own reading of the
+//! message type, on the value the relay parsed anyway, and answered here
+//! with its id and the rule it breaks.
 
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -78,16 +84,24 @@ pub(super) async fn relay<R, W>(
             let _ = answers.send(error_line(id, -32600, TOO_LONG));
             continue;
         }
-        match check_line(&line) {
+        let mut message = match check_line(&line) {
             Checked::Skip => continue,
             Checked::Answer(answer) => {
                 let _ = answers.send(answer);
                 continue;
             }
-            Checked::Pass => {}
+            Checked::Pass(message) => message,
+        };
+        let lifted = lift_arguments(&mut message);
+        if let Some(answer) = unreadable_request(&message) {
+            let _ = answers.send(answer);
+            continue;
         }
-        let lifted = lift_arguments(&line);
-        let mut bytes = lifted.unwrap_or_else(|| line.clone());
+        let mut bytes = if lifted {
+            serde_json::to_vec(&message).expect("a JSON value serializes")
+        } else {
+            line.clone()
+        };
         if !bytes.ends_with(b"\n") {
             bytes.push(b'\n');
         }
@@ -123,12 +137,13 @@ async fn skip_line<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> bool {
 
 /// What the relay does with one complete line.
 enum Checked {
-    /// A blank line: nothing to answer or pass.
+    /// A blank line, or a batch of notifications: nothing to answer or
+    /// pass.
     Skip,
     /// Not something rmcp can read: this answer instead.
     Answer(Vec<u8>),
-    /// A JSON object: rmcp's.
-    Pass,
+    /// A JSON object, for rmcp once [`unreadable_request`] has seen it.
+    Pass(Value),
 }
 
 fn check_line(line: &[u8]) -> Checked {
@@ -141,8 +156,7 @@ fn check_line(line: &[u8]) -> Checked {
         let lossy = String::from_utf8_lossy(line);
         let id = serde_json::from_str::<Value>(&lossy)
             .ok()
-            .and_then(|m| m.get("id").cloned())
-            .unwrap_or(Value::Null);
+            .map_or(Value::Null, |m| readable_id(m.get("id")));
         return Checked::Answer(error_line(
             id,
             -32700,
@@ -158,7 +172,8 @@ fn check_line(line: &[u8]) -> Checked {
             -32700,
             &format!("Parse error: {e}"),
         )),
-        Ok(Value::Object(_) | Value::Array(_)) => Checked::Pass,
+        Ok(message @ Value::Object(_)) => Checked::Pass(message),
+        Ok(Value::Array(batch)) => refuse_batch(&batch),
         Ok(_) => Checked::Answer(error_line(
             Value::Null,
             -32600,
@@ -169,14 +184,113 @@ fn check_line(line: &[u8]) -> Checked {
 
 /// One JSON-RPC error response line.
 fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec(&serde_json::json!({
+    let mut bytes = serde_json::to_vec(&error_response(id, code, message))
+        .expect("an error response serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+fn error_response(id: Value, code: i64, message: &str) -> Value {
+    serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {"code": code, "message": message},
-    }))
-    .expect("an error response serializes");
+    })
+}
+
+/// A message's id as a response carries it: a string or a number, else
+/// null (JSON-RPC 2.0: an id that cannot be read is answered as null).
+fn readable_id(id: Option<&Value>) -> Value {
+    match id {
+        Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// The answer to a request that rmcp cannot read as an MCP message, which
+/// rmcp would answer without its id (so that the client waits for an
+/// answer forever): the error, with the request's id. `None` for every
+/// other message: one rmcp reads, a notification (never answered), a
+/// client's response to the server.
+fn unreadable_request(whole: &Value) -> Option<Vec<u8>> {
+    use serde::Deserialize;
+    let message = whole.as_object()?;
+    let id = message.get("id")?;
+    if !message.contains_key("method")
+        && (message.contains_key("result") || message.contains_key("error"))
+    {
+        return None;
+    }
+    // rmcp's own reading of a line, on the value already parsed.
+    if rmcp::model::ClientJsonRpcMessage::deserialize(whole).is_ok() {
+        return None;
+    }
+    let (code, why) = request_problem(message);
+    Some(error_line(readable_id(Some(id)), code, &why))
+}
+
+/// What is wrong with a request rmcp cannot read, as a JSON-RPC error
+/// code and message: the first rule of JSON-RPC 2.0 or MCP it breaks.
+fn request_problem(message: &Map<String, Value>) -> (i64, String) {
+    let invalid = |why: &str| (-32600, format!("Invalid Request: {why}"));
+    let params = |why: &str| (-32602, format!("Invalid params: {why}"));
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(r#""jsonrpc" must be "2.0""#);
+    }
+    if readable_id(message.get("id")).is_null() {
+        return invalid(r#""id" must be a string or a number"#);
+    }
+    let Some(method) = message.get("method") else {
+        return invalid(r#"the request has no "method""#);
+    };
+    if !method.is_string() {
+        return invalid(r#""method" must be a string"#);
+    }
+    if message.contains_key("result") || message.contains_key("error") {
+        return invalid(r#"a request has no "result" or "error""#);
+    }
+    match message.get("params") {
+        Some(p) if !p.is_object() => params(r#""params" must be an object"#),
+        Some(p) if p.get("_meta").is_some_and(|m| !m.is_object()) => {
+            params(r#""params._meta" must be an object"#)
+        }
+        _ => invalid("the message is not a request MCP defines"),
+    }
+}
+
+/// The answer to a batch (a JSON array): MCP (2025-06-18) has none, so
+/// each request in it gets an error with its id, in one JSON-RPC batch
+/// response; an element that is no message gets one with a null id, a
+/// notification none. An empty batch is one error (JSON-RPC 2.0).
+fn refuse_batch(batch: &[Value]) -> Checked {
+    const BATCH: &str =
+        "Invalid Request: batches are not supported; send each message on its own line";
+    if batch.is_empty() {
+        return Checked::Answer(error_line(Value::Null, -32600, BATCH));
+    }
+    let answers: Vec<Value> = batch
+        .iter()
+        .filter_map(|message| match message.as_object() {
+            Some(m) if !m.contains_key("id") && m.contains_key("method") => None,
+            Some(m)
+                if !m.contains_key("method")
+                    && (m.contains_key("result") || m.contains_key("error")) =>
+            {
+                None
+            }
+            other => Some(error_response(
+                readable_id(other.and_then(|m| m.get("id"))),
+                -32600,
+                BATCH,
+            )),
+        })
+        .collect();
+    if answers.is_empty() {
+        return Checked::Skip;
+    }
+    let mut bytes = serde_json::to_vec(&answers).expect("a batch response serializes");
     bytes.push(b'\n');
-    bytes
+    Checked::Answer(bytes)
 }
 
 /// The `"id"` of a message whose line is too long to parse, when it comes
@@ -202,33 +316,35 @@ fn id_in_prefix(line: &[u8]) -> Value {
     }
 }
 
-/// A `tools/call` request line whose `arguments` are present but not an
-/// object (nor null), rewritten with them under `_meta`; `None` for every
-/// other line, which passes unchanged.
-fn lift_arguments(line: &[u8]) -> Option<Vec<u8>> {
-    let mut message: Value = serde_json::from_slice(line).ok()?;
-    if message.get("method")?.as_str()? != "tools/call" {
-        return None;
+/// Moves the `arguments` of a `tools/call` request that are present but
+/// not an object (nor null) under `_meta` ([`RAW_ARGUMENTS`]); true when it
+/// did. Every other message stays as it is.
+fn lift_arguments(message: &mut Value) -> bool {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return false;
     }
-    let params = message.get_mut("params")?.as_object_mut()?;
+    let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
+        return false;
+    };
     if params
         .get("arguments")
         .is_none_or(|a| a.is_object() || a.is_null())
     {
-        return None;
+        return false;
     }
     if !params.get("_meta").is_none_or(Value::is_object) {
-        return None;
+        return false;
     }
-    let arguments = params.remove("arguments")?;
-    params
+    let Some(arguments) = params.remove("arguments") else {
+        return false;
+    };
+    let meta = params
         .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()?
-        .insert(RAW_ARGUMENTS.into(), arguments);
-    let mut bytes = serde_json::to_vec(&message).ok()?;
-    bytes.push(b'\n');
-    Some(bytes)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(RAW_ARGUMENTS.into(), arguments);
+    }
+    true
 }
 
 #[cfg(test)]
@@ -238,9 +354,8 @@ mod tests {
     use super::*;
 
     fn lifted(line: &Value) -> Option<Value> {
-        let mut text = line.to_string();
-        text.push('\n');
-        lift_arguments(text.as_bytes()).map(|b| serde_json::from_slice(&b).unwrap())
+        let mut message = line.clone();
+        lift_arguments(&mut message).then_some(message)
     }
 
     #[test]
@@ -274,6 +389,5 @@ mod tests {
         ] {
             assert_eq!(lifted(&line), None, "{line}");
         }
-        assert_eq!(lift_arguments(b"not json\n"), None);
     }
 }

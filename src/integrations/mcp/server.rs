@@ -93,6 +93,13 @@ impl McpServer {
         self
     }
 
+    /// Whether a host started this server for its session
+    /// ([`McpServer::with_session_source`]): only then does a call's
+    /// `_meta` name the agent making it.
+    pub fn follows_host(&self) -> bool {
+        self.session_source.is_some()
+    }
+
     /// Sends one line per server-side failure (a storage error) to `log`.
     pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.log = Box::new(log);

@@ -148,3 +148,67 @@ fn the_agent_cannot_raise_its_own_budget_through_the_shell() {
     );
     assert_eq!(project.goal(&session).unwrap().token_budget, Some(500000));
 }
+
+/// An agent's shell never acts as the user, however the goalkeeper command
+/// is spelt (`--agent` before it, `sh -c` around it), while the commands
+/// that act as the agent run: what the model reads, and what is stored.
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn the_agents_shell_never_acts_as_the_user() {
+    let claude = require_claude!();
+    let bash = |command: &str| {
+        Step::tool(
+            "Bash",
+            json!({"command": command, "description": "Run goalkeeper"}),
+        )
+    };
+    let model = model::queue(vec![
+        Step::todo(json!({"op": "init", "items": ["a", "b"]})),
+        bash("goalkeeper --session-from claude-code --agent w1 goal drop"),
+        bash("sh -c 'goalkeeper --session-from=claude-code todo release a'"),
+        bash(
+            r#"GOALKEEPER_AGENT=w1 goalkeeper --session-from claude-code todo apply '{"op":"start","task":"b"}'"#,
+        ),
+        Step::text("Done."),
+    ]);
+    let project = Project::new(claude, &model);
+    project.set_goal("Stay on the goal", Some(500000));
+    let session = new_session_id();
+    // Bash is allowed outright: the guard's denial is what stops the
+    // user's commands.
+    project
+        .run(&[
+            "Work on the list.",
+            "--session-id",
+            &session,
+            "--allowedTools",
+            "Bash",
+        ])
+        .assert_hooks_succeeded();
+    // Every tool result, in order, as the model's last request holds them.
+    let results = model.calls().last().unwrap().tool_results();
+    assert_eq!(results.len(), 4, "{results:?}");
+    let read = |i: usize| result_text(&results[i]);
+    let dropped = read(1);
+    assert!(
+        dropped.contains("`goalkeeper goal drop` is for the user only"),
+        "{dropped}"
+    );
+    let released = read(2);
+    assert!(
+        released.contains("`goalkeeper todo release` is for the user only"),
+        "{released}"
+    );
+    // The agent's own call ran, as w1, from the shell.
+    let started = read(3);
+    assert!(started.contains("b [in_progress: w1]"), "{started}");
+    // Not dropped (the runaway guard may pause it once the script ends).
+    let goal = project.goal(&session).unwrap();
+    assert_ne!(goal.status.as_str(), "dropped");
+    let list = project.todos(&session);
+    let a = list.tasks().find(|(_, t)| t.content == "a").unwrap().1;
+    assert_eq!(
+        (a.status.as_str(), a.agent.as_deref()),
+        ("in_progress", None)
+    );
+}

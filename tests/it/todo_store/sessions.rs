@@ -126,13 +126,22 @@ fn remove_session_deletes_its_list_and_log_only() {
 
 #[test]
 fn a_session_id_outside_the_alphabet_is_refused() {
-    for id in ["", "a b", "a/b", "é", &"x".repeat(129)] {
+    let long = "x".repeat(129);
+    // Beyond 128 characters the id is echoed cut, with its length.
+    let cut = format!("\"{}\"\u{2026} (129 characters)", "x".repeat(128));
+    for (id, shown) in [
+        ("", "\"\"".to_owned()),
+        ("a b", "\"a b\"".to_owned()),
+        ("a/b", "\"a/b\"".to_owned()),
+        ("é", "\"é\"".to_owned()),
+        (long.as_str(), cut),
+    ] {
         let err = SessionId::parse(id).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Usage);
         assert_eq!(
             err.to_string(),
             format!(
-                "invalid session id {id:?}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+                "invalid session id {shown}: use 1-128 characters from A-Z, a-z, 0-9, '.', '_', ':' and '-'"
             )
         );
     }

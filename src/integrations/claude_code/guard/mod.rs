@@ -1,0 +1,250 @@
+//! The `PreToolUse` guard on Claude Code's `Bash` tool: an agent's shell
+//! never acts as the person (DESIGN.md §13). A command that runs
+//! goalkeeper is allowed only when the goalkeeper command acts as the
+//! agent (`todo apply`, `goal apply`, `mcp`) or only reads (`todo view`,
+//! `goal get`, `context`, help); every other one (the person's `goal
+//! set`, `todo done`, `todo release`, `session rm`, ..., a hook's
+//! command, and a line goalkeeper cannot read) is denied with a reason
+//! the model reads.
+//!
+//! What a goalkeeper command line does is not known here: the library
+//! holds no command-line definition. The caller hands in a [`ReadLine`],
+//! which reads the words as the binary's own parser reads them and says
+//! whom the command acts as (`cli::acting`), so the guard knows every
+//! command, option and spelling the binary knows, and nothing else.
+//!
+//! [`shell`] reads the shell: the command is split into simple commands
+//! at `;`, `&`, `|`, newlines, parentheses, command substitutions
+//! (`$(...)`, backquotes, also inside double quotes) and here-documents
+//! (whose lines may be a script), with quotes and backslashes removed as
+//! the shell removes them. A simple command runs goalkeeper when its
+//! command word, past assignments (`FOO=1`) and reserved words (`if`,
+//! `do`, `!`), is `goalkeeper` or a path ending in `/goalkeeper`, or
+//! when it is a wrapper (`env`, `nice`, `timeout`, `xargs`, ...) whose
+//! arguments name one; `sh -c`, `bash -c` (any shell) and `eval` are read
+//! again as commands. A word the shell expands (`$X`, `$(...)`) has no
+//! known value: quoted, it is one word of unknown text, which may be an
+//! option's or a command's value but never a command's name; unquoted
+//! (like a glob), it may become any number of words, and the line is
+//! denied.
+//!
+//! It is a guard against an agent's ordinary attempts, not a sandbox: a
+//! goalkeeper named through a variable, an alias, a script or another
+//! program (`python -c`) is not seen.
+
+use serde_json::{Value, json};
+
+use crate::integrations::host_session::Host;
+use crate::sanitize::{one_line, quoted_excerpt};
+use shell::Word;
+
+mod shell;
+
+/// Whom a goalkeeper command acts as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acts {
+    /// The agent: the agent's limits apply (`todo apply`, `goal apply`,
+    /// `mcp`).
+    Agent,
+    /// Nobody: it reads, or changes only what is the agent's own (views,
+    /// `context`, `todo export`, help).
+    Nobody,
+    /// The person: a person's command (`goal budget`, `todo done`,
+    /// `todo release`), one the host runs on the person's behalf (a hook,
+    /// `continuation`), or one that writes the person's files (`install`).
+    Person,
+}
+
+impl Acts {
+    /// The actor of the command's calls: the agent's for a command that
+    /// acts as the agent, else the person's (a person's read is the
+    /// person's).
+    pub fn actor(self) -> crate::Actor {
+        match self {
+            Acts::Agent => crate::Actor::Agent,
+            Acts::Nobody | Acts::Person => crate::Actor::User,
+        }
+    }
+}
+
+/// What a goalkeeper command line does, as the binary's own parser reads
+/// it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// It runs `command` (its subcommand words, `todo done`), which acts
+    /// as `acts`.
+    Runs {
+        /// The command's words, `goal budget`.
+        command: String,
+        /// Whom it acts as.
+        acts: Acts,
+    },
+    /// The parser refuses it: what it says, in one line.
+    Unknown(String),
+}
+
+/// Reads the words after `goalkeeper` on a command line.
+pub type ReadLine = fn(&[String]) -> Reading;
+
+/// The reply to a `PreToolUse` event: a denial for a `Bash` command that
+/// runs a goalkeeper command an agent's shell may not run, else nothing.
+pub(super) fn pre_tool_use(event: &Value, read: ReadLine) -> Option<Value> {
+    if event.get("tool_name").and_then(Value::as_str) != Some("Bash") {
+        return None;
+    }
+    let command = event
+        .pointer("/tool_input/command")
+        .and_then(Value::as_str)?;
+    let refusal = refusal(command, read)?;
+    Some(json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": refusal.reason(),
+    }}))
+}
+
+/// Why a shell command may not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It runs `goalkeeper <command>`, which acts as the person.
+    Person(String),
+    /// It runs goalkeeper with the words `line`, and what they do cannot be
+    /// told: `why`.
+    Unknown {
+        /// The goalkeeper command line, as the guard read it.
+        line: String,
+        /// Why it cannot be told.
+        why: String,
+    },
+}
+
+impl Refusal {
+    /// The reason the model reads.
+    pub fn reason(&self) -> String {
+        let [todo, goal] = Host::ClaudeCode.model_tool_names();
+        let tools = format!("the {todo} and {goal} tools");
+        match self {
+            Refusal::Person(command) => format!(
+                "goalkeeper: `goalkeeper {command}` is for the user only; an agent may not run it. \
+                 Use {tools} for your own changes. If the goal, its budget or the list needs a change \
+                 only the user can make, say so and ask the user (in Claude Code: /goal)."
+            ),
+            Refusal::Unknown { line, why } => format!(
+                "goalkeeper: cannot tell what `{line}` would do ({why}), so an agent may not run it. \
+                 From the shell an agent may run only the goalkeeper commands that act as the agent \
+                 (`todo apply`, `goal apply`) or only read (`todo view`, `goal get`, `context`), written \
+                 out in full; or use {tools}."
+            ),
+        }
+    }
+}
+
+/// The first goalkeeper command in `command` that an agent's shell may
+/// not run, read with `read`; `None` when every one it runs (if any)
+/// acts as the agent or only reads.
+pub fn refusal(command: &str, read: ReadLine) -> Option<Refusal> {
+    shell::goalkeeper_lines(command)
+        .iter()
+        .find_map(|words| judge(words, read))
+}
+
+/// The longest goalkeeper line a refusal quotes, in characters.
+const SHOWN_CHARS: usize = 80;
+
+fn judge(words: &[Word], read: ReadLine) -> Option<Refusal> {
+    let shown = || {
+        let mut line = String::from("goalkeeper");
+        for word in words {
+            line.push(' ');
+            line.push_str(&one_line(&word.text));
+        }
+        match line.char_indices().nth(SHOWN_CHARS) {
+            Some((cut, _)) => format!("{}\u{2026}", &line[..cut]),
+            None => line,
+        }
+    };
+    if let Some(word) = words.iter().find(|w| w.splits) {
+        return Some(Refusal::Unknown {
+            line: shown(),
+            why: format!(
+                "the shell expands {} into words not known here",
+                quoted_excerpt(&word.text)
+            ),
+        });
+    }
+    let args: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    match read(&args) {
+        Reading::Runs {
+            acts: Acts::Agent | Acts::Nobody,
+            ..
+        } => None,
+        Reading::Runs {
+            command,
+            acts: Acts::Person,
+        } => Some(Refusal::Person(command)),
+        Reading::Unknown(why) => Some(Refusal::Unknown {
+            line: shown(),
+            why: one_line(&why).chars().take(200).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that knows three commands, for the shell side alone (the
+    /// binary's own reader is tested against these spellings in
+    /// `cli::acting`).
+    fn toy(args: &[String]) -> Reading {
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        let runs = |command: &str, acts| Reading::Runs {
+            command: command.into(),
+            acts,
+        };
+        match words[..] {
+            ["goal", "drop"] => runs("goal drop", Acts::Person),
+            ["todo", "apply", _] => runs("todo apply", Acts::Agent),
+            ["todo", "view"] => runs("todo view", Acts::Nobody),
+            _ => Reading::Unknown(format!("the toy reads no {words:?}")),
+        }
+    }
+
+    #[test]
+    fn an_expansion_is_a_value_when_quoted_and_unknown_when_not() {
+        assert_eq!(
+            refusal("goalkeeper todo apply \"$(cat call.json)\"", toy),
+            None
+        );
+        assert_eq!(refusal("goalkeeper todo apply \"$CALL\"", toy), None);
+        for command in [
+            "goalkeeper todo apply $CALL",
+            "goalkeeper goal $(echo drop)",
+            "goalkeeper goal d*",
+            "goalkeeper goal {drop,get}",
+            "goalkeeper \"$CMD\" drop",
+        ] {
+            assert!(
+                matches!(refusal(command, toy), Some(Refusal::Unknown { .. })),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_denial_names_the_command_and_the_tools() {
+        let event = json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper goal drop"}});
+        let reply = pre_tool_use(&event, toy).unwrap();
+        let out = &reply["hookSpecificOutput"];
+        assert_eq!(out["permissionDecision"], "deny");
+        let reason = out["permissionDecisionReason"].as_str().unwrap();
+        assert!(
+            reason.contains("`goalkeeper goal drop` is for the user only"),
+            "{reason}"
+        );
+        let view = json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper todo view"}});
+        assert_eq!(pre_tool_use(&view, toy), None);
+        let other = json!({"tool_name": "Read", "tool_input": {"command": "goalkeeper goal drop"}});
+        assert_eq!(pre_tool_use(&other, toy), None);
+    }
+}
