@@ -33,7 +33,7 @@ pub(crate) struct MigrateArgs {
 
 pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error> {
     let from = ctx.location()?;
-    let to = super::location_of(args.to)?;
+    let to = ctx.located(args.to)?;
     if from.display() == to.display() {
         return Err(Error::Usage(format!(
             "--to names the database being copied ({}); give another one",

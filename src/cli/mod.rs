@@ -184,6 +184,9 @@ pub(crate) struct Context {
     sets: Vec<String>,
     json: bool,
     now_ms: i64,
+    /// A hook or the status line: connecting waits only within the hook's
+    /// own limit ([`hook_wait`]).
+    host_event: bool,
 }
 
 impl Context {
@@ -206,7 +209,40 @@ impl Context {
             Some(path) => path.clone(),
             None => default_db_path()?,
         };
-        location_of(path)
+        self.located(path)
+    }
+
+    /// A `--db`-style value as a location ([`location_of`]), a PostgreSQL
+    /// URL trying refused connections again as the settings say.
+    fn located(&self, path: PathBuf) -> Result<Location, Error> {
+        match location_of(path)? {
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => {
+                let (retry, set_by) = self.connect_retry()?;
+                Ok(Location::Postgres(Box::new(
+                    url.retrying_for_as(retry, set_by),
+                )))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// How long a PostgreSQL connection the server turns away for now is
+    /// tried again: `postgres.connect.retry`, and for a hook or the status
+    /// line at most half their wait, so that a refused hook still ends in
+    /// time, with its note, inside the host's hook timeout.
+    #[cfg(feature = "postgres")]
+    fn connect_retry(&self) -> Result<(std::time::Duration, &'static str), Error> {
+        let seconds = self.settings()?.postgres.connect.retry;
+        let retry = std::time::Duration::from_secs(seconds);
+        let own = hook_wait() / 2;
+        Ok(if self.host_event && own < retry {
+            (own, "a hook's limit, half its wait")
+        } else if seconds == 0 {
+            (retry, "postgres.connect.retry = 0")
+        } else {
+            (retry, "postgres.connect.retry")
+        })
     }
 
     /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the
@@ -402,6 +438,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         sets: cli.sets,
         json: cli.json,
         now_ms,
+        host_event: cli.command.never_fails_host(),
     };
     // DESIGN.md §6: a `--set` that names no setting, or gives a wrong value, is
     // an error in every command, even one that reads no setting. Hooks and

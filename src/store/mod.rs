@@ -143,6 +143,19 @@ impl Store {
         )?))))
     }
 
+    /// How long a PostgreSQL connection lost under this store is tried
+    /// again before a call fails ([`PgUrl::retrying_for`]): a process that
+    /// tries again itself, and must not stop for long, says zero. Nothing
+    /// for SQLite.
+    pub(crate) fn retry_connections_for(&mut self, retry: std::time::Duration) {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(conn) = &mut self.backend {
+            conn.retry_for(retry);
+        }
+        #[cfg(not(feature = "postgres"))]
+        let _ = retry;
+    }
+
     /// The SQLite file behind the store, if any.
     pub fn path(&self) -> Option<&Path> {
         match &self.backend {
