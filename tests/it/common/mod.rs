@@ -12,6 +12,8 @@ pub mod strategies;
 
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "postgres")]
+pub mod pgbouncer;
 
 use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
 use goalkeeper::{SessionId, Store};

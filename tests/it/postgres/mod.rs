@@ -4,6 +4,7 @@
 //! racing, crashing, and outliving a server restart.
 
 mod acceptance;
+mod burst;
 mod concurrency;
 mod connection;
 mod crash;
