@@ -11,4 +11,5 @@ mod crash;
 mod faults;
 mod fleet;
 mod migrate;
+mod pooler;
 mod teams;
