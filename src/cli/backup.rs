@@ -40,7 +40,7 @@ pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error
             to.display()
         )));
     }
-    let source = Store::open_location(&from)?;
+    let source = Store::open_existing_location(&from)?;
     let mut target = Store::open_location(&to)?;
     let copied = source.copy_into(&mut target)?;
     out!(

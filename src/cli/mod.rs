@@ -187,6 +187,9 @@ pub(crate) struct Context {
     /// A hook or the status line: connecting waits only within the hook's
     /// own limit ([`hook_wait`]).
     host_event: bool,
+    /// The command may create the database where there is none
+    /// ([`Command::may_create_database`]).
+    may_create: bool,
 }
 
 impl Context {
@@ -194,7 +197,33 @@ impl Context {
     /// data directory. The process ends after the command, so closing the store is left
     /// to the exit when it would write nothing.
     fn store(&self) -> Result<Store, Error> {
-        let mut store = Store::open_location(&self.location()?).map(Store::exits_with_process)?;
+        let location = self.location()?;
+        let store = if self.may_create {
+            if self.db.is_none()
+                && let Location::Sqlite(path) = &location
+                && let Some(dir) = path.parent()
+            {
+                // The platform data directory, on a first run: the one
+                // directory goalkeeper creates for a database.
+                std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                    what: format!("cannot create the data directory {}", dir.display()),
+                    source,
+                })?;
+            }
+            Store::open_location(&location)
+        } else {
+            Store::open_existing_location(&location).map_err(|e| match e {
+                // Before a first run there is no data directory either:
+                // the database is simply not there yet.
+                Error::NoDatabaseDir { .. } if self.db.is_none() => match location {
+                    Location::Sqlite(path) => Error::NoDatabase(path),
+                    #[cfg(feature = "postgres")]
+                    Location::Postgres(_) => e,
+                },
+                e => e,
+            })
+        };
+        let mut store = store.map(Store::exits_with_process)?;
         if let Some(agent) = &self.agent {
             let lease = self.settings()?.todo.claim.lease;
             store.act_as(Some(agent.clone()), lease);
@@ -439,6 +468,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         json: cli.json,
         now_ms,
         host_event: cli.command.never_fails_host(),
+        may_create: cli.command.may_create_database(),
     };
     // DESIGN.md §6: a `--set` that names no setting, or gives a wrong value, is
     // an error in every command, even one that reads no setting. Hooks and

@@ -132,6 +132,17 @@ impl Store {
         }
     }
 
+    /// Opens the store at `location` only if there is a database there
+    /// ([`Store::open_existing`]); a PostgreSQL database is connected to
+    /// as by [`Store::open_location`].
+    pub fn open_existing_location(location: &Location) -> Result<Store> {
+        match location {
+            Location::Sqlite(path) => Store::open_existing(path),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Store::connect(url),
+        }
+    }
+
     /// Connects to a PostgreSQL database (fleet mode), creating goalkeeper's
     /// tables in an empty one. Refuses, untouched, a database that holds
     /// another application's tables or a newer goalkeeper's schema. Fails

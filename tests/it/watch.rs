@@ -96,6 +96,7 @@ fn once(env: &TestEnv, args: &[&str]) -> String {
 #[test]
 fn no_goal_and_no_tasks_yet() {
     let env = TestEnv::new();
+    env.create_database();
     assert_snapshot!("watch_no_goal", once(&env, &["--size", "80x24"]));
 }
 
@@ -506,6 +507,7 @@ impl Drop for Tmux {
 #[test]
 fn session_from_follows_the_hosts_last_session_here() {
     let env = TestEnv::new();
+    env.create_database();
     let title = |out: &str| out.lines().nth(1).unwrap_or_default().trim().to_owned();
     let args = ["watch", "--once", "--session-from", "claude-code"];
     let before = env.run(&args);

@@ -70,6 +70,14 @@ impl TestEnv {
         self.dir.path().join("goalkeeper.db")
     }
 
+    /// Creates the test's SQLite database, empty, for a test whose first
+    /// command only reads (such a command creates none).
+    pub fn create_database(&self) {
+        if self.url.is_none() {
+            drop(Store::open(&self.db()).expect("the test database opens"));
+        }
+    }
+
     /// A command with the test's database, clock and directory, started
     /// from a cleared environment: nothing from the developer's shell
     /// (`GOALKEEPER_SESSION`, `RUST_BACKTRACE`, `HOME`, ...) reaches it.
