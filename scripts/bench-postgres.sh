@@ -45,7 +45,7 @@ echo "== binary: $GK ($PROFILE)"
 for n in 10 1000; do
     "$EX/bench_db" "s$n.db" --tasks "$n" --session "s$n" 2>/dev/null
     "$GK" --db "s$n.db" migrate --to "$URL" >/dev/null
-    printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$n" "$DIR" > "hook-$n.json"
+    printf '{"session_id":"s%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"%s/missing.jsonl","prompt":"go on"}' "$n" "$DIR" "$DIR" > "hook-$n.json"
 done
 
 python3 - "$GK" "$DIR" "$URL" > cases.json <<'PY'
