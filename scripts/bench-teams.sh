@@ -14,16 +14,18 @@
 # agent is refused and counted, and the agent reads the list again; every
 # task is completed once.
 #
-#   scripts/bench-teams.sh [--tasks N] [--first] [--debug] [--no-build]
+#   scripts/bench-teams.sh [--tasks N] [--agents "1 4 16 64"] [--first] [--debug] [--no-build]
 set -euo pipefail
 
 TASKS=400
+AGENTS="1 4 16 64"
 FIRST=0
 PROFILE=release
 BUILD=1
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --tasks) TASKS="$2"; shift 2 ;;
+        --agents) AGENTS="$2"; shift 2 ;;
         --first) FIRST=1; shift ;;
         --debug) PROFILE=debug; shift ;;
         --no-build) BUILD=0; shift ;;
@@ -48,9 +50,10 @@ export GOALKEEPER_CONFIG="$DIR/config.toml"
 unset GOALKEEPER_DB GOALKEEPER_SESSION GOALKEEPER_AGENT GOALKEEPER_NOW
 echo "== machine: $(nproc) cores, $(uptime)"
 echo "== binary: $GK ($PROFILE), $TASKS tasks per list"
-python3 - "$GK" "$DIR" "$URL" "$BOUNCER_URL" "$TASKS" "$FIRST" <<'PY'
+python3 - "$GK" "$DIR" "$URL" "$BOUNCER_URL" "$TASKS" "$FIRST" "$AGENTS" <<'PY'
 import json, random, re, subprocess, sys, threading, time
 gk, d, url, bouncer, tasks, first = sys.argv[1:5] + [int(sys.argv[5]), sys.argv[6] == "1"]
+counts = [int(n) for n in sys.argv[7].split()]
 
 class Cli:
     """An agent calling `goalkeeper todo apply`, one process per call."""
@@ -93,16 +96,19 @@ class Mcp:
         self.proc.wait()
 
 def mine(text, agent):
-    """The task `agent` holds, as a result's list of open tasks shows it."""
-    m = re.search(r"^  - (.*) \[in_progress: " + re.escape(agent) + r"\] \(", text, re.M)
+    """The task `agent` holds, as a result shows it: among the tasks the
+    call changed (the one `done` advanced it to), or among the open ones."""
+    m = (re.search(r"^  - \[/\] (.*) \([^()]*\), was \w+$", text, re.M)
+         or re.search(r"^  - (.*) \[in_progress: " + re.escape(agent) + r"\] \(", text, re.M))
     return m.group(1) if m else None
 
-def look(client, agent):
+def look(client, agent, stats):
     """Reads the list page by page, as a model would: the task `agent`
     holds, or the pending tasks of the first page that has any."""
     page = 1
     while True:
         text, _ = client.call({"op": "view", "page": page})
+        stats["views"] += 1
         held = re.search(r"^  - \[/: " + re.escape(agent) + r"\] (.*)$", text, re.M)
         if held:
             return held.group(1), []
@@ -116,14 +122,14 @@ def look(client, agent):
 
 def work(client, agent, agents, stats):
     rng = random.Random(agent)
-    task, pending = look(client, agent)
+    task, pending = look(client, agent, stats)
     while True:
         if task:
             text, _ = client.call({"op": "done", "task": task})
             stats["done"] += 1
             task = mine(text, agent)
             if not task:
-                task, pending = look(client, agent)
+                task, pending = look(client, agent, stats)
             continue
         if not pending:
             break
@@ -131,14 +137,14 @@ def work(client, agent, agents, stats):
         _, refused = client.call({"op": "start", "task": pick})
         if refused:
             stats["lost"] += 1
-            task, pending = look(client, agent)
+            task, pending = look(client, agent, stats)
         else:
             task = pick
 
 backends = (("SQLite", f"{d}/teams.db"), ("PostgreSQL", url), ("PgBouncer", bouncer))
 kinds = (("CLI", Cli), ("MCP", Mcp))
 rows = {}
-for agents in (1, 4, 16, 64):
+for agents in counts:
     for backend, db in backends:
         for mode, kind in kinds:
             session = f"{mode}-{agents}"
@@ -147,7 +153,7 @@ for agents in (1, 4, 16, 64):
             # The lead only wrote the plan: its first task goes back to the team.
             subprocess.run([gk, "--db", db, "--session", session, "--agent", "lead", "todo", "release"],
                            check=True, capture_output=True)
-            stats = [{"done": 0, "lost": 0} for _ in range(agents)]
+            stats = [{"done": 0, "lost": 0, "views": 0} for _ in range(agents)]
             # The MCP servers start (and connect) before the clock does.
             clients = [kind(db, session, f"w{i}") for i in range(agents)]
             threads = [threading.Thread(target=work, args=(clients[i], f"w{i}", agents, stats[i]))
@@ -159,6 +165,7 @@ for agents in (1, 4, 16, 64):
             for client in clients: client.close()
             done = sum(s["done"] for s in stats)
             lost = sum(s["lost"] for s in stats)
+            views = sum(s["views"] for s in stats)
             view = subprocess.run([gk, "--db", db, "--session", session, "--json", "todo", "view"],
                                   capture_output=True, text=True, check=True)
             listed = [t for p in json.loads(view.stdout)["details"]["phases"] for t in p["tasks"]]
@@ -166,10 +173,10 @@ for agents in (1, 4, 16, 64):
             if done != tasks or left:
                 sys.exit(f"bench-teams: {backend} {mode} {agents} agents completed {done} of {tasks}, {len(left)} left")
             rows[(backend, mode, agents)] = done / elapsed
-            print(f"{backend:10} {mode} {agents:>2} agents: {done / elapsed:7.1f} tasks/s ({elapsed:5.2f} s, {lost} claims lost to a faster agent)", flush=True)
+            print(f"{backend:10} {mode} {agents:>2} agents: {done / elapsed:7.1f} tasks/s ({elapsed:5.2f} s, {lost} claims lost to a faster agent, {views} views)", flush=True)
 for mode, _ in kinds:
     print()
     print(f"{mode}: | agents | " + " | ".join(b for b, _ in backends) + " |")
-    for agents in (1, 4, 16, 64):
+    for agents in counts:
         print(f"| {agents} | " + " | ".join(f"{rows[(b, mode, agents)]:.0f}" for b, _ in backends) + " |")
 PY
