@@ -12,7 +12,7 @@ pending() {
 
 # A Claude Code UserPromptSubmit hook event for session $1, from directory $2.
 hook_input() {
-    printf '{"session_id":"%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"/nonexistent","prompt":"go on"}' "$1" "$2"
+    printf '{"session_id":"%s","hook_event_name":"UserPromptSubmit","cwd":"%s","transcript_path":"%s/missing.jsonl","prompt":"go on"}' "$1" "$2" "$2"
 }
 
 # Claude Code's status-line input for session $1.

@@ -45,6 +45,30 @@ pub enum Error {
         why: String,
     },
 
+    /// The directory the database file would be in does not exist. A
+    /// database file is created where it is missing, never a directory:
+    /// a path whose directory is missing is most likely mistyped. Nothing
+    /// was created.
+    #[error(
+        "the directory {} of the database {} does not exist (goalkeeper creates a database file, never a directory)",
+        .dir.display(),
+        .path.display()
+    )]
+    NoDatabaseDir {
+        /// The database file.
+        path: PathBuf,
+        /// Its directory, the one missing.
+        dir: PathBuf,
+    },
+
+    /// No database file at the path, and the caller only reads, which
+    /// creates none.
+    #[error(
+        "there is no goalkeeper database at {}: nothing has been stored there, and a command that only reads creates none",
+        .0.display()
+    )]
+    NoDatabase(PathBuf),
+
     /// No session of that id was ever written (or it was removed).
     #[error("session {0} not found")]
     NoSuchSession(crate::SessionId),
@@ -116,6 +140,8 @@ impl Error {
             }
             Error::Rejected(_) | Error::NoSuchSession(_) => ErrorKind::Rejected,
             Error::NotOurDatabase { .. }
+            | Error::NoDatabaseDir { .. }
+            | Error::NoDatabase(_)
             | Error::NewerSchema { .. }
             | Error::Corrupt { .. }
             | Error::DatabaseGone { .. }

@@ -33,14 +33,14 @@ pub(crate) struct MigrateArgs {
 
 pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error> {
     let from = ctx.location()?;
-    let to = super::location_of(args.to)?;
+    let to = ctx.located(args.to)?;
     if from.display() == to.display() {
         return Err(Error::Usage(format!(
             "--to names the database being copied ({}); give another one",
             to.display()
         )));
     }
-    let source = Store::open_location(&from)?;
+    let source = Store::open_existing_location(&from)?;
     let mut target = Store::open_location(&to)?;
     let copied = source.copy_into(&mut target)?;
     out!(

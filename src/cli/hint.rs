@@ -11,17 +11,36 @@ pub(crate) struct Hinted<'a>(pub &'a Error);
 
 impl fmt::Display for Hinted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.0, hint(self.0).unwrap_or(""))
+        write!(f, "{}{}", self.0, hint(self.0).unwrap_or_default())
     }
 }
 
 /// The hint for `error`, written to follow its message.
-fn hint(error: &Error) -> Option<&'static str> {
-    match error {
-        Error::NoSuchSession(_) => Some("; `session list` shows the sessions"),
-        Error::ProjectNotADirectory(_) => Some("; give the project directory with --project"),
-        _ if error.database_unusable() => Some(". Point --db or GOALKEEPER_DB at another file"),
-        _ => None,
+fn hint(error: &Error) -> Option<String> {
+    Some(match error {
+        Error::NoSuchSession(_) => "; `session list` shows the sessions".into(),
+        Error::ProjectNotADirectory(_) => "; give the project directory with --project".into(),
+        Error::NoDatabaseDir { dir, .. } => format!(
+            "; create it first (mkdir -p {}), or drop --db and unset GOALKEEPER_DB to use the default database",
+            shell_word(&dir.display().to_string())
+        ),
+        Error::NoDatabase(_) => "; the first command that writes there (a hook event, `todo apply`, `goal set`) creates it; check --db and GOALKEEPER_DB if you meant another database".into(),
+        _ if error.database_unusable() => ". Point --db or GOALKEEPER_DB at another file".into(),
+        _ => return None,
+    })
+}
+
+/// `text` as one shell word: as it is when nothing in it is special to a
+/// shell, else in single quotes.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 

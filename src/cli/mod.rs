@@ -183,6 +183,12 @@ pub(crate) struct Context {
     sets: Vec<String>,
     json: bool,
     now_ms: i64,
+    /// A hook or the status line: connecting waits only within the hook's
+    /// own limit ([`hook_wait`]).
+    host_event: bool,
+    /// The command may create the database where there is none
+    /// ([`Command::may_create_database`]).
+    may_create: bool,
 }
 
 impl Context {
@@ -190,7 +196,33 @@ impl Context {
     /// data directory. The process ends after the command, so closing the store is left
     /// to the exit when it would write nothing.
     fn store(&self) -> Result<Store, Error> {
-        let mut store = Store::open_location(&self.location()?).map(Store::exits_with_process)?;
+        let location = self.location()?;
+        let store = if self.may_create {
+            if self.db.is_none()
+                && let Location::Sqlite(path) = &location
+                && let Some(dir) = path.parent()
+            {
+                // The platform data directory, on a first run: the one
+                // directory goalkeeper creates for a database.
+                std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                    what: format!("cannot create the data directory {}", dir.display()),
+                    source,
+                })?;
+            }
+            Store::open_location(&location)
+        } else {
+            Store::open_existing_location(&location).map_err(|e| match e {
+                // Before a first run there is no data directory either:
+                // the database is simply not there yet.
+                Error::NoDatabaseDir { .. } if self.db.is_none() => match location {
+                    Location::Sqlite(path) => Error::NoDatabase(path),
+                    #[cfg(feature = "postgres")]
+                    Location::Postgres(_) => e,
+                },
+                e => e,
+            })
+        };
+        let mut store = store.map(Store::exits_with_process)?;
         if let Some(agent) = &self.agent {
             let lease = self.settings()?.todo.claim.lease;
             store.act_as(Some(agent.clone()), lease);
@@ -208,7 +240,40 @@ impl Context {
                 None => default_db_path()?,
             },
         };
-        location_of(path)
+        self.located(path)
+    }
+
+    /// A `--db`-style value as a location ([`location_of`]), a PostgreSQL
+    /// URL trying refused connections again as the settings say.
+    fn located(&self, path: PathBuf) -> Result<Location, Error> {
+        match location_of(path)? {
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => {
+                let (retry, set_by) = self.connect_retry()?;
+                Ok(Location::Postgres(Box::new(
+                    url.retrying_for_as(retry, set_by),
+                )))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// How long a PostgreSQL connection the server turns away for now is
+    /// tried again: `postgres.connect.retry`, and for a hook or the status
+    /// line at most half their wait, so that a refused hook still ends in
+    /// time, with its note, inside the host's hook timeout.
+    #[cfg(feature = "postgres")]
+    fn connect_retry(&self) -> Result<(std::time::Duration, &'static str), Error> {
+        let seconds = self.settings()?.postgres.connect.retry;
+        let retry = std::time::Duration::from_secs(seconds);
+        let own = hook_wait() / 2;
+        Ok(if self.host_event && own < retry {
+            (own, "a hook's limit, half its wait")
+        } else if seconds == 0 {
+            (retry, "postgres.connect.retry = 0")
+        } else {
+            (retry, "postgres.connect.retry")
+        })
     }
 
     /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the
@@ -413,6 +478,8 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         sets: cli.sets,
         json: cli.json,
         now_ms,
+        host_event: cli.command.never_fails_host(),
+        may_create: cli.command.may_create_database(),
     };
     // DESIGN.md §6: a `--set` that names no setting, or gives a wrong value, is
     // an error in every command, even one that reads no setting. Hooks and

@@ -35,6 +35,44 @@ impl Command {
     pub(super) fn never_fails_host(&self) -> bool {
         matches!(self, Command::Hook(_) | Command::Statusline)
     }
+
+    /// Whether the command may create the database where there is none:
+    /// a command that writes may (its write is the database's first), a
+    /// command that only reads never does, so that a mistyped path is not
+    /// read as an empty database and left behind as one (README, "Which
+    /// commands create the database"). `session rm` has nothing to remove
+    /// from a database that is not there.
+    pub(super) fn may_create_database(&self) -> bool {
+        use super::goal::GoalCommand;
+        use super::session::SessionCommand;
+        use super::todo::TodoCommand;
+        match self {
+            Command::Todo(command) => !matches!(
+                command,
+                TodoCommand::View
+                    | TodoCommand::Context(_)
+                    | TodoCommand::Export { .. }
+                    | TodoCommand::Log { .. }
+            ),
+            Command::Goal(args) => !matches!(args.command, None | Some(GoalCommand::Get)),
+            Command::Continuation(_) | Command::Hook(_) | Command::Migrate(_) => true,
+            #[cfg(feature = "mcp")]
+            Command::Mcp(_) => true,
+            Command::Session(
+                SessionCommand::List | SessionCommand::Show { .. } | SessionCommand::Rm { .. },
+            ) => false,
+            Command::Context(_)
+            | Command::Prompt(_)
+            | Command::Statusline
+            | Command::Install(_)
+            | Command::SystemPrompt(_)
+            | Command::Workspace(_)
+            | Command::Tour
+            | Command::Backup(_) => false,
+            #[cfg(feature = "watch")]
+            Command::Watch(_) => false,
+        }
+    }
 }
 
 impl Cli {

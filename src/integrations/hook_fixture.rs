@@ -23,10 +23,20 @@ pub(crate) fn gk() -> Executable {
     Executable("gk".into())
 }
 
-/// The event `name` of `session` in the directory `/p`, with the fields
-/// of `extra` (an object).
+/// The directory of every event: a name in the temporary directory that
+/// nothing creates (the hook only records it, and would resolve it were it
+/// a symlink).
+pub(crate) fn event_dir() -> String {
+    std::env::temp_dir()
+        .join(format!("goalkeeper-hook-tests-{}", std::process::id()))
+        .display()
+        .to_string()
+}
+
+/// The event `name` of `session` in [`event_dir`], with the fields of
+/// `extra` (an object).
 pub(crate) fn event(name: &str, session: &str, extra: Value) -> String {
-    let mut event = json!({"hook_event_name": name, "session_id": session, "cwd": "/p"});
+    let mut event = json!({"hook_event_name": name, "session_id": session, "cwd": event_dir()});
     let fields = event.as_object_mut().expect("an object");
     fields.extend(extra.as_object().expect("extra is an object").clone());
     event.to_string()

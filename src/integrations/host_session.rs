@@ -278,7 +278,9 @@ mod tests {
     #[test]
     fn the_last_session_follows_each_record() {
         let mut store = Store::open_in_memory().unwrap();
-        let dir = Path::new("/nonexistent/project");
+        // Never read: a directory of the test's own, where nothing is.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = &tmp.path().join("project");
         assert_eq!(last(&mut store, Host::ClaudeCode, dir).unwrap(), None);
         let a = SessionId::parse("a").unwrap();
         let b = SessionId::parse("b").unwrap();
@@ -296,7 +298,9 @@ mod tests {
     #[test]
     fn a_queued_goal_is_adopted_once_by_the_next_session() {
         let mut store = Store::open_in_memory().unwrap();
-        let dir = Path::new("/nonexistent/project");
+        // Never read: a directory of the test's own, where nothing is.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = &tmp.path().join("project");
         let goal = QueuedGoal {
             objective: "Ship it".into(),
             budget: Some(5000),

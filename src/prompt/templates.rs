@@ -433,12 +433,15 @@ mod tests {
 
     #[test]
     fn a_missing_prompts_dir_is_an_error() {
-        let err = Templates::load(Some(Path::new("/nonexistent/prompts")))
-            .err()
-            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("prompts");
+        let err = Templates::load(Some(&missing)).err().unwrap();
         assert_eq!(
             err.to_string(),
-            "prompts.dir /nonexistent/prompts is not a directory; create it or fix the setting"
+            format!(
+                "prompts.dir {} is not a directory; create it or fix the setting",
+                missing.display()
+            )
         );
     }
 

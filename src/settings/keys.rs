@@ -20,6 +20,7 @@ pub(super) enum Key {
     PromptsDir,
     MemoryFile,
     SystemPromptBase,
+    PostgresConnectRetry,
 }
 
 /// The values a key accepts.
@@ -53,7 +54,7 @@ const REMINDERS_ALIAS: &str = "todo.reminders.enabled";
 
 impl Key {
     /// Every key, in the order of the documentation.
-    pub(super) const ALL: [Key; 12] = [
+    pub(super) const ALL: [Key; 13] = [
         Key::TodoEnabled,
         Key::TodoEager,
         Key::TodoReminders,
@@ -66,6 +67,7 @@ impl Key {
         Key::PromptsDir,
         Key::MemoryFile,
         Key::SystemPromptBase,
+        Key::PostgresConnectRetry,
     ];
 
     /// The dotted name.
@@ -83,6 +85,7 @@ impl Key {
             Key::PromptsDir => "prompts.dir",
             Key::MemoryFile => "memory.file",
             Key::SystemPromptBase => "system_prompt.base",
+            Key::PostgresConnectRetry => "postgres.connect.retry",
         }
     }
 
@@ -112,7 +115,9 @@ impl Key {
         match self {
             Key::TodoEnabled | Key::TodoReminders | Key::GoalEnabled => Kind::Bool,
             Key::TodoEager => Kind::Eager,
-            Key::TodoRemindersMax | Key::TodoContextMaxTasks => Kind::Count,
+            Key::TodoRemindersMax | Key::TodoContextMaxTasks | Key::PostgresConnectRetry => {
+                Kind::Count
+            }
             Key::GoalContinuationMaxIdle | Key::TodoClaimLease => Kind::Positive,
             Key::TodoContextInactiveTool => Kind::InactiveTool,
             Key::PromptsDir | Key::MemoryFile | Key::SystemPromptBase => Kind::Path,
@@ -154,6 +159,10 @@ impl Key {
             }
             Key::SystemPromptBase => {
                 "A base prompt file that opens the prompt `goalkeeper system-prompt` assembles."
+            }
+            Key::PostgresConnectRetry => {
+                "Seconds to keep trying a PostgreSQL connection the server turns away for now \
+                 (too many clients, starting up); 0 never tries again."
             }
         }
     }
@@ -203,6 +212,7 @@ impl Key {
             (Key::PromptsDir, Parsed::Path(p)) => settings.prompts.dir = p,
             (Key::MemoryFile, Parsed::Path(p)) => settings.memory.file = p,
             (Key::SystemPromptBase, Parsed::Path(p)) => settings.system_prompt.base = p,
+            (Key::PostgresConnectRetry, Parsed::Count(n)) => settings.postgres.connect.retry = n,
             // `parse_value` only produces the shape of the key's kind.
             (key, parsed) => unreachable!("{key:?} cannot hold {parsed:?}"),
         }
@@ -226,6 +236,7 @@ impl Key {
             Key::PromptsDir => return path(&settings.prompts.dir),
             Key::MemoryFile => return path(&settings.memory.file),
             Key::SystemPromptBase => return path(&settings.system_prompt.base),
+            Key::PostgresConnectRetry => settings.postgres.connect.retry.to_string(),
         })
     }
 }

@@ -56,6 +56,8 @@ pub struct Settings {
     pub memory: MemorySettings,
     /// `system_prompt.*`: the assembled system prompt.
     pub system_prompt: SystemPromptSettings,
+    /// `postgres.*`: fleet mode's connections.
+    pub postgres: PostgresSettings,
 }
 
 /// The `todo.*` keys.
@@ -248,6 +250,29 @@ pub struct SystemPromptSettings {
     /// `system_prompt.base` (default none): a file whose text opens the
     /// prompt `goalkeeper system-prompt` assembles. Absolute when set.
     pub base: Option<PathBuf>,
+}
+
+/// The `postgres.*` keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PostgresSettings {
+    /// `postgres.connect.*`: connecting.
+    pub connect: PostgresConnectSettings,
+}
+
+/// The `postgres.connect.*` keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PostgresConnectSettings {
+    /// `postgres.connect.retry` (default 30): seconds a connection the
+    /// server turns away for now (too many clients, starting up) is tried
+    /// again before the command fails; 0 never tries again. A hook and the
+    /// status line stop sooner, within their own wait.
+    pub retry: u64,
+}
+
+impl Default for PostgresConnectSettings {
+    fn default() -> PostgresConnectSettings {
+        PostgresConnectSettings { retry: 30 }
+    }
 }
 
 /// One key for a listing such as `config show`: its current value next to

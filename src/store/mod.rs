@@ -132,6 +132,17 @@ impl Store {
         }
     }
 
+    /// Opens the store at `location` only if there is a database there
+    /// ([`Store::open_existing`]); a PostgreSQL database is connected to
+    /// as by [`Store::open_location`].
+    pub fn open_existing_location(location: &Location) -> Result<Store> {
+        match location {
+            Location::Sqlite(path) => Store::open_existing(path),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Store::connect(url),
+        }
+    }
+
     /// Connects to a PostgreSQL database (fleet mode), creating goalkeeper's
     /// tables in an empty one. Refuses, untouched, a database that holds
     /// another application's tables or a newer goalkeeper's schema. Fails
@@ -141,6 +152,19 @@ impl Store {
         Ok(Store::on(Backend::Postgres(Box::new(pg::PgConn::open(
             url,
         )?))))
+    }
+
+    /// How long a PostgreSQL connection lost under this store is tried
+    /// again before a call fails ([`PgUrl::retrying_for`]): a process that
+    /// tries again itself, and must not stop for long, says zero. Nothing
+    /// for SQLite.
+    pub(crate) fn retry_connections_for(&mut self, retry: std::time::Duration) {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(conn) = &mut self.backend {
+            conn.retry_for(retry);
+        }
+        #[cfg(not(feature = "postgres"))]
+        let _ = retry;
     }
 
     /// The SQLite file behind the store, if any.

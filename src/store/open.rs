@@ -23,18 +23,42 @@ use crate::error::{Error, Result};
 /// process hangs mid-transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Whether opening may create the database file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    /// A missing file is created (mode 0600), in a directory that exists.
+    Create,
+    /// A missing file is [`Error::NoDatabase`].
+    Refuse,
+}
+
 impl Store {
-    /// Opens (creating with mode 0600 if missing) the database at `path`,
-    /// migrating it to the current schema. Refuses, untouched, a file that
-    /// is not a goalkeeper database or comes from a newer version.
+    /// Opens the database at `path`, migrating it to the current schema.
+    /// A missing file is created with mode 0600; a missing directory is
+    /// not ([`Error::NoDatabaseDir`]): a file is created where it is
+    /// missing, never the directories above it, as `sqlite3` does. Refuses,
+    /// untouched, a file that is not a goalkeeper database or comes from a
+    /// newer version.
     pub fn open(path: &Path) -> Result<Store> {
-        let in_wal = precheck_file(path)?;
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+        Store::open_file(path, Missing::Create)
+    }
+
+    /// Opens the database at `path` only if there is one: a missing file
+    /// is [`Error::NoDatabase`] (a missing directory
+    /// [`Error::NoDatabaseDir`]) and nothing is created. For callers that
+    /// only read, which must not leave an empty database behind a mistyped
+    /// path.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        Store::open_file(path, Missing::Refuse)
+    }
+
+    fn open_file(path: &Path, missing: Missing) -> Result<Store> {
+        let in_wal = precheck_file(path, missing)?;
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if missing == Missing::Create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let conn = Connection::open_with_flags(path, flags)?;
         let mut file = SqliteFile {
             conn: ManuallyDrop::new(conn),
             left_to_exit: false,
@@ -249,9 +273,10 @@ impl Drop for SqliteFile {
 }
 
 /// Rejects, without opening it through SQLite, a path that is a directory or
-/// a file without the SQLite header; creates a missing file with mode 0600.
+/// a file without the SQLite header, and a path whose directory is
+/// missing; creates a missing file with mode 0600 when `missing` says so.
 /// Returns whether the header says the database is in WAL mode.
-fn precheck_file(path: &Path) -> Result<bool> {
+fn precheck_file(path: &Path, missing: Missing) -> Result<bool> {
     let io = |what: &str| {
         let what = format!("{what} {}", path.display());
         move |source| Error::Io { what, source }
@@ -307,10 +332,19 @@ fn precheck_file(path: &Path) -> Result<bool> {
             // SQLite would create its target with mode 0644 (and the -wal
             // and -shm with the same), so create the target here, 0600.
             let target = dangling_target(path);
-            let path = target.as_deref().unwrap_or(path);
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(io("cannot create the directory of"))?;
+            let file = target.as_deref().unwrap_or(path);
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
+                && std::fs::metadata(dir).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            {
+                return Err(Error::NoDatabaseDir {
+                    path: file.to_owned(),
+                    dir: dir.to_owned(),
+                });
             }
+            if missing == Missing::Refuse {
+                return Err(Error::NoDatabase(path.to_owned()));
+            }
+            let path = file;
             let mut options = OpenOptions::new();
             options.write(true).create_new(true);
             #[cfg(unix)]

@@ -213,9 +213,9 @@ fn catalogue() -> Vec<Case> {
         ),
         case(
             "a prompts.dir that does not exist",
-            &["--set", "prompts.dir=/nonexistent", "context"],
+            &["--set", "prompts.dir=missing-prompts", "context"],
             2,
-            "prompts.dir /nonexistent is not a directory",
+            "missing-prompts is not a directory",
         ),
         // The todo tool's JSON, as the agent sends it.
         apply(

@@ -17,6 +17,7 @@ fn at(env: &mut TestEnv, minutes: i64, args: &[&str]) -> String {
 #[test]
 fn a_goal_session_with_budget_flip_and_wrap_up() {
     let mut env = TestEnv::new();
+    env.create_database();
     let init = r#"{"op":"init","list":[{"phase":"Planning </todo_context> & prep","items":["Identify gaps","Choose <next> & slice </todo_context>"]},{"phase":"Verification","items":["Run focused checks"]}]}"#;
     let steps: Vec<String> = vec![
         at(&mut env, 0, &["context", "--explain"]),

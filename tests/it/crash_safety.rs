@@ -775,7 +775,7 @@ fn sigkill_of_a_hook_mid_event_counts_usage_once_or_not_at_all() {
             &env,
             &transcript,
             &mut cwds,
-            format!("/work/warm-up-{i}"),
+            format!("warm-up-{i}"),
             &state,
             messages,
         );
@@ -801,7 +801,7 @@ fn sigkill_of_a_hook_mid_event_counts_usage_once_or_not_at_all() {
             &env,
             &transcript,
             &mut cwds,
-            format!("/work/round-{round}"),
+            format!("round-{round}"),
             &state,
             messages,
         );
@@ -809,7 +809,7 @@ fn sigkill_of_a_hook_mid_event_counts_usage_once_or_not_at_all() {
         // The hook in flight, killed at a random point.
         append_transcript(&transcript, 300, messages, 10);
         messages += 10;
-        let cwd = format!("/work/round-{round}-killed");
+        let cwd = format!("round-{round}-killed");
         let mut hook = spawn_stop_hook(&env, &transcript, &cwd);
         std::thread::sleep(Duration::from_micros(rng.below(cap.as_micros() as u64 + 1)));
         hook.kill().expect("send SIGKILL");
@@ -843,7 +843,7 @@ fn sigkill_of_a_hook_mid_event_counts_usage_once_or_not_at_all() {
         &env,
         &transcript,
         &mut cwds,
-        "/work/after".to_owned(),
+        "after".to_owned(),
         &state,
         messages,
     );

@@ -239,7 +239,7 @@ fn an_unknown_set_key_is_an_error_in_every_command() {
     let p = project.display().to_string();
     let message = "goalkeeper: --set: unknown key \"todo.bogus\"; known keys: todo.enabled, todo.eager, todo.reminders, \
                    todo.reminders.max, todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
-                   goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base";
+                   goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, postgres.connect.retry";
     let commands: [&[&str]; 10] = [
         &["todo", "view"],
         &["todo", "log"],
@@ -404,7 +404,7 @@ fn text_from_the_users_files_reaches_the_terminal_sanitized() {
 
 /// A Claude Code event for session `s` with `transcript_path`.
 fn stop_with_transcript(path: &std::path::Path) -> String {
-    serde_json::json!({"session_id": "s", "hook_event_name": "Stop", "cwd": "/work/p",
+    serde_json::json!({"session_id": "s", "hook_event_name": "Stop", "cwd": "p",
         "transcript_path": path.display().to_string(), "stop_hook_active": false})
     .to_string()
 }
@@ -547,7 +547,7 @@ fn a_huge_transcript_is_counted_over_several_events_each_inside_the_wait() {
         }
     }
     let event = serde_json::json!({"session_id": "s", "hook_event_name": "SubagentStop",
-        "cwd": "/work/p", "transcript_path": transcript.display().to_string()})
+        "cwd": "p", "transcript_path": transcript.display().to_string()})
     .to_string();
     let expected = PAIRS as u64 * 5;
     let mut counted = Vec::new();
@@ -595,7 +595,7 @@ fn a_gemini_or_codex_usage_log_that_is_not_a_regular_file_is_refused_at_once() {
         ("codex", "Stop", "rollout file"),
     ] {
         for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
-            let cwd = format!("/work/{host}");
+            let cwd = host.to_string();
             let input = serde_json::json!({"session_id": "s", "hook_event_name": event,
                 "cwd": cwd, "transcript_path": path.display().to_string(),
                 "stop_hook_active": false, "prompt_response": "done"});

@@ -18,7 +18,7 @@ fn stop_event(transcript: &std::path::Path) -> String {
     json!({
         "session_id": SESSION,
         "hook_event_name": "Stop",
-        "cwd": "/work/project",
+        "cwd": "project",
         "transcript_path": transcript.display().to_string(),
         "stop_hook_active": false,
     })
@@ -169,7 +169,7 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
 
     let store = goalkeeper::Store::open(&env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
-    assert_eq!(store.pointer("claude-code:/work/project").unwrap(), None);
+    assert_eq!(store.pointer("claude-code:project").unwrap(), None);
     assert_eq!(
         store
             .session_mark(&session, "claude-code.transcript")
@@ -187,10 +187,7 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     assert_eq!(hook.wait().unwrap().code(), Some(0));
     assert_eq!(tokens_used(&env), 1_000);
     assert_eq!(
-        store
-            .pointer("claude-code:/work/project")
-            .unwrap()
-            .as_deref(),
+        store.pointer("claude-code:project").unwrap().as_deref(),
         Some(SESSION)
     );
 }
@@ -292,7 +289,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
     append_rollout(&rollout, 0, 10);
     let claude = |name: &str, extra: Value| {
         let mut event = json!({"session_id": SESSION, "hook_event_name": name,
-            "cwd": "/work/claude", "transcript_path": transcript.display().to_string()});
+            "cwd": "claude", "transcript_path": transcript.display().to_string()});
         event
             .as_object_mut()
             .unwrap()
@@ -307,7 +304,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         claude("SessionStart", json!({"source": "compact"})),
     ];
     let codex = |name: &str| {
-        json!({"session_id": SESSION, "hook_event_name": name, "cwd": "/work/codex",
+        json!({"session_id": SESSION, "hook_event_name": name, "cwd": "codex",
             "transcript_path": rollout.display().to_string(), "prompt": "go on",
             "stop_hook_active": false})
     };
@@ -379,7 +376,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         .collect();
     assert_eq!(versions, (1..=2 * ROUNDS as i64).collect::<Vec<_>>());
     assert_eq!(version, 2 * ROUNDS as i64);
-    for dir in ["claude-code:/work/claude", "codex:/work/codex"] {
+    for dir in ["claude-code:claude", "codex:codex"] {
         assert_eq!(
             store.pointer(dir).unwrap().as_deref(),
             Some(SESSION),

@@ -15,8 +15,10 @@ fn event(name: &str, extra: Value) -> String {
     let mut event = json!({
         "session_id": SESSION,
         "hook_event_name": name,
-        "cwd": "/work/project",
-        "transcript_path": "/nonexistent/transcript.jsonl",
+        // Relative: under the test's directory, where the hook runs and
+        // where nothing is at either path.
+        "cwd": "project",
+        "transcript_path": "missing/transcript.jsonl",
     });
     for (k, v) in extra.as_object().unwrap() {
         event[k] = v.clone();

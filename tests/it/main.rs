@@ -22,6 +22,7 @@ mod cli_settings;
 mod cli_todo;
 mod concurrency;
 mod crash_safety;
+mod db_paths;
 mod fuzz_replay;
 mod hardening;
 mod hook_transactions;

@@ -67,7 +67,7 @@ fn when_every_open_task_is_blocked_the_agent_is_asked_once_and_may_stop() {
     assert!(goal.contains("Goal #1 (active)"), "{goal}");
     // No incomplete-todo reminder either: a Stop hook is silent.
     let stop = serde_json::json!({"session_id": "default", "hook_event_name": "Stop",
-        "cwd": "/work/project", "transcript_path": "/nonexistent"});
+        "cwd": "project", "transcript_path": "missing/transcript.jsonl"});
     let output = env
         .cmd(&["hook", "claude-code"])
         .write_stdin(stop.to_string())

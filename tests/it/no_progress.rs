@@ -29,7 +29,7 @@ fn hook(env: &TestEnv, settings: &[&str], name: &str) -> Value {
     let mut args = settings.to_vec();
     args.extend(["hook", "claude-code"]);
     let input = json!({"session_id": SESSION, "hook_event_name": name,
-        "cwd": "/work/project", "transcript_path": "/nonexistent", "prompt": "go"});
+        "cwd": "project", "transcript_path": "missing/transcript.jsonl", "prompt": "go"});
     let output = env
         .cmd(&args)
         .write_stdin(input.to_string())

@@ -120,6 +120,7 @@ fn workspace_link_and_status() {
 #[test]
 fn memory_is_injected_once_per_session_across_processes() {
     let env = TestEnv::new();
+    env.create_database();
     let memory = env.dir().join("memory.md");
     fs::write(
         &memory,
@@ -186,14 +187,15 @@ fn memory_is_injected_once_per_session_across_processes() {
 #[test]
 fn a_missing_memory_file_is_a_note_not_a_failure() {
     let env = TestEnv::new();
+    env.create_database();
     fs::write(
         env.dir().join("config.toml"),
-        "memory.file = \"/nonexistent/memory.md\"\n",
+        "memory.file = \"missing/memory.md\"\n",
     )
     .unwrap();
-    let out = env.run(&["context"]);
+    let out = env.normalize(&env.run(&["context"]));
     assert_eq!(
         out,
-        "$ goalkeeper context\n--- stderr ---\ngoalkeeper: memory file /nonexistent/memory.md does not exist; nothing injected\n[exit status: 0]\n"
+        "$ goalkeeper context\n--- stderr ---\ngoalkeeper: memory file <tmp>/missing/memory.md does not exist; nothing injected\n[exit status: 0]\n"
     );
 }

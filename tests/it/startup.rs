@@ -75,7 +75,7 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     // A database path that is not UTF-8.
     let name = std::ffi::OsStr::from_bytes(b"db-\xff.db");
     let output = env
-        .std_cmd(&["todo", "view"])
+        .std_cmd(&["todo", "apply", r#"{"op":"view"}"#])
         .arg("--db")
         .arg(name)
         .output()

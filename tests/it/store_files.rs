@@ -54,7 +54,7 @@ fn assert_untouched(after: Vec<(String, Vec<u8>)>, before: &[(String, Vec<u8>)])
 #[test]
 fn a_new_database_file_is_private_and_keeps_its_data() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested/dir/goalkeeper.db");
+    let path = dir.path().join("goalkeeper.db");
     {
         let mut s = Store::open(&path).unwrap();
         assert_eq!(s.path(), Some(path.as_path()));
@@ -78,6 +78,35 @@ fn a_new_database_file_is_private_and_keeps_its_data() {
     assert_eq!(tasks(&mut s), "Tasks: [/] persisted");
     assert_eq!(version(&mut s), 1);
     assert_eq!(s.integrity_check().unwrap(), "ok");
+}
+
+/// A database file is created where it is missing, never a directory (a
+/// missing directory means a mistyped path); and a reader creates nothing.
+#[test]
+fn a_missing_directory_or_file_is_refused_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("nested/dir/goalkeeper.db");
+    for open in [Store::open, Store::open_existing] {
+        match open(&nested) {
+            Err(goalkeeper::Error::NoDatabaseDir { path, dir: missing }) => {
+                assert_eq!(
+                    (path, missing),
+                    (nested.clone(), dir.path().join("nested/dir"))
+                );
+            }
+            other => panic!("not refused: {:?}", other.map(|_| ())),
+        }
+    }
+    let missing = dir.path().join("goalkeeper.db");
+    match Store::open_existing(&missing) {
+        Err(goalkeeper::Error::NoDatabase(path)) => assert_eq!(path, missing),
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "something was created"
+    );
 }
 
 #[test]

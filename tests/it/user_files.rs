@@ -287,6 +287,7 @@ fn concurrent_workspace_links_keep_the_original_file() {
 #[test]
 fn export_refuses_a_hand_written_todo_md_without_force() {
     let env = TestEnv::new();
+    env.create_database();
     let todo = env.dir().join("TODO.md");
     let hand = "# My plan\n\n- buy milk\n";
     std::fs::write(&todo, hand).unwrap();

@@ -96,6 +96,7 @@ fn once(env: &TestEnv, args: &[&str]) -> String {
 #[test]
 fn no_goal_and_no_tasks_yet() {
     let env = TestEnv::new();
+    env.create_database();
     assert_snapshot!("watch_no_goal", once(&env, &["--size", "80x24"]));
 }
 
@@ -395,13 +396,13 @@ fn no_color_in_the_live_view() {
 }
 
 /// A private tmux server running `watch` in one pane.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: std::path::PathBuf,
 }
 
 impl Tmux {
     /// `exports` are extra `NAME=value` words for the view's environment.
-    fn start(env: &TestEnv, width: u16, height: u16, exports: &str) -> Tmux {
+    pub(crate) fn start(env: &TestEnv, width: u16, height: u16, exports: &str) -> Tmux {
         let bin = env!("CARGO_BIN_EXE_goalkeeper");
         let dir = env.dir();
         let script = dir.join("run.sh");
@@ -412,7 +413,7 @@ impl Tmux {
                  stty -g > stty-before\n'{bin}' --session live watch\necho \"watch exit $?\"\n\
                  stty -g > stty-after\necho WATCH-ENDED\nsleep 30\n",
                 dir = dir.display(),
-                db = env.db().display(),
+                db = env.location(),
                 now = NOW_MS,
             ),
         )
@@ -458,7 +459,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         for key in keys {
             let status = self
                 .cmd()
@@ -479,7 +480,7 @@ impl Tmux {
     }
 
     /// Polls the pane (every 20 ms, at most 10 s) until `ready` holds.
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             let screen = self.screen();
@@ -506,6 +507,7 @@ impl Drop for Tmux {
 #[test]
 fn session_from_follows_the_hosts_last_session_here() {
     let env = TestEnv::new();
+    env.create_database();
     let title = |out: &str| out.lines().nth(1).unwrap_or_default().trim().to_owned();
     let args = ["watch", "--once", "--session-from", "claude-code"];
     let before = env.run(&args);

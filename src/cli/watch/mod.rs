@@ -8,6 +8,11 @@
 //! committed; it redraws once a second for the clocks. Drawing is a pure
 //! function of the data, the viewer's state, the clock and the size
 //! (`view::draw`), which is what the `--once` snapshots test.
+//!
+//! On PostgreSQL the view outlives the server or a pooler restarting: a
+//! read that fails keeps the last frame on screen with the reason in its
+//! last line, and the next poll connects again (one attempt at a time, so
+//! the keys keep working), until the server is back.
 
 mod state;
 mod text;
@@ -94,6 +99,8 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result
         ));
     }
     let mut store = ctx.store()?;
+    // The view tries again itself, poll after poll.
+    store.retry_connections_for(Duration::ZERO);
     live(&mut store, &target, &mut ui)
 }
 
@@ -227,6 +234,25 @@ where
     let mut now = super::now_ms()?;
     let mut seen = store.data_version()?;
     let mut data = load(store, target, ui, now)?;
+    // Each read a poll wants: a failure keeps the frame and says why.
+    let read = |store: &mut Store, ui: &mut Ui, now: i64| -> Option<(i64, Data)> {
+        let result = store
+            .data_version()
+            .and_then(|version| Ok((version, load(store, target, ui, now)?)));
+        match result {
+            Ok(read) => {
+                ui.trouble = None;
+                Some(read)
+            }
+            Err(e) => {
+                if ui.trouble.is_none() {
+                    ui.trouble_since_ms = now;
+                }
+                ui.trouble = Some(e.to_string());
+                None
+            }
+        }
+    };
     let mut drawn = view::Drawn::default();
     let mut dirty = true;
     let mut second = Instant::now();
@@ -251,8 +277,10 @@ where
                     if state::apply_key(ui, key, &data, page, drawn.todo_top) {
                         return Ok(Outcome::Success);
                     }
-                    if ui.selected != before || key == Key::Sort {
-                        data = load(store, target, ui, now)?;
+                    if (ui.selected != before || key == Key::Sort)
+                        && let Some((_, read)) = read(store, ui, now)
+                    {
+                        data = read;
                     }
                     dirty = true;
                 }
@@ -260,12 +288,29 @@ where
                 _ => {}
             }
         }
-        let version = store.data_version()?;
-        if version != seen {
-            seen = version;
+        if ui.trouble.is_some() {
+            // Connect again; the read shows everything as it is now.
             now = super::now_ms()?;
-            data = load(store, target, ui, now)?;
+            if let Some((version, read)) = read(store, ui, now) {
+                (seen, data) = (version, read);
+            }
             dirty = true;
+        } else {
+            match store.data_version() {
+                Ok(version) if version == seen => {}
+                Ok(_) => {
+                    now = super::now_ms()?;
+                    if let Some((version, read)) = read(store, ui, now) {
+                        (seen, data) = (version, read);
+                    }
+                    dirty = true;
+                }
+                Err(e) => {
+                    ui.trouble_since_ms = super::now_ms()?;
+                    ui.trouble = Some(e.to_string());
+                    dirty = true;
+                }
+            }
         }
         if second.elapsed() >= Duration::from_secs(1) {
             // The clocks move (time on the goal, "3m ago"); the diff the

@@ -79,6 +79,10 @@ pub(crate) struct Ui {
     pub(crate) color: bool,
     /// `todo.claim.lease`, in milliseconds: when the claims shown lapse.
     pub(crate) lease_ms: i64,
+    /// Why the last read failed (the database unreachable), while it does.
+    pub(crate) trouble: Option<String>,
+    /// Since when reads fail.
+    pub(crate) trouble_since_ms: i64,
 }
 
 impl Ui {
@@ -92,6 +96,8 @@ impl Ui {
             help: false,
             color,
             lease_ms: 600_000,
+            trouble: None,
+            trouble_since_ms: 0,
         }
     }
 }

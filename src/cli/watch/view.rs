@@ -116,11 +116,22 @@ pub(crate) fn draw(frame: &mut Frame<'_>, data: &Data, ui: &Ui, now_ms: i64) -> 
             Drawn::default()
         }
     };
-    let mut hint = " q quit · ↑↓ j k scroll · Tab pane · ? keys".to_owned();
-    if matches!(data, Data::All { .. }) {
-        hint.push_str(&format!(" · s sort: {}", ui.sort.label()));
+    if let Some(trouble) = &ui.trouble {
+        // The frame above is the last one read; this line says since when.
+        let since = utc_datetime(ui.trouble_since_ms);
+        let since = since.get(11..19).unwrap_or(&since);
+        let line = format!(
+            " ! no answer since {since}, trying again · q quit · {}",
+            safe(trouble)
+        );
+        frame.render_widget(Paragraph::new(Span::styled(line, p.bold())), keys);
+    } else {
+        let mut hint = " q quit · ↑↓ j k scroll · Tab pane · ? keys".to_owned();
+        if matches!(data, Data::All { .. }) {
+            hint.push_str(&format!(" · s sort: {}", ui.sort.label()));
+        }
+        frame.render_widget(Paragraph::new(Span::styled(hint, p.dim())), keys);
     }
-    frame.render_widget(Paragraph::new(Span::styled(hint, p.dim())), keys);
     if ui.help {
         draw_help(frame, area, matches!(data, Data::All { .. }));
     }

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::install::{HOOK_EVENTS, HOOK_TIMEOUT_S, trusted_hash};
 use super::*;
-use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
+use crate::integrations::hook_fixture::{Fixture, NOW, event, event_dir, gk};
 use crate::todo::{Actor, Call};
 
 fn fixture() -> Fixture {
@@ -15,6 +15,15 @@ fn fixture() -> Fixture {
 
 #[test]
 fn bad_input_prints_nothing_and_changes_nothing() {
+    // A rollout file that is not there: in a directory of the test's own.
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = dir.path().join("rollout.jsonl").display().to_string();
+    let pre_tool = json!({"hook_event_name": "PreToolUse", "session_id": "c-1",
+        "tool_name": "mcp__goalkeeper__goal", "transcript_path": rollout})
+    .to_string();
+    let unreadable = format!(
+        "cannot read the rollout file {rollout}: No such file or directory (os error 2); usage not counted"
+    );
     let stdouts = fixture().each_ignored(&[
         (
             "[",
@@ -24,10 +33,7 @@ fn bad_input_prints_nothing_and_changes_nothing() {
             r#"{"hook_event_name": "Stop"}"#,
             r#"hook event "Stop" has no session_id; ignored"#,
         ),
-        (
-            r#"{"hook_event_name": "PreToolUse", "session_id": "c-1", "tool_name": "mcp__goalkeeper__goal", "transcript_path": "/nonexistent/rollout.jsonl"}"#,
-            "cannot read the rollout file /nonexistent/rollout.jsonl: No such file or directory (os error 2); usage not counted",
-        ),
+        (&pre_tool, &unreadable),
         (
             r#"{"hook_event_name": "PreToolUse", "session_id": "c-1", "tool_name": "mcp__goalkeeper__goal"}"#,
             "event has no transcript_path; usage not counted",
@@ -71,7 +77,10 @@ fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
         "{changed}"
     );
     assert_eq!(
-        fx.store.pointer("codex:/p").unwrap().as_deref(),
+        fx.store
+            .pointer(&format!("codex:{}", event_dir()))
+            .unwrap()
+            .as_deref(),
         Some("c-1")
     );
 }
@@ -461,11 +470,13 @@ fn an_agent_codex_did_not_spawn_keeps_its_tasks() {
 #[test]
 fn a_bad_agent_id_is_ignored_and_explained() {
     let mut fx = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("rollout.jsonl");
     let bad = |id: &str| {
         event(
             "Stop",
             "c-1",
-            json!({"agent_id": id, "stop_hook_active": false, "transcript_path": "/nonexistent"}),
+            json!({"agent_id": id, "stop_hook_active": false, "transcript_path": missing}),
         )
     };
     let stdouts = fx.each_ignored(&[

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::install::HOOK_EVENTS;
 use super::*;
-use crate::integrations::hook_fixture::{Fixture, NOW, event, gk};
+use crate::integrations::hook_fixture::{Fixture, NOW, event, event_dir, gk};
 
 fn fixture() -> Fixture {
     Fixture::new(handle, "g-1", None)
@@ -14,6 +14,15 @@ fn fixture() -> Fixture {
 
 #[test]
 fn bad_input_prints_nothing_and_changes_nothing() {
+    // A chat file that is not there: in a directory of the test's own.
+    let dir = tempfile::tempdir().unwrap();
+    let chat = dir.path().join("chat.jsonl").display().to_string();
+    let after_agent = json!({"hook_event_name": "AfterAgent", "session_id": "g-1",
+        "transcript_path": chat, "stop_hook_active": false})
+    .to_string();
+    let unreadable = format!(
+        "cannot read the chat file {chat}: No such file or directory (os error 2); usage not counted"
+    );
     let stdouts = fixture().each_ignored(&[
         (
             "not json",
@@ -31,10 +40,7 @@ fn bad_input_prints_nothing_and_changes_nothing() {
             r#"{"hook_event_name": "BeforeModel", "session_id": "g-1", "llm_request": {}}"#,
             "BeforeModel event has no llm_request.messages; nothing added",
         ),
-        (
-            r#"{"hook_event_name": "AfterAgent", "session_id": "g-1", "transcript_path": "/nonexistent/chat.jsonl", "stop_hook_active": false}"#,
-            "cannot read the chat file /nonexistent/chat.jsonl: No such file or directory (os error 2); usage not counted",
-        ),
+        (&after_agent, &unreadable),
         (
             r#"{"hook_event_name": "Notification", "session_id": "g-1"}"#,
             r#"hook event "Notification" is not handled; ignored"#,
@@ -66,7 +72,10 @@ fn before_model_appends_the_context_as_the_last_user_message() {
     assert!(context.starts_with("<goal>\n"), "{context}");
     assert!(context.ends_with("</todo_context>"), "{context}");
     assert_eq!(
-        fx.store.pointer("gemini-cli:/p").unwrap().as_deref(),
+        fx.store
+            .pointer(&format!("gemini-cli:{}", event_dir()))
+            .unwrap()
+            .as_deref(),
         Some("g-1")
     );
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::install::EXTENSION_PATH;
 use super::*;
-use crate::integrations::hook_fixture::{Fixture, NOW, event};
+use crate::integrations::hook_fixture::{Fixture, NOW, event, event_dir};
 
 fn fixture() -> Fixture {
     Fixture::new(handle, "p-1", Some(1000))
@@ -56,7 +56,13 @@ fn usage_counts_and_the_wrap_up_comes_once() {
     // Then a quiet stop: no continuation, no reminder, no context.
     assert_eq!(fx.send(&turn_end).stdout, None);
     assert_eq!(fx.send(&event("Context", "p-1", json!({}))).stdout, None);
-    assert_eq!(fx.store.pointer("pi:/p").unwrap().as_deref(), Some("p-1"));
+    assert_eq!(
+        fx.store
+            .pointer(&format!("pi:{}", event_dir()))
+            .unwrap()
+            .as_deref(),
+        Some("p-1")
+    );
 }
 
 #[test]

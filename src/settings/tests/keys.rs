@@ -48,6 +48,7 @@ fn every_key_parses_from_flat_quoted_keys() {
 "prompts.dir" = "/etc/goalkeeper/prompts"
 "memory.file" = "/home/me/memory.md"
 "system_prompt.base" = "/home/me/base.md"
+"postgres.connect.retry" = 5
 "#;
     assert_eq!(file(text).unwrap(), every_key_changed());
 }
@@ -68,6 +69,7 @@ fn every_key_parses_from_set() {
         "prompts.dir=/etc/goalkeeper/prompts",
         "memory.file=/home/me/memory.md",
         "system_prompt.base=/home/me/base.md",
+        "postgres.connect.retry=5",
     ] {
         settings.apply_set(assignment).unwrap();
     }

@@ -34,6 +34,7 @@ fn keys_list_every_key_with_value_type_and_default() {
             "prompts.dir = None (path)",
             "memory.file = None (path)",
             "system_prompt.base = None (path)",
+            "postgres.connect.retry = Some(\"30\") (int >= 0)",
         ]
     );
     assert!(keys.iter().all(|k| !k.about.is_empty()));
@@ -75,7 +76,8 @@ fn settings_serialize_as_nested_json() {
             "goal": {"enabled": false, "continuation": {"max_idle": 5}},
             "prompts": {"dir": "/etc/goalkeeper/prompts"},
             "memory": {"file": "/home/me/memory.md"},
-            "system_prompt": {"base": "/home/me/base.md"}
+            "system_prompt": {"base": "/home/me/base.md"},
+            "postgres": {"connect": {"retry": 5}}
         })
     );
     let defaults = serde_json::to_value(Settings::default()).unwrap();

@@ -15,7 +15,8 @@ mod listing;
 
 const KNOWN: &str = "known keys: todo.enabled, todo.eager, todo.reminders, todo.reminders.max, \
                      todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
-                     goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base";
+                     goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, \
+                     postgres.connect.retry";
 
 const ORIGIN: &str = "/x/config.toml";
 
@@ -87,6 +88,9 @@ file = "/home/me/memory.md"
 
 [system_prompt]
 base = "/home/me/base.md"
+
+[postgres.connect]
+retry = 5
 "#;
 
 fn every_key_changed() -> Settings {
@@ -116,6 +120,9 @@ fn every_key_changed() -> Settings {
         },
         system_prompt: SystemPromptSettings {
             base: Some("/home/me/base.md".into()),
+        },
+        postgres: PostgresSettings {
+            connect: PostgresConnectSettings { retry: 5 },
         },
     }
 }

@@ -19,20 +19,31 @@
 //!
 //! **Connection.** One connection per [`PgConn`]; when the server has
 //! dropped it (a restart, an idle timeout), the next transaction
-//! reconnects before it begins. A transaction that loses its connection
-//! half-way fails, and nothing of it was committed; a lost `COMMIT` reply
-//! fails too (the write is never reported as done).
+//! reconnects before it begins, trying again while the server or the
+//! pooler is not back (see `connect`), up to the URL's retry time. A
+//! transaction that loses its connection half-way fails, and nothing of it
+//! was committed; a lost `COMMIT` reply fails too (the write is never
+//! reported as done).
+//!
+//! **Through a pooler.** Nothing outlives a transaction on the server: the
+//! settings a transaction needs are set in it (`url`), every lock is
+//! transaction-scoped, and statements are unnamed (PostgreSQL's extended
+//! protocol in one round trip: parse, bind with the parameters as text for
+//! the server to read as the types it infers, execute), never prepared
+//! under a name on one server connection to be used on another. So
+//! PgBouncer may hand each transaction a different server connection
+//! (`pool_mode = transaction`) or keep one per client (`session`).
 
 mod connect;
 mod schema;
 mod url;
 
 use std::cell::{Cell, RefCell, RefMut};
-use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::time::Instant;
 
-use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use postgres::{Client, Statement};
+use postgres::Client;
+use postgres::types::{Format, IsNull, ToSql, Type, to_sql_checked};
 
 use super::param::Value;
 use crate::SessionId;
@@ -47,31 +58,38 @@ const LOCK_SPACE: i32 = 0x676b;
 /// The first key of the locks on global pointers ("gp").
 const POINTER_LOCK_SPACE: i32 = 0x6770;
 
-/// A connection to goalkeeper's PostgreSQL database, with its prepared
-/// statements. Reads begin on `&self` (as SQLite's do), so the client sits
-/// in a `RefCell`: one transaction at a time, as one SQLite connection.
+/// A connection to goalkeeper's PostgreSQL database. Reads begin on
+/// `&self` (as SQLite's do), so the client sits in a `RefCell`: one
+/// transaction at a time, as one SQLite connection.
 pub(crate) struct PgConn {
     url: PgUrl,
     client: RefCell<Option<Client>>,
-    statements: RefCell<HashMap<String, Statement>>,
 }
 
 impl PgConn {
     /// Connects, checks that the database is goalkeeper's (or empty) and
     /// brings its schema up to date.
     pub(crate) fn open(url: &PgUrl) -> Result<PgConn> {
-        let mut client = connect::connect(url)?;
+        let until = Instant::now() + url.retry;
+        let mut client = connect::connect(url, until, false)?;
         schema::setup(&mut client, url)?;
         Ok(PgConn {
             url: url.clone(),
             client: RefCell::new(Some(client)),
-            statements: RefCell::new(HashMap::new()),
         })
     }
 
     /// The URL, password hidden.
     pub(crate) fn url(&self) -> &PgUrl {
         &self.url
+    }
+
+    /// Reconnects try again for `retry` from now on.
+    pub(crate) fn retry_for(&mut self, retry: std::time::Duration) {
+        self.url = self
+            .url
+            .clone()
+            .retrying_for_as(retry, self.url.retry_set_by);
     }
 
     /// Begins a write transaction (READ COMMITTED; the writer then takes
@@ -86,43 +104,53 @@ impl PgConn {
         self.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ")
     }
 
-    /// Sends `begin`, reconnecting first when the connection was lost since
-    /// the last transaction: when `BEGIN` itself fails for want of a
-    /// connection, nothing is in flight, so nothing can be lost or applied
-    /// twice by starting over on a new one.
+    /// Sends `begin` and the transaction's settings, reconnecting first
+    /// when the connection was lost since the last transaction, and again
+    /// while the server or a pooler in front of it is not back (a restart),
+    /// up to the URL's retry time: as long as `BEGIN` has not gone through,
+    /// nothing is in flight, so nothing can be lost or applied twice by
+    /// starting over on a new connection.
     fn begin_with(&self, begin: &str) -> Result<PgTx<'_>> {
         let mut slot = self.client.try_borrow_mut().map_err(|_| {
             Error::Postgres("a PostgreSQL transaction is already open on this connection".into())
         })?;
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            self.reconnect(&mut slot)?;
-        }
-        let begun = slot.as_mut().expect("connected above").batch_execute(begin);
-        if let Err(e) = begun {
-            if !is_connection_loss(&e) {
+        let sql = format!("{begin}; {}", self.url.settings_sql);
+        let until = Instant::now() + self.url.retry;
+        let mut backoff = connect::Backoff::new();
+        let mut stale = true;
+        loop {
+            if slot.as_ref().is_none_or(Client::is_closed) {
+                *slot = None;
+                let mut client = connect::connect(&self.url, until, true)?;
+                schema::setup(&mut client, &self.url)?;
+                *slot = Some(client);
+            }
+            let client = slot.as_mut().expect("connected above");
+            let e = match client.batch_execute(&sql) {
+                Ok(()) => break,
+                Err(e) => e,
+            };
+            if !is_connection_loss(&e) && connect::try_again(&e, true).is_none() {
                 return Err(query_error(&self.url, &e));
             }
-            self.reconnect(&mut slot)?;
-            if let Err(e) = slot.as_mut().expect("connected above").batch_execute(begin) {
+            // Start over on a new connection: at once the first time (the
+            // old one may merely have gone stale), then after growing pauses.
+            *slot = None;
+            if std::mem::take(&mut stale) {
+                continue;
+            }
+            let pause = backoff.next_pause();
+            if Instant::now() + pause > until {
                 return Err(query_error(&self.url, &e));
             }
+            std::thread::sleep(pause);
         }
         let client = RefMut::map(slot, |c| c.as_mut().expect("connected above"));
         Ok(PgTx {
             client: RefCell::new(client),
             open: Cell::new(true),
             url: &self.url,
-            statements: &self.statements,
         })
-    }
-
-    fn reconnect(&self, slot: &mut Option<Client>) -> Result<()> {
-        *slot = None;
-        self.statements.borrow_mut().clear();
-        let mut client = connect::connect(&self.url)?;
-        schema::setup(&mut client, &self.url)?;
-        *slot = Some(client);
-        Ok(())
     }
 }
 
@@ -144,39 +172,23 @@ pub(crate) struct PgTx<'c> {
     client: RefCell<RefMut<'c, Client>>,
     open: Cell<bool>,
     url: &'c PgUrl,
-    statements: &'c RefCell<HashMap<String, Statement>>,
 }
 
 impl PgTx<'_> {
-    fn statement(&self, client: &mut Client, sql: &str) -> Result<Statement> {
-        if let Some(stmt) = self.statements.borrow().get(sql) {
-            return Ok(stmt.clone());
-        }
-        let stmt = client
-            .prepare(&to_postgres_placeholders(sql))
-            .map_err(|e| query_error(self.url, &e))?;
-        self.statements
-            .borrow_mut()
-            .insert(sql.to_owned(), stmt.clone());
-        Ok(stmt)
-    }
-
+    /// Runs a statement, unnamed (see the module doc).
     pub(crate) fn execute(&self, sql: &str, params: &[Value<'_>]) -> Result<usize> {
-        let mut client = self.client.borrow_mut();
-        let stmt = self.statement(&mut client, sql)?;
-        let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        client
-            .execute(&stmt, &params)
+        self.client
+            .borrow_mut()
+            .execute_typed(&to_postgres_placeholders(sql), &typed(params))
             .map(|n| n as usize)
             .map_err(|e| query_error(self.url, &e))
     }
 
+    /// Runs a query, unnamed (see the module doc).
     pub(crate) fn query(&self, sql: &str, params: &[Value<'_>]) -> Result<Vec<postgres::Row>> {
-        let mut client = self.client.borrow_mut();
-        let stmt = self.statement(&mut client, sql)?;
-        let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        client
-            .query(&stmt, &params)
+        self.client
+            .borrow_mut()
+            .query_typed(&to_postgres_placeholders(sql), &typed(params))
             .map_err(|e| query_error(self.url, &e))
     }
 
@@ -280,27 +292,37 @@ pub(crate) fn describe(e: &postgres::Error) -> String {
     }
 }
 
+/// The parameters of an unnamed statement, each of a type for the server
+/// to infer from where it stands (`unknown`), as it does for a statement
+/// prepared without types: `?1` compared with a `BIGINT` column is a
+/// `BIGINT`, given to `hashtext` a `text`.
+fn typed<'v>(params: &'v [Value<'_>]) -> Vec<(&'v (dyn ToSql + Sync), Type)> {
+    params.iter().map(|p| (p as _, Type::UNKNOWN)).collect()
+}
+
+/// A parameter is sent as text, which the server reads as whatever type it
+/// inferred: an integer as its digits (which a `BIGINT`, an `integer` or a
+/// `boolean`, as `0` or `1`, all read), text as itself.
 impl ToSql for Value<'_> {
     fn to_sql(
         &self,
-        ty: &Type,
+        _: &Type,
         out: &mut bytes::BytesMut,
     ) -> std::result::Result<IsNull, Box<dyn StdError + Sync + Send>> {
         match *self {
-            Value::Null => Ok(IsNull::Yes),
-            Value::Int(v) => match *ty {
-                Type::INT8 => v.to_sql(ty, out),
-                Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
-                Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
-                Type::BOOL => (v != 0).to_sql(ty, out),
-                _ => v.to_string().as_str().to_sql(ty, out),
-            },
-            Value::Text(v) => v.to_sql(ty, out),
+            Value::Null => return Ok(IsNull::Yes),
+            Value::Int(v) => out.extend_from_slice(v.to_string().as_bytes()),
+            Value::Text(v) => out.extend_from_slice(v.as_bytes()),
         }
+        Ok(IsNull::No)
     }
 
     fn accepts(_: &Type) -> bool {
         true
+    }
+
+    fn encode_format(&self, _: &Type) -> Format {
+        Format::Text
     }
 
     to_sql_checked!();

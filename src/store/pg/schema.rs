@@ -8,8 +8,12 @@
 //! table `goalkeeper_schema`, whose presence is what marks the schema as
 //! goalkeeper's. Steps run under a transaction-scoped advisory lock, so
 //! processes racing to set up a new database migrate it exactly once.
+//!
+//! Like every transaction (`store::pg`), these run with the URL's settings
+//! (its `search_path` says which schema is goalkeeper's) and unnamed
+//! statements, so they work through a pooler.
 
-use postgres::{Client, GenericClient};
+use postgres::Client;
 
 use super::{LOCK_SPACE, PgUrl, query_error};
 use crate::error::{Error, Result};
@@ -169,9 +173,9 @@ enum Found {
     Other(String),
 }
 
-fn inspect(client: &mut impl GenericClient, url: &PgUrl) -> Result<Found> {
+fn inspect(client: &mut Client, url: &PgUrl) -> Result<Found> {
     let row = client
-        .query_one(
+        .query_typed_one(
             "SELECT current_schema()::text,
                     (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')),
@@ -204,7 +208,7 @@ fn inspect(client: &mut impl GenericClient, url: &PgUrl) -> Result<Found> {
         });
     }
     let version = client
-        .query_opt(&format!("SELECT version FROM {MARKER}"), &[])
+        .query_typed_opt(&format!("SELECT version FROM {MARKER}"), &[])
         .map_err(|e| query_error(url, &e))?
         .map(|r| r.get::<_, i64>(0));
     Ok(match version {
@@ -216,48 +220,86 @@ fn inspect(client: &mut impl GenericClient, url: &PgUrl) -> Result<Found> {
 /// Checks the database and brings it to [`LATEST`]. Refuses, writing
 /// nothing, another application's schema or a newer goalkeeper's.
 pub(crate) fn setup(client: &mut Client, url: &PgUrl) -> Result<()> {
-    // The usual case, an up-to-date database, in one round trip (a simple
-    // query: no separate prepare). Anything else (no marker table, another
-    // version, an error) takes the full inspection below.
-    if marked_version(client) == Some(LATEST) {
+    // The usual case, an up-to-date database, in one round trip. Anything
+    // else (no marker table, another version, an error) takes the full
+    // inspection below.
+    if marked_version(client, url) == Some(LATEST) {
         return Ok(());
     }
-    if version(inspect(client, url)?, url)? == LATEST {
+    if in_tx(client, url, |client| version(inspect(client, url)?, url))? == LATEST {
         return Ok(());
     }
     for &(target, step) in STEPS {
-        let fail = |e: postgres::Error| schema_error(url, &e);
-        let mut tx = client.transaction().map_err(fail)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_SPACE])
-            .map_err(fail)?;
-        // Re-read under the lock: another process may have migrated.
-        let current = version(inspect(&mut tx, url)?, url)?;
-        if current >= target {
-            continue;
-        }
-        tx.batch_execute(step).map_err(fail)?;
-        if current == 0 {
-            tx.batch_execute(&format!("CREATE TABLE {MARKER} (version BIGINT NOT NULL)"))
+        in_tx(client, url, |client| {
+            let fail = |e: postgres::Error| schema_error(url, &e);
+            client
+                .batch_execute(&format!("SELECT pg_advisory_xact_lock({LOCK_SPACE}, 0)"))
                 .map_err(fail)?;
-            tx.execute(&format!("INSERT INTO {MARKER} VALUES ($1)"), &[&target])
-                .map_err(fail)?;
-        } else {
-            tx.execute(&format!("UPDATE {MARKER} SET version = $1"), &[&target])
-                .map_err(fail)?;
-        }
-        tx.commit().map_err(fail)?;
+            // Re-read under the lock: another process may have migrated.
+            let current = version(inspect(client, url)?, url)?;
+            if current >= target {
+                return Ok(());
+            }
+            client.batch_execute(step).map_err(fail)?;
+            if current == 0 {
+                client
+                    .batch_execute(&format!(
+                        "CREATE TABLE {MARKER} (version BIGINT NOT NULL); INSERT INTO {MARKER} VALUES ({target})"
+                    ))
+                    .map_err(fail)
+            } else {
+                client
+                    .batch_execute(&format!("UPDATE {MARKER} SET version = {target}"))
+                    .map_err(fail)
+            }
+        })?;
     }
     Ok(())
 }
 
+/// Runs `f` in one transaction with the URL's settings, committed when it
+/// succeeds and rolled back when it fails.
+fn in_tx<T>(
+    client: &mut Client,
+    url: &PgUrl,
+    f: impl FnOnce(&mut Client) -> Result<T>,
+) -> Result<T> {
+    client
+        .batch_execute(&format!("BEGIN; {}", url.settings_sql))
+        .map_err(|e| query_error(url, &e))?;
+    match f(client) {
+        Ok(value) => {
+            client
+                .batch_execute("COMMIT")
+                .map_err(|e| schema_error(url, &e))?;
+            Ok(value)
+        }
+        Err(e) => {
+            let _ = client.batch_execute("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
 /// The version in the marker table of the current schema, if it reads as
-/// exactly one number.
-fn marked_version(client: &mut Client) -> Option<i64> {
-    let messages = client
-        .simple_query(&format!("SELECT version FROM {MARKER}"))
-        .ok()?;
+/// exactly one number: one simple query (a transaction with the URL's
+/// settings, the read, the commit), one round trip.
+fn marked_version(client: &mut Client, url: &PgUrl) -> Option<i64> {
+    let read = client.simple_query(&format!(
+        "BEGIN; {}; SELECT version FROM {MARKER}; COMMIT",
+        url.settings_sql
+    ));
+    let Ok(messages) = read else {
+        // The failed read left the transaction open, aborted.
+        let _ = client.batch_execute("ROLLBACK");
+        return None;
+    };
     let mut rows = messages.iter().filter_map(|m| match m {
-        postgres::SimpleQueryMessage::Row(row) => Some(row),
+        postgres::SimpleQueryMessage::Row(row)
+            if row.columns().first().is_some_and(|c| c.name() == "version") =>
+        {
+            Some(row)
+        }
         _ => None,
     });
     let version = rows.next()?.get(0)?.parse().ok()?;

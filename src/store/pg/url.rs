@@ -10,6 +10,13 @@
 //! Whenever TLS is used the server's certificate is verified, for every
 //! mode: a rustls client does not connect blind, so `require` here is
 //! libpq's `verify-full`.
+//!
+//! **No session state.** The URL's `options` (`-c name=value` settings)
+//! are not sent when connecting, where PgBouncer refuses them: each
+//! transaction sets them itself, with `set_config(…, true)` (what `SET
+//! LOCAL` does) right after its `BEGIN`, in the same round trip. So a
+//! transaction needs nothing its connection was given earlier, and runs the
+//! same on whatever server connection a pooler hands it.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -32,8 +39,30 @@ pub struct PgUrl {
     pub(crate) tls: SslMode,
     pub(crate) root_cert: Option<PathBuf>,
     pub(crate) connect_timeout: Duration,
+    /// How long a connection the server turns away for now (too many
+    /// clients, starting up) is tried again ([`PgUrl::retrying_for`]).
+    pub(crate) retry: Duration,
+    /// What chose [`PgUrl::retry`], for the message that says how long it
+    /// was.
+    pub(crate) retry_set_by: &'static str,
+    /// The statement that applies the settings every transaction runs
+    /// with, sent with its `BEGIN` (see the module doc).
+    pub(crate) settings_sql: String,
     shown: String,
 }
+
+/// What a transaction waits for a session's lock at most, as SQLite's busy
+/// timeout; and how long a transaction left open by a client that vanished
+/// (a machine cut off, not a killed process, whose socket closes at once)
+/// keeps its locks. The URL's own `options` for either win.
+const DEFAULT_SETTINGS: [(&str, &str); 2] = [
+    ("lock_timeout", "30s"),
+    ("idle_in_transaction_session_timeout", "60s"),
+];
+
+/// How long a connection refused for now is tried again, unless the
+/// caller says otherwise.
+pub(crate) const DEFAULT_RETRY: Duration = Duration::from_secs(30);
 
 impl PgUrl {
     /// Parses `text`, refusing with a clear message (that never repeats the
@@ -53,6 +82,7 @@ impl PgUrl {
         let mut tls = SslMode::Prefer;
         let mut root_cert = None;
         let mut connect_timeout = DEFAULT_CONNECT_TIMEOUT;
+        let mut settings = Vec::new();
         for pair in query.into_iter().flat_map(|q| q.split('&')) {
             if pair.is_empty() {
                 continue;
@@ -85,6 +115,7 @@ impl PgUrl {
                     })?;
                     connect_timeout = Duration::from_secs(seconds);
                 }
+                "options" => settings = parse_options(&value).map_err(bad)?,
                 _ => kept.push(pair),
             }
         }
@@ -104,26 +135,11 @@ impl PgUrl {
         if config.get_user().is_none() {
             return Err(bad("it names no user (user@ before the host)".into()));
         }
-        // A writer waits for a session's lock at most as long as SQLite's
-        // busy timeout; a transaction left open by a client that vanished
-        // (a machine cut off, not a killed process, whose socket closes at
-        // once) gives its locks back after a minute.
-        let mut options = config.get_options().unwrap_or_default().to_owned();
-        for (name, setting) in [
-            ("lock_timeout", "-c lock_timeout=30s"),
-            (
-                "idle_in_transaction_session_timeout",
-                "-c idle_in_transaction_session_timeout=60s",
-            ),
-        ] {
-            if !options.contains(name) {
-                if !options.is_empty() {
-                    options.push(' ');
-                }
-                options.push_str(setting);
+        for (name, value) in DEFAULT_SETTINGS {
+            if !settings.iter().any(|(given, _)| given == name) {
+                settings.push((name.to_owned(), value.to_owned()));
             }
         }
-        config.options(&options);
         if config.get_application_name().is_none() {
             config.application_name("goalkeeper");
         }
@@ -134,8 +150,27 @@ impl PgUrl {
             tls,
             root_cert,
             connect_timeout,
+            retry: DEFAULT_RETRY,
+            retry_set_by: "the default",
+            settings_sql: settings_sql(&settings),
             shown,
         })
+    }
+
+    /// The same URL, with connections the server turns away for now (too
+    /// many clients already, starting up or shutting down, a connection
+    /// reset while it starts) tried again, with growing pauses, for up to
+    /// `retry` before the error (30 s unless set; zero: never).
+    pub fn retrying_for(self, retry: Duration) -> PgUrl {
+        self.retrying_for_as(retry, "as the caller chose")
+    }
+
+    /// [`PgUrl::retrying_for`], saying in the error what chose the time
+    /// (a setting's name).
+    pub(crate) fn retrying_for_as(mut self, retry: Duration, set_by: &'static str) -> PgUrl {
+        self.retry = retry;
+        self.retry_set_by = set_by;
+        self
     }
 
     /// Uses `password` when the URL carries none (`$PGPASSWORD`, say).
@@ -179,6 +214,96 @@ impl fmt::Debug for PgUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PgUrl({})", self.shown)
     }
+}
+
+/// The settings of a URL's `options`: libpq's command-line switches for
+/// the server, of which only settings make sense for goalkeeper
+/// (`-c name=value`, `-cname=value`, `--name=value`), split at unescaped
+/// whitespace, a backslash escaping the next character. Anything else is
+/// refused with the reason.
+fn parse_options(options: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => word.extend(chars.next()),
+            c if c.is_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut settings = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let setting = if word == "-c" {
+            words.next().unwrap_or_default()
+        } else if let Some(rest) = word.strip_prefix("-c") {
+            rest.to_owned()
+        } else if let Some(rest) = word.strip_prefix("--") {
+            rest.to_owned()
+        } else {
+            return Err(format!(
+                "options holds {word:?}, which is not a setting; give settings as -c name=value"
+            ));
+        };
+        let Some((name, value)) = setting.split_once('=') else {
+            return Err(format!(
+                "options holds {setting:?}, which is not name=value; give settings as -c name=value"
+            ));
+        };
+        // `--name=value` may spell the name's underscores as dashes.
+        let name = name.replace('-', "_");
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(format!(
+                "options names the setting {name:?}, which is no setting name"
+            ));
+        }
+        if value.contains('\0') {
+            return Err(format!(
+                "the value of the setting {name} holds a NUL character"
+            ));
+        }
+        settings.retain(|(given, _): &(String, String)| *given != name);
+        settings.push((name, value.to_owned()));
+    }
+    Ok(settings)
+}
+
+/// One statement that gives the transaction it runs in each setting
+/// (`set_config` with `is_local`: until the transaction ends).
+fn settings_sql(settings: &[(String, String)]) -> String {
+    let calls: Vec<String> = settings
+        .iter()
+        .map(|(name, value)| format!("set_config({}, {}, true)", literal(name), literal(value)))
+        .collect();
+    format!("SELECT {}", calls.join(", "))
+}
+
+/// `text` as a SQL string literal that means the same whatever
+/// `standard_conforming_strings` says (an escape string, `E'…'`).
+fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 3);
+    out.push_str("E'");
+    for c in text.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The URL with the password of its user part and any `password=` query
@@ -319,6 +444,59 @@ mod tests {
         assert_eq!(url.root_cert, Some(PathBuf::from("/etc/ca.pem")));
         assert_eq!(url.connect_timeout, Duration::from_secs(3));
         assert_eq!(url.dbname(), "goals");
+    }
+
+    #[test]
+    fn options_become_settings_of_each_transaction_and_nothing_is_sent_at_connect() {
+        let url = PgUrl::parse("postgres://gk@db/goals").unwrap();
+        assert_eq!(url.config.get_options(), None);
+        assert_eq!(
+            url.settings_sql,
+            "SELECT set_config(E'lock_timeout', E'30s', true), \
+             set_config(E'idle_in_transaction_session_timeout', E'60s', true)"
+        );
+        // The URL's own win; every spelling libpq's options allow.
+        let url = PgUrl::parse(
+            "postgres://gk@db/goals?options=-csearch_path%3Dteam_a%20-c%20lock_timeout%3D5s%20--statement-timeout%3D1min%20-c%20application_name%3Dit%5C%20s%27",
+        )
+        .unwrap();
+        assert_eq!(url.config.get_options(), None);
+        assert_eq!(
+            url.settings_sql,
+            "SELECT set_config(E'search_path', E'team_a', true), \
+             set_config(E'lock_timeout', E'5s', true), \
+             set_config(E'statement_timeout', E'1min', true), \
+             set_config(E'application_name', E'it s''', true), \
+             set_config(E'idle_in_transaction_session_timeout', E'60s', true)"
+        );
+        assert_eq!(literal(r"a\b'c"), r"E'a\\b''c'");
+    }
+
+    #[test]
+    fn options_that_are_not_settings_are_refused() {
+        for (options, why) in [
+            ("-d%205", "options holds \"-d\", which is not a setting"),
+            (
+                "-c%20lock_timeout",
+                "options holds \"lock_timeout\", which is not name=value",
+            ),
+            (
+                "-cx%3By%3D1",
+                "options names the setting \"x;y\", which is no setting name",
+            ),
+            (
+                "-cx%3Da%00b",
+                "the value of the setting x holds a NUL character",
+            ),
+        ] {
+            let message = PgUrl::parse(&format!(
+                "postgres://gk:hunter2x@db/goals?options={options}"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(message.contains(why), "{options}: {message}");
+            assert!(!message.contains("hunter2x"), "{message}");
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub mod strategies;
 
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "postgres")]
+pub mod pgbouncer;
 
 use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
 use goalkeeper::{SessionId, Store};
@@ -66,6 +68,14 @@ impl TestEnv {
 
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("goalkeeper.db")
+    }
+
+    /// Creates the test's SQLite database, empty, for a test whose first
+    /// command only reads (such a command creates none).
+    pub fn create_database(&self) {
+        if self.url.is_none() {
+            drop(Store::open(&self.db()).expect("the test database opens"));
+        }
     }
 
     /// A command with the test's database, clock and directory, started

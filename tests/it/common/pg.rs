@@ -28,6 +28,7 @@ pub struct Cluster {
     dir: PathBuf,
     bin: PathBuf,
     as_postgres: bool,
+    max_connections: u32,
 }
 
 static SHARED: OnceLock<Cluster> = OnceLock::new();
@@ -78,13 +79,19 @@ impl Cluster {
     /// Starts a new cluster (the shared one, or a private one for a test
     /// that stops and restarts its server).
     pub fn start() -> Cluster {
-        Cluster::start_inner(false)
+        Cluster::start_inner(false, 300)
+    }
+
+    /// A private cluster that allows only `max_connections` connections
+    /// at once (superusers' reserved three included).
+    pub fn start_with_max_connections(max_connections: u32) -> Cluster {
+        Cluster::start_inner(false, max_connections)
     }
 
     /// A private cluster that requires TLS of [`USER`], with a certificate
     /// for 127.0.0.1 signed by a CA of its own ([`Cluster::ca`]).
     pub fn start_tls() -> Cluster {
-        Cluster::start_inner(true)
+        Cluster::start_inner(true, 300)
     }
 
     /// The PEM file of the TLS cluster's CA.
@@ -92,7 +99,7 @@ impl Cluster {
         self.dir.join("ca.pem")
     }
 
-    fn start_inner(tls: bool) -> Cluster {
+    fn start_inner(tls: bool, max_connections: u32) -> Cluster {
         let bin = std::env::var_os("GOALKEEPER_PG_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/usr/lib/postgresql/15/bin"));
@@ -121,6 +128,7 @@ impl Cluster {
             dir,
             bin,
             as_postgres,
+            max_connections,
         };
         let data = cluster.data();
         cluster.run(
@@ -226,9 +234,10 @@ impl Cluster {
 
     fn try_start(&self) -> bool {
         let options = format!(
-            "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c full_page_writes=off -c max_connections=300",
+            "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c full_page_writes=off -c max_connections={}",
             self.port,
-            self.dir.display()
+            self.dir.display(),
+            self.max_connections
         );
         let log = self.dir.join("log").display().to_string();
         self.command(
@@ -328,7 +337,7 @@ impl Cluster {
     }
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()

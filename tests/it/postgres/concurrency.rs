@@ -129,25 +129,29 @@ fn expected(blocks: i64) -> (i64, i64, i64, i64, i64, i64) {
 #[test]
 fn sixteen_processes_on_a_shared_and_their_own_sessions_lose_nothing() {
     let db = pg::database();
-    let env = TestEnv::on(&db.url());
+    sixteen_processes_lose_nothing(&TestEnv::on(&db.url()), &mut db.admin());
+}
+
+/// The race, through `env`'s URL (the server, or a pooler in front of it),
+/// checked by `admin` on the server.
+pub(crate) fn sixteen_processes_lose_nothing(env: &TestEnv, admin: &mut postgres::Client) {
     env.ok(&["--session", "shared", "goal", "set", "Ship", "it"]);
     for w in 0..PROCESSES {
         env.ok(&["--session", &format!("own-{w}"), "goal", "set", "Mine"]);
     }
-    race(&env);
+    race(env);
     let blocks = CALLS.div_ceil(4);
     let shared_blocks = blocks.div_ceil(2) as i64;
     let own_blocks = (blocks / 2) as i64;
-    let mut admin = db.admin();
     assert_eq!(
-        counts(&mut admin, "shared"),
+        counts(admin, "shared"),
         expected(shared_blocks * PROCESSES as i64)
     );
-    assert_contiguous(&mut admin, "shared");
+    assert_contiguous(admin, "shared");
     for w in 0..PROCESSES {
         let own = format!("own-{w}");
-        assert_eq!(counts(&mut admin, &own), expected(own_blocks), "{own}");
-        assert_contiguous(&mut admin, &own);
+        assert_eq!(counts(admin, &own), expected(own_blocks), "{own}");
+        assert_contiguous(admin, &own);
     }
     // Each worker's tasks are in the shared list in the order it appended
     // them.

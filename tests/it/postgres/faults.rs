@@ -1,9 +1,11 @@
-//! The server going away under running clients: stopped mid-run (fast
-//! shutdown ends every session), then started again. CLI writers get a
-//! clear error with exit 3 and nothing half-written, hooks stay silent and
-//! exit 0, the next command after the restart works; the MCP server
-//! answers a tool error while the server is down (never an acknowledged
-//! write it could not commit) and reconnects by itself afterwards.
+//! The server or the pooler going away under running clients: stopped
+//! mid-run (fast shutdown ends every session), then started again. CLI
+//! writers get a clear error with exit 3 and nothing half-written, hooks
+//! stay silent and exit 0, the next command after the restart works; a
+//! long-lived MCP server answers a call made while the server or PgBouncer
+//! restarts once it is back (never a lost call), and one that gives up
+//! answers a tool error, never an acknowledged write it could not commit;
+//! `watch` keeps its frame and goes on.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,12 +13,19 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::pg::{Cluster, PASSWORD};
+use crate::common::pg::{self, Cluster, PASSWORD};
+use crate::common::pgbouncer::{Bouncer, PoolMode};
 use crate::common::{TestEnv, render};
 use crate::mcp::{Server, is_error, text};
+#[cfg(feature = "watch")]
+use crate::watch::Tmux;
 
 fn append(item: &str) -> String {
-    json!({"op": "append", "phase": "Work", "items": [item]}).to_string()
+    append_call(item).to_string()
+}
+
+fn append_call(item: &str) -> serde_json::Value {
+    json!({"op": "append", "phase": "Work", "items": [item]})
 }
 
 /// Task contents in list order, the version, and the todo event versions.
@@ -145,40 +154,151 @@ fn writers_survive_a_server_stopped_mid_run_and_restarted() {
     );
 }
 
+/// A long-lived MCP server loses its connection when the server stops; a
+/// call that arrives while it is down waits for it to come back (it tries
+/// to connect again for `postgres.connect.retry`) and is answered: no call
+/// lost. One that gives up sooner (`postgres.connect.retry=1`) answers a
+/// tool error, never a write it could not commit, and works again after.
 #[test]
-fn the_mcp_server_reconnects_and_never_acknowledges_a_write_it_could_not_commit() {
+fn the_mcp_server_rides_out_a_restart_and_never_acknowledges_a_write_it_could_not_commit() {
     let cluster = Cluster::start();
     let db = cluster.database();
     let env = TestEnv::on(&db.url());
     let mut server = Server::start(&env, "m");
-    let first = server.call(
-        "todo",
-        json!({"op": "append", "phase": "Work", "items": ["before"]}),
+    let mut brief = Server::spawn(
+        &env,
+        &["--session", "m", "--set", "postgres.connect.retry=1", "mcp"],
+        &[],
     );
-    assert!(!is_error(&first), "{first}");
+    brief.initialize();
+    for (server, item) in [(&mut server, "before"), (&mut brief, "brief before")] {
+        let result = server.call("todo", append_call(item));
+        assert!(!is_error(&result), "{result}");
+    }
     cluster.stop();
-    let down = server.call(
-        "todo",
-        json!({"op": "append", "phase": "Work", "items": ["while down"]}),
-    );
+    let down = brief.call("todo", append_call("while down, given up"));
     assert!(
         is_error(&down),
         "a write the server could not commit: {down}"
     );
     let said = text(&down);
-    assert!(said.contains("PostgreSQL"), "{said}");
-    assert!(!said.contains(PASSWORD), "{said}");
-    cluster.restart();
-    let after = server.call(
-        "todo",
-        json!({"op": "append", "phase": "Work", "items": ["after"]}),
+    assert!(
+        said.contains("cannot connect to PostgreSQL")
+            && said.contains("still so after trying again for 1 s (postgres.connect.retry)"),
+        "{said}"
     );
-    assert!(!is_error(&after), "the server did not reconnect: {after}");
+    assert!(!said.contains(PASSWORD), "{said}");
+    let waiting = server.send_call("todo", append_call("while down"));
+    std::thread::sleep(Duration::from_millis(1000));
+    cluster.restart();
+    let answer = server.response(waiting)["result"].clone();
+    assert!(
+        !is_error(&answer),
+        "the call made while down was lost: {answer}"
+    );
+    for (server, item) in [(&mut server, "after"), (&mut brief, "brief after")] {
+        let result = server.call("todo", append_call(item));
+        assert!(!is_error(&result), "the server did not reconnect: {result}");
+    }
     let (tasks, version, versions) = state(&mut db.admin(), "m");
-    assert_eq!(tasks, ["before", "after"]);
-    assert_eq!(version, 2);
-    assert_eq!(versions, [1, 2]);
+    assert_eq!(
+        tasks,
+        [
+            "before",
+            "brief before",
+            "while down",
+            "after",
+            "brief after"
+        ]
+    );
+    assert_eq!(version, 5);
+    assert_eq!(versions, [1, 2, 3, 4, 5]);
+    for server in [&mut server, &mut brief] {
+        let stderr = server.stop();
+        assert!(!stderr.contains(PASSWORD), "{stderr}");
+        assert!(stderr.ends_with("[exit status: 0]"), "{stderr}");
+    }
+}
+
+/// Through PgBouncer (transaction mode): an MCP server's calls made while
+/// the pooler restarts, and while the server behind it restarts, are
+/// answered once they are back; the CLI works again at once.
+#[test]
+fn the_mcp_server_rides_out_a_pooler_restart_and_a_server_restart_behind_it() {
+    let cluster = Cluster::start();
+    let db = cluster.database();
+    let bouncer = Bouncer::start(cluster.port, PoolMode::Transaction, 2);
+    let env = TestEnv::on(&bouncer.url(&db));
+    let mut server = Server::start(&env, "m");
+    let result = server.call("todo", append_call("before"));
+    assert!(!is_error(&result), "{result}");
+    bouncer.stop();
+    let waiting = server.send_call("todo", append_call("pooler down"));
+    std::thread::sleep(Duration::from_millis(1000));
+    bouncer.restart();
+    let answer = server.response(waiting)["result"].clone();
+    assert!(
+        !is_error(&answer),
+        "lost while the pooler restarted: {answer}"
+    );
+    cluster.stop();
+    let waiting = server.send_call("todo", append_call("server down"));
+    std::thread::sleep(Duration::from_millis(1000));
+    cluster.restart();
+    let answer = server.response(waiting)["result"].clone();
+    assert!(
+        !is_error(&answer),
+        "lost while the server restarted: {answer}"
+    );
+    let output = env
+        .cmd(&["--session", "m", "todo", "apply", &append("after")])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", render(&["todo"], &output));
+    let (tasks, version, _) = state(&mut db.admin(), "m");
+    assert_eq!(tasks, ["before", "pooler down", "server down", "after"]);
+    assert_eq!(version, 4);
     let stderr = server.stop();
-    assert!(!stderr.contains(PASSWORD), "{stderr}");
     assert!(stderr.ends_with("[exit status: 0]"), "{stderr}");
+}
+
+/// `watch` through PgBouncer keeps its frame while the pooler is down,
+/// says so in its last line, and shows the next change once it is back.
+#[cfg(feature = "watch")]
+#[test]
+fn watch_rides_out_a_pooler_restart() {
+    let cluster = pg::shared();
+    let db = cluster.database();
+    let bouncer = Bouncer::start(cluster.port, PoolMode::Transaction, 2);
+    let env = TestEnv::on(&bouncer.url(&db));
+    let init = r#"{"op":"init","items":["Write the parser","Write the store"]}"#;
+    for args in [
+        &["--session", "live", "todo", "apply", init][..],
+        &["--session", "live", "todo", "start", "Write the parser"],
+    ] {
+        let output = env.cmd(args).output().unwrap();
+        assert!(output.status.success(), "{}", render(args, &output));
+    }
+    let tmux = Tmux::start(&env, 100, 30, "");
+    tmux.wait_for("view started", |s| s.contains("▶ [/] Write the parser"));
+    bouncer.stop();
+    let screen = tmux.wait_for("the trouble line", |s| {
+        s.contains(" ! no answer since") && s.contains("trying again")
+    });
+    assert!(
+        screen.contains("▶ [/] Write the parser"),
+        "the frame went:\n{screen}"
+    );
+    assert!(!screen.contains(PASSWORD), "{screen}");
+    bouncer.restart();
+    let args = ["--session", "live", "todo", "start", "Write the store"];
+    let output = env.cmd(&args).output().unwrap();
+    assert!(output.status.success(), "{}", render(&args, &output));
+    let screen = tmux.wait_for("the change", |s| {
+        s.contains("▶ [/] Write the store") && !s.contains("no answer")
+    });
+    assert!(screen.contains("q quit"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("exit", |s| s.contains("WATCH-ENDED"));
+    assert!(screen.contains("watch exit 0"), "{screen}");
 }

@@ -4,6 +4,7 @@
 //! racing, crashing, and outliving a server restart.
 
 mod acceptance;
+mod burst;
 mod concurrency;
 mod connection;
 mod crash;
@@ -11,4 +12,5 @@ mod faults;
 mod fleet;
 mod migrate;
 mod nul;
+mod pooler;
 mod teams;
