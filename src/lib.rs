@@ -28,6 +28,7 @@ pub mod store;
 mod time;
 pub mod todo;
 mod tool_result;
+pub mod tree;
 pub mod turn;
 #[cfg(feature = "cli")]
 mod user_files;
