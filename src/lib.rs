@@ -10,6 +10,7 @@
 
 mod actor;
 mod call;
+pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;

@@ -80,11 +80,6 @@ impl Cached {
         self.entries
             .insert(path.as_os_str().as_bytes().to_vec(), (key, hash));
     }
-
-    #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
-        self.entries.len()
-    }
 }
 
 /// The tick no file system's clock is coarser than.
