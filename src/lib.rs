@@ -33,6 +33,7 @@ pub mod tree;
 pub mod turn;
 #[cfg(feature = "cli")]
 mod user_files;
+pub mod verify;
 
 pub use actor::Actor;
 pub use error::{Error, ErrorKind, Result};
