@@ -10,10 +10,14 @@
 //! rules apply to what the check executes; never from a hook or the MCP
 //! server.
 
+mod evidence;
 pub mod report;
 mod state;
 
+pub use evidence::{CheckRun, Evidence, RunBy};
 pub use state::{CheckState, Checked, Exit, RunSummary, Scope, state};
+
+use crate::sanitize::one_line;
 
 /// The longest check, in characters (after trimming).
 pub const MAX_CHECK_CHARS: usize = 2_000;
@@ -64,6 +68,43 @@ pub fn verify_command(scope: &Scope) -> String {
         Scope::Goal => "goalkeeper verify".to_owned(),
         Scope::Task(task) => format!("goalkeeper verify --task {}", shell_quote(task)),
     }
+}
+
+/// Where a goal's or a task's checks stand, as the gate and the views
+/// read them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Proof {
+    /// Each check and where it stands.
+    pub checked: Vec<Checked>,
+    /// Why the files could not be read, when they could not (every check
+    /// then stands as its last run left it, and none passes).
+    pub tree_error: Option<String>,
+}
+
+/// The checks of `scope` in `proof` as numbered lines under a heading that
+/// says how they are run and what they gate: what `goal` and `goal check
+/// list` print. One line each, safe for a terminal.
+pub fn list(proof: &Proof, scope: &Scope, now_ms: i64) -> String {
+    let gated = match scope {
+        Scope::Goal => "`complete`",
+        Scope::Task(_) => "`done`",
+    };
+    let mut text = format!(
+        "Checks (`{}` runs them; an agent's {gated} needs each to pass on the files as they are now):",
+        verify_command(scope)
+    );
+    for (i, c) in proof.checked.iter().enumerate() {
+        text.push_str(&format!(
+            "\n{}. `{}`: {}",
+            i + 1,
+            one_line(&c.command),
+            c.state.describe(now_ms)
+        ));
+    }
+    if let Some(error) = &proof.tree_error {
+        text.push_str(&format!("\nThe files cannot be read: {}", one_line(error)));
+    }
+    text
 }
 
 /// Why the gate refuses an agent's `complete` of the goal or `done` of

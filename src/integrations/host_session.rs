@@ -168,6 +168,9 @@ pub struct QueuedGoal {
     pub objective: String,
     /// The token budget.
     pub budget: Option<u64>,
+    /// Its checks (a queue written before checks existed has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
 /// The session `host` last ran in `dir`, if it ran there.
@@ -238,6 +241,7 @@ pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Res
         let op = GoalOp::Set {
             objective: queued.objective,
             budget: queued.budget,
+            checks: queued.checks,
         };
         recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, now_ms)?);
     }
@@ -300,6 +304,7 @@ mod tests {
         let goal = QueuedGoal {
             objective: "Ship it".into(),
             budget: Some(5000),
+            checks: Vec::new(),
         };
         queue_goal(&mut store, Host::ClaudeCode, dir, &goal, 1).unwrap();
         assert_eq!(

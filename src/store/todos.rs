@@ -17,12 +17,14 @@ use super::sql::{Tx, params};
 use super::tool_use::Who;
 use super::versions::{Logged, Version, read_todo_error, set_todo_error, store_version};
 use super::{SessionRef, Store};
+use crate::check::Scope;
 use crate::error::{Error, Result};
 use crate::todo::{
     self, Actor, Call, Caller, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult,
     ViewPage,
 };
 use crate::tool_result::ToolResult;
+use crate::tree::Look;
 use crate::{AgentName, SessionId};
 
 /// A todo call's result without the list (see [`Store::todo_answer`]).
@@ -126,10 +128,13 @@ impl Store {
         } else {
             cache
         };
+        let look = self.work.look();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
         let who = &super::tool_use::settle(&tx, &session, who)?;
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, who, now_ms)?;
+        let (result, cache) = call_in_tx(
+            &tx, &session, cache, caching, call, actor, who, now_ms, &look,
+        )?;
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
@@ -183,6 +188,7 @@ impl Store {
         let caching = self.caching;
         let cache = self.list_cache.take();
         let who = self.who_for_call();
+        let look = self.work.look();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
         let who = super::tool_use::settle(&tx, &session, who)?;
@@ -209,7 +215,9 @@ impl Store {
             };
             return Ok((answer, true));
         }
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, &who, now_ms)?;
+        let (result, cache) = call_in_tx(
+            &tx, &session, cache, caching, call, actor, &who, now_ms, &look,
+        )?;
         tx.commit()?;
         self.list_cache = cache;
         Ok((TodoAnswer::of(&result), false))
@@ -411,6 +419,7 @@ pub(super) fn call_in_tx(
     actor: Actor,
     who: &Who,
     now_ms: i64,
+    look: &Look,
 ) -> Result<(TodoResult, Option<ListCache>)> {
     let (keyed, version) = load_kept(tx, session, cache)?;
     let team = Team {
@@ -425,6 +434,7 @@ pub(super) fn call_in_tx(
         team: &team,
     };
     let outcome = todo::run_as(keyed.list.clone(), call, &caller);
+    let (outcome, unverified) = gate(tx, session, outcome, &keyed.list, actor, look, now_ms)?;
     let mut version = version;
     let mut change = None;
     if outcome.is_mutation() {
@@ -442,7 +452,7 @@ pub(super) fn call_in_tx(
                 restores: None,
                 inverse: &made.inverse,
             },
-            Logged::op_by(actor, caller.agent, op, now_ms),
+            Logged::op_by(actor, caller.agent, op, now_ms).unverified(&unverified),
         )?;
     } else if outcome.is_no_op() && actor == Actor::Agent {
         // A no-op stores nothing (DESIGN.md §2.2), but it is a well-formed
@@ -473,6 +483,74 @@ pub(super) fn call_in_tx(
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+}
+
+/// The gate of `done` (DESIGN.md §13): when the call completes tasks that
+/// carry a check, each check must have passed on the files `look` sees.
+/// An agent's call is then refused (the outcome becomes a rejection that
+/// leaves `before` as it was, naming each check); a person's goes through,
+/// and each check that did not pass comes back to be logged as unverified.
+/// Reads the files only for a completed task with a check.
+fn gate(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    outcome: Outcome,
+    before: &TodoList,
+    actor: Actor,
+    look: &Look,
+    now_ms: i64,
+) -> Result<(Outcome, Vec<String>)> {
+    if !outcome.is_mutation() || outcome.completed.is_empty() {
+        return Ok((outcome, Vec::new()));
+    }
+    let wanted: Vec<(Scope, String)> = outcome
+        .completed
+        .iter()
+        .filter_map(|done| {
+            let (p, t) = outcome.list.find_task(&done.content)?;
+            let check = outcome.list.phases[p].tasks[t].check.clone()?;
+            Some((Scope::Task(done.content.clone()), check))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok((outcome, Vec::new()));
+    }
+    let tasks: Vec<String> = wanted
+        .iter()
+        .filter_map(|(scope, _)| match scope {
+            Scope::Task(task) => Some(format!("\"{task}\"")),
+            Scope::Goal => None,
+        })
+        .collect();
+    let checked = super::checks::checked(tx, session, wanted, look)?;
+    let tree_error = look.fingerprint().err();
+    if actor == Actor::User {
+        let unverified = checked
+            .iter()
+            .filter(|c| !c.state.is_passing())
+            .map(|c| c.describe(now_ms))
+            .collect();
+        return Ok((outcome, unverified));
+    }
+    let what = format!(
+        "`done` of task{} {}",
+        if tasks.len() == 1 { "" } else { "s" },
+        tasks.join(", ")
+    );
+    match crate::check::refusal(&what, &checked, tree_error, now_ms) {
+        None => Ok((outcome, Vec::new())),
+        Some(refused) => Ok((
+            Outcome {
+                list: before.clone(),
+                completed: Vec::new(),
+                changed: Vec::new(),
+                list_changed: false,
+                errors: vec![refused],
+                ..outcome
+            },
+            Vec::new(),
+        )),
+    }
 }
 
 /// When each named agent of the session last called.

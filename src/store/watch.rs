@@ -226,6 +226,7 @@ mod tests {
         let set = GoalOp::Set {
             objective: "ship".parse().unwrap(),
             budget: Some(1_000),
+            checks: Vec::new(),
         };
         store
             .goal(&s, GoalCall::Op(&set), Actor::User, 2_000)
@@ -258,6 +259,7 @@ mod tests {
         let set = |objective: &str| GoalOp::Set {
             objective: objective.parse().unwrap(),
             budget: None,
+            checks: Vec::new(),
         };
         let usage = GoalOp::Usage(Usage {
             input: 50,
@@ -295,6 +297,7 @@ mod tests {
         let set = GoalOp::Set {
             objective: "goal of b".parse().unwrap(),
             budget: None,
+            checks: Vec::new(),
         };
         store.goal(&b, GoalCall::Op(&set), Actor::User, 9).unwrap();
         let all = store.session_summaries().unwrap();

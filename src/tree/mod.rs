@@ -202,6 +202,73 @@ impl Tree {
     }
 }
 
+/// A directory to judge checks in, and the fingerprint of its files,
+/// taken the first time it is asked for and then kept: a call of the gate
+/// or a prompt reads the tree at most once, and not at all when nothing
+/// carries a check (even the directory is looked up only then). It only
+/// reads (the cache file included).
+#[derive(Debug)]
+pub struct Look {
+    /// The directory; `None`: the process's current directory.
+    given: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
+    tree: std::sync::OnceLock<(PathBuf, std::result::Result<Tree, String>)>,
+    fingerprint: std::sync::OnceLock<std::result::Result<Fingerprint, String>>,
+}
+
+impl Look {
+    /// The look at `dir` (`None`: the process's current directory when it
+    /// is first needed), with the hashes kept under `cache_dir` when given.
+    /// Nothing is read yet.
+    pub fn at(dir: Option<PathBuf>, cache_dir: Option<PathBuf>) -> Look {
+        Look {
+            given: dir,
+            cache_dir,
+            tree: std::sync::OnceLock::new(),
+            fingerprint: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn tree(&self) -> &(PathBuf, std::result::Result<Tree, String>) {
+        self.tree.get_or_init(|| {
+            let dir = match &self.given {
+                Some(dir) => Ok(dir.clone()),
+                None => std::env::current_dir()
+                    .map_err(|e| format!("cannot read the current directory: {e}")),
+            };
+            match dir {
+                Ok(dir) => {
+                    let tree = Tree::new(&dir)
+                        .map(|t| t.with_cache_dir(self.cache_dir.clone()))
+                        .map_err(|e| e.to_string());
+                    (dir, tree)
+                }
+                Err(e) => (PathBuf::new(), Err(e)),
+            }
+        })
+    }
+
+    /// The directory, canonical when it exists.
+    pub fn dir(&self) -> &Path {
+        let (dir, tree) = self.tree();
+        tree.as_ref().map_or(dir, Tree::dir)
+    }
+
+    /// The fingerprint of the files as they are now, or why they cannot
+    /// be read (a directory that vanished).
+    pub fn fingerprint(&self) -> std::result::Result<&Fingerprint, &str> {
+        self.fingerprint
+            .get_or_init(|| {
+                let tree = self.tree().1.as_ref().map_err(Clone::clone)?;
+                tree.fingerprint(CacheWrite::No)
+                    .map(|scan| scan.fingerprint)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
 /// The walk of `dir`: hidden files included, `.git` left out, the
 /// `.gitignore` files (of `dir`, below it and above it) and
 /// `.git/info/exclude` obeyed whether or not `dir` is in a git work tree,

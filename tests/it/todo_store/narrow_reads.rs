@@ -113,6 +113,7 @@ fn views_and_counts_follow_every_write() {
     let set = GoalOp::Set {
         objective,
         budget: None,
+        checks: Vec::new(),
     };
     s.goal(&session(), GoalCall::Op(&set), Actor::User, NOW)
         .unwrap();
