@@ -107,6 +107,20 @@ pub fn list(proof: &Proof, scope: &Scope, now_ms: i64) -> String {
     text
 }
 
+/// The tasks' checks in `checked` as lines under a heading that says how
+/// they are run and what they gate: what a `view` of a list with checks
+/// ends with. One line each, safe for a terminal.
+pub fn task_list(checked: &[Checked], tree_error: Option<&str>, now_ms: i64) -> String {
+    let mut text = "Task checks (`goalkeeper verify --task TASK` runs one; an agent's `done` of the task needs it to pass on the files as they are now):".to_owned();
+    for c in checked {
+        text.push_str(&format!("\n- {}", c.describe(now_ms)));
+    }
+    if let Some(error) = tree_error {
+        text.push_str(&format!("\nThe files cannot be read: {}", one_line(error)));
+    }
+    text
+}
+
 /// Why the gate refuses an agent's `complete` of the goal or `done` of
 /// tasks: each check in `unproven` (missing, failing or stale) with where
 /// it stands, and how to run them. `None` when every check passed on the

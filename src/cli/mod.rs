@@ -34,6 +34,7 @@ mod resources;
 mod session;
 mod todo;
 mod tour;
+mod verify;
 #[cfg(feature = "watch")]
 mod watch;
 
@@ -155,6 +156,8 @@ enum Command {
     /// A live full-screen view of the goal, todos and events (--once: one frame as text)
     #[cfg(feature = "watch")]
     Watch(watch::WatchArgs),
+    /// Run the goal's checks (or a task's) here and record the result
+    Verify(verify::VerifyArgs),
     /// Write a consistent single-file copy of the database to a new file
     Backup(backup::BackupArgs),
     /// Copy every session of the database (--db) into another, e.g. PostgreSQL
@@ -192,6 +195,8 @@ impl Context {
     /// to the exit when it would write nothing.
     fn store(&self) -> Result<Store, Error> {
         let mut store = Store::open_location(&self.location()?).map(Store::exits_with_process)?;
+        // Checks are judged on the files here, with the hashes verify kept.
+        store.judge_in(None, verify::cache_dir());
         if let Some(agent) = &self.agent {
             let lease = self.settings()?.todo.claim.lease;
             store.act_as(Some(agent.clone()), lease);
@@ -450,6 +455,12 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
             let given = matches.and_then(|m| m.value_source("session"))
                 == Some(clap::parser::ValueSource::CommandLine);
             watch::run(&ctx, args, given)
+        }
+        Command::Verify(args) => {
+            let given = matches
+                .and_then(|m| m.value_source("session"))
+                .is_some_and(|s| s != clap::parser::ValueSource::DefaultValue);
+            verify::run(&ctx, args, given)
         }
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Migrate(args) => backup::migrate(&ctx, args),

@@ -86,6 +86,29 @@ impl Host {
         }
     }
 
+    /// The environment variable the host's shell tool sets to the id of
+    /// the session it runs for, so that `goalkeeper verify` run there acts
+    /// on that session without being told (DESIGN.md §13). Claude Code's
+    /// Bash tool sets `CLAUDE_CODE_SESSION_ID`, the id its hooks name; for
+    /// the other hosts none is known yet, and verify takes `--session`,
+    /// `--session-from HOST` or `GOALKEEPER_SESSION`.
+    pub const fn shell_session_variable(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
+            Host::GeminiCli | Host::Codex | Host::Pi => None,
+        }
+    }
+
+    /// The environment variable the host's shell tool sets in every
+    /// command it runs (the model's shell, not a person's terminal), so a
+    /// run of `goalkeeper verify` there is recorded as the agent's.
+    pub const fn shell_marker(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDECODE"),
+            Host::GeminiCli | Host::Codex | Host::Pi => None,
+        }
+    }
+
     /// The host whose own name for the todo tool is among `active_tools`,
     /// so that `context --active-tools mcp__goalkeeper__todo,…` renders
     /// the prompts as that host's hook does.

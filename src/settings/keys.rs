@@ -20,6 +20,8 @@ pub(super) enum Key {
     PromptsDir,
     MemoryFile,
     SystemPromptBase,
+    VerifyTimeout,
+    VerifyTail,
 }
 
 /// The values a key accepts.
@@ -53,7 +55,7 @@ const REMINDERS_ALIAS: &str = "todo.reminders.enabled";
 
 impl Key {
     /// Every key, in the order of the documentation.
-    pub(super) const ALL: [Key; 12] = [
+    pub(super) const ALL: [Key; 14] = [
         Key::TodoEnabled,
         Key::TodoEager,
         Key::TodoReminders,
@@ -66,6 +68,8 @@ impl Key {
         Key::PromptsDir,
         Key::MemoryFile,
         Key::SystemPromptBase,
+        Key::VerifyTimeout,
+        Key::VerifyTail,
     ];
 
     /// The dotted name.
@@ -83,6 +87,8 @@ impl Key {
             Key::PromptsDir => "prompts.dir",
             Key::MemoryFile => "memory.file",
             Key::SystemPromptBase => "system_prompt.base",
+            Key::VerifyTimeout => "verify.timeout",
+            Key::VerifyTail => "verify.tail",
         }
     }
 
@@ -113,7 +119,10 @@ impl Key {
             Key::TodoEnabled | Key::TodoReminders | Key::GoalEnabled => Kind::Bool,
             Key::TodoEager => Kind::Eager,
             Key::TodoRemindersMax | Key::TodoContextMaxTasks => Kind::Count,
-            Key::GoalContinuationMaxIdle | Key::TodoClaimLease => Kind::Positive,
+            Key::GoalContinuationMaxIdle
+            | Key::TodoClaimLease
+            | Key::VerifyTimeout
+            | Key::VerifyTail => Kind::Positive,
             Key::TodoContextInactiveTool => Kind::InactiveTool,
             Key::PromptsDir | Key::MemoryFile | Key::SystemPromptBase => Kind::Path,
         }
@@ -154,6 +163,13 @@ impl Key {
             }
             Key::SystemPromptBase => {
                 "A base prompt file that opens the prompt `goalkeeper system-prompt` assembles."
+            }
+            Key::VerifyTimeout => {
+                "Seconds a check may run in `goalkeeper verify` before its process group is \
+                 killed and it fails as timed out."
+            }
+            Key::VerifyTail => {
+                "Bytes of a check's output `goalkeeper verify` keeps (the end of it)."
             }
         }
     }
@@ -203,6 +219,8 @@ impl Key {
             (Key::PromptsDir, Parsed::Path(p)) => settings.prompts.dir = p,
             (Key::MemoryFile, Parsed::Path(p)) => settings.memory.file = p,
             (Key::SystemPromptBase, Parsed::Path(p)) => settings.system_prompt.base = p,
+            (Key::VerifyTimeout, Parsed::Count(n)) => settings.verify.timeout = n,
+            (Key::VerifyTail, Parsed::Count(n)) => settings.verify.tail = n,
             // `parse_value` only produces the shape of the key's kind.
             (key, parsed) => unreachable!("{key:?} cannot hold {parsed:?}"),
         }
@@ -226,6 +244,8 @@ impl Key {
             Key::PromptsDir => return path(&settings.prompts.dir),
             Key::MemoryFile => return path(&settings.memory.file),
             Key::SystemPromptBase => return path(&settings.system_prompt.base),
+            Key::VerifyTimeout => settings.verify.timeout.to_string(),
+            Key::VerifyTail => settings.verify.tail.to_string(),
         })
     }
 }

@@ -47,7 +47,41 @@ impl Store {
         via: &str,
         now_ms: i64,
     ) -> Result<bool> {
-        self.in_session_tx(session, |tx| record(tx, session, evidence, via, now_ms))
+        self.in_session_tx(session, |tx| record_in(tx, session, evidence, via, now_ms))
+    }
+
+    /// Stores the run a host's hook found in its record of a shell call
+    /// ([`crate::verify::record::from_shell_call`]), for `session` (the
+    /// hook event's), in one transaction: its checks are named by the
+    /// session's checks of its scope as they are now, the run is recorded
+    /// as [`Store::record_run`] records it (`via` `hook`), and a run
+    /// already recorded (by `verify` itself) writes nothing. Refused, with
+    /// nothing written, when the record is another session's or names no
+    /// check the session has. Returns whether anything was written.
+    pub fn record_from_hook(
+        &mut self,
+        session: &SessionId,
+        record: &crate::verify::record::LineRecord,
+        now_ms: i64,
+    ) -> Result<bool> {
+        if record.session != session.as_str() {
+            return Err(crate::Error::Rejected(format!(
+                "the record is of session {}, not of this session {session}; it was not stored",
+                crate::sanitize::one_line(&record.session)
+            )));
+        }
+        self.in_session_tx(session, |tx| {
+            let scope = match &record.task {
+                None => Scope::Goal,
+                Some(task) => Scope::Task(task.clone()),
+            };
+            let Some(evidence) = record.evidence(&commands(tx, session, &scope)?) else {
+                return Err(crate::Error::Rejected(
+                    "the record names no check the session has now; it was not stored".into(),
+                ));
+            };
+            record_in(tx, session, &evidence, "hook", now_ms)
+        })
     }
 
     /// The commands of the checks that `goalkeeper verify` runs for
@@ -118,8 +152,33 @@ pub(crate) fn session_checks(
     })
 }
 
+/// The checks of `list`'s tasks and where they stand, as the section a
+/// `view` of it ends with ([`check::task_list`]); `None` when no task has
+/// a check (the view is then as it always was).
+pub(crate) fn task_section(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    list: &crate::todo::TodoList,
+    look: &Look,
+    now_ms: i64,
+) -> Result<Option<String>> {
+    let wanted: Vec<(Scope, String)> = list
+        .tasks()
+        .filter_map(|(_, t)| Some((Scope::Task(t.content.clone()), t.check.clone()?)))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(None);
+    }
+    let checked = checked(tx, session, wanted, look)?;
+    Ok(Some(check::task_list(
+        &checked,
+        look.fingerprint().err(),
+        now_ms,
+    )))
+}
+
 /// Records `evidence` in `tx` (see [`Store::record_run`]).
-pub(crate) fn record(
+pub(crate) fn record_in(
     tx: &Tx<'_>,
     session: &SessionId,
     evidence: &Evidence,

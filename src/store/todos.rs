@@ -93,6 +93,7 @@ impl Store {
         // A named agent's view is a call that keeps its claims (DESIGN.md
         // §2.5): it takes the write path, which records it.
         let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
+            let look = self.work.look();
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
             let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;
@@ -105,7 +106,13 @@ impl Store {
             if !needs_write(&outcome, actor) {
                 // The list goes into the result, copied only when it is
                 // also kept for the next call.
-                let (result, cache) = if caching {
+                let section = match outcome.errors.is_empty() {
+                    true => {
+                        super::checks::task_section(&tx, session, &outcome.list, &look, now_ms)?
+                    }
+                    false => None,
+                };
+                let (mut result, cache) = if caching {
                     let result = outcome.to_result(version);
                     let keyed = KeyedList {
                         list: outcome.list,
@@ -119,6 +126,7 @@ impl Store {
                 } else {
                     (outcome.into_result(version), None)
                 };
+                add_section(&mut result, section);
                 tx.commit()?;
                 self.list_cache = cache;
                 return Ok(result);
@@ -228,7 +236,14 @@ impl Store {
     /// phase or page that does not exist). Reads only what the page shows
     /// when the list's kept shape allows ([`super::shape`]), else the whole
     /// list; one read transaction either way, no write lock.
-    pub fn todo_view(&self, session: &SessionId, view: &ViewPage) -> Result<(String, bool)> {
+    /// A list with checks ends with where they stand at `now_ms`.
+    pub fn todo_view(
+        &self,
+        session: &SessionId,
+        view: &ViewPage,
+        now_ms: i64,
+    ) -> Result<(String, bool)> {
+        let look = self.work.look();
         self.in_read_tx(|tx| {
             let version = match shape::view_page(tx, session, view)? {
                 Ok(text) => return Ok((text, false)),
@@ -240,7 +255,13 @@ impl Store {
                 rows::load(tx, session)?.list
             };
             let op = Op::View(view.clone());
-            let result = todo::run(list, Call::Op(&op), Actor::User).into_result(version);
+            let outcome = todo::run(list, Call::Op(&op), Actor::User);
+            let section = match outcome.errors.is_empty() {
+                true => super::checks::task_section(tx, session, &outcome.list, &look, now_ms)?,
+                false => None,
+            };
+            let mut result = outcome.into_result(version);
+            add_section(&mut result, section);
             Ok((result.text().to_owned(), result.is_error))
         })
     }
@@ -474,15 +495,35 @@ pub(super) fn call_in_tx(
     if let Some(agent) = agent {
         record_seen(tx, session, agent, now_ms)?;
     }
+    // A view, and a person's change of a check, end with where the tasks'
+    // checks stand.
+    let shows_checks =
+        outcome.errors.is_empty() && matches!(outcome.op, Some(Op::View(_) | Op::Check(..)));
+    let section = match shows_checks {
+        true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
+        false => None,
+    };
     if !caching {
-        return Ok((outcome.into_result(version), None));
+        let mut result = outcome.into_result(version);
+        add_section(&mut result, section);
+        return Ok((result, None));
     }
-    let result = outcome.to_result(version);
+    let mut result = outcome.to_result(version);
+    add_section(&mut result, section);
     let kept = match change {
         Some(change) => change.keyed(outcome.list),
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+}
+
+/// Ends `result`'s text with `section` (the tasks' checks), when there is
+/// one.
+fn add_section(result: &mut TodoResult, section: Option<String>) {
+    if let (Some(section), Some(content)) = (section, result.content.first_mut()) {
+        content.text.push('\n');
+        content.text.push_str(&section);
+    }
 }
 
 /// The gate of `done` (DESIGN.md §13): when the call completes tasks that

@@ -48,6 +48,8 @@ fn every_key_parses_from_flat_quoted_keys() {
 "prompts.dir" = "/etc/goalkeeper/prompts"
 "memory.file" = "/home/me/memory.md"
 "system_prompt.base" = "/home/me/base.md"
+"verify.timeout" = 30
+"verify.tail" = 100
 "#;
     assert_eq!(file(text).unwrap(), every_key_changed());
 }
@@ -68,6 +70,8 @@ fn every_key_parses_from_set() {
         "prompts.dir=/etc/goalkeeper/prompts",
         "memory.file=/home/me/memory.md",
         "system_prompt.base=/home/me/base.md",
+        "verify.timeout=30",
+        "verify.tail=100",
     ] {
         settings.apply_set(assignment).unwrap();
     }

@@ -34,6 +34,8 @@ fn keys_list_every_key_with_value_type_and_default() {
             "prompts.dir = None (path)",
             "memory.file = None (path)",
             "system_prompt.base = None (path)",
+            "verify.timeout = Some(\"600\") (int >= 1)",
+            "verify.tail = Some(\"4096\") (int >= 1)",
         ]
     );
     assert!(keys.iter().all(|k| !k.about.is_empty()));
@@ -75,7 +77,8 @@ fn settings_serialize_as_nested_json() {
             "goal": {"enabled": false, "continuation": {"max_idle": 5}},
             "prompts": {"dir": "/etc/goalkeeper/prompts"},
             "memory": {"file": "/home/me/memory.md"},
-            "system_prompt": {"base": "/home/me/base.md"}
+            "system_prompt": {"base": "/home/me/base.md"},
+            "verify": {"timeout": 30, "tail": 100}
         })
     );
     let defaults = serde_json::to_value(Settings::default()).unwrap();

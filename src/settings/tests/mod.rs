@@ -15,7 +15,7 @@ mod listing;
 
 const KNOWN: &str = "known keys: todo.enabled, todo.eager, todo.reminders, todo.reminders.max, \
                      todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
-                     goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base";
+                     goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, verify.timeout, verify.tail";
 
 const ORIGIN: &str = "/x/config.toml";
 
@@ -87,6 +87,10 @@ file = "/home/me/memory.md"
 
 [system_prompt]
 base = "/home/me/base.md"
+
+[verify]
+timeout = 30
+tail = 100
 "#;
 
 fn every_key_changed() -> Settings {
@@ -116,6 +120,10 @@ fn every_key_changed() -> Settings {
         },
         system_prompt: SystemPromptSettings {
             base: Some("/home/me/base.md".into()),
+        },
+        verify: VerifySettings {
+            timeout: 30,
+            tail: 100,
         },
     }
 }
