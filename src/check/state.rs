@@ -47,7 +47,8 @@ pub struct RunSummary {
 }
 
 /// What a check belongs to.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// The session's goal.
     Goal,
@@ -56,7 +57,8 @@ pub enum Scope {
 }
 
 /// Where a check stands on the files as they are now.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
 pub enum CheckState {
     /// It never ran in this directory.
     NotRun,
@@ -150,7 +152,7 @@ pub fn state(at_current: Option<&RunSummary>, latest: Option<&RunSummary>) -> Ch
 }
 
 /// One check, what it belongs to, and where it stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Checked {
     /// The goal's, or a task's.
     pub scope: Scope,

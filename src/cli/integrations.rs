@@ -169,15 +169,32 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
             None => ctx.session.clone(),
         };
         // One read transaction: the goal and the list's counts of one
-        // moment, counted without reading the list.
-        let (goal, counts, holders) = ctx
-            .store()
-            .and_then(|store| store.status(&session))
-            .map_err(|e| super::hint::Hinted(&e).to_string())?;
+        // moment, counted without reading the list. The checks (a second
+        // read, and a look at the files) only for a session that has some.
+        let hinted = |e: Error| super::hint::Hinted(&e).to_string();
+        let mut store = ctx.store().map_err(hinted)?;
+        let (goal, counts, holders) = store.status(&session).map_err(hinted)?;
+        let goal_checks = goal
+            .as_ref()
+            .is_some_and(|g| g.status.is_live() && !g.checks.is_empty());
+        let checks = if goal_checks || store.has_task_checks(&session).map_err(hinted)? {
+            let dir = event
+                .pointer("/workspace/current_dir")
+                .or_else(|| event.get("cwd"))
+                .and_then(Value::as_str)
+                .map(PathBuf::from);
+            store.judge_dir(dir);
+            let look = store.look();
+            let checks = store.session_checks(&session, &look).map_err(hinted)?;
+            checks.all().cloned().collect()
+        } else {
+            Vec::new()
+        };
         Ok(statusline::status_line_of(
             goal.as_ref(),
             counts,
             &holders,
+            &checks,
             ctx.now_ms,
         ))
     })

@@ -100,6 +100,10 @@ impl HookEvent {
         steps: impl FnOnce(&mut Hook<'_, '_>) -> Result<Option<Value>>,
     ) -> HookReply {
         let mut notes = Vec::new();
+        // Checks are judged on the files of the directory the host runs in.
+        if let Some(cwd) = self.str_field("cwd") {
+            store.judge_dir(Some(PathBuf::from(cwd)));
+        }
         let stdout = store.begin(&self.session).and_then(|tx| {
             let mut hook = Hook {
                 host,
@@ -311,7 +315,8 @@ impl Hook<'_, '_> {
     /// goal's identity and revision.
     fn state_mark(&self) -> Result<String> {
         let version = self.tx.todo_version()?;
-        Ok(progress_mark(version, self.tx.goal()?.as_ref()))
+        let checks = self.tx.checks_mark()?;
+        Ok(progress_mark(version, self.tx.goal()?.as_ref(), &checks))
     }
 }
 

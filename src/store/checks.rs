@@ -11,12 +11,13 @@ use crate::check::{self, CheckState, Checked, Evidence, Exit, RunSummary, Scope}
 use crate::error::Result;
 use crate::tree::Look;
 
-/// Every check of a session and where it stands.
+/// Every check of a session that still gates something (the live goal's,
+/// and those of its open tasks) and where it stands.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct SessionChecks {
     /// The live goal's checks, in order.
     pub goal: Vec<Checked>,
-    /// Each task's check, in list order.
+    /// Each open task's check, in list order.
     pub tasks: Vec<Checked>,
     /// Why the files could not be read, when they could not.
     pub tree_error: Option<String>,
@@ -31,6 +32,17 @@ impl SessionChecks {
     /// Every check, the goal's first.
     pub fn all(&self) -> impl Iterator<Item = &Checked> {
         self.goal.iter().chain(&self.tasks)
+    }
+
+    /// Every check with where it stands, the goal's first, as the prompts
+    /// take them.
+    pub fn proof(self) -> check::Proof {
+        let mut checked = self.goal;
+        checked.extend(self.tasks);
+        check::Proof {
+            checked,
+            tree_error: self.tree_error,
+        }
     }
 }
 
@@ -84,6 +96,27 @@ impl Store {
         })
     }
 
+    /// Whether an open task of `session` carries a check. A list with a
+    /// kept shape has none (such a list keeps no shape, DESIGN.md §7), so
+    /// for most lists this reads the session's row alone. Takes no write
+    /// lock.
+    pub fn has_task_checks(&self, session: &SessionId) -> Result<bool> {
+        self.in_read_tx(|tx| {
+            let (version, shape) = super::shape::load(tx, session)?;
+            if version == 0 || shape.is_some() {
+                return Ok(false);
+            }
+            Ok(tx
+                .query_opt(
+                    "SELECT 1 FROM tasks WHERE session_id = ?1 AND check_cmd IS NOT NULL
+                       AND status NOT IN ('completed', 'abandoned') LIMIT 1",
+                    params![session.as_str()],
+                    |_| Ok(()),
+                )?
+                .is_some())
+        })
+    }
+
     /// The commands of the checks that `goalkeeper verify` runs for
     /// `scope`: the live goal's checks, or the task's one. Empty when
     /// there is none (no live goal, no such task, no check). Takes no
@@ -92,8 +125,8 @@ impl Store {
         self.in_read_tx(|tx| commands(tx, session, scope))
     }
 
-    /// Every check of `session` (the live goal's, each task's) and where
-    /// it stands on the files `look` sees. Takes no write lock; reads the
+    /// Every check of `session` that still gates something (the live
+    /// goal's, each open task's) and where it stands on the files `look` sees. Takes no write lock; reads the
     /// files only when there is a check.
     pub fn session_checks(&self, session: &SessionId, look: &Look) -> Result<SessionChecks> {
         self.in_read_tx(|tx| session_checks(tx, session, look))
@@ -136,7 +169,9 @@ pub(crate) fn session_checks(
     let goal_count = wanted.len();
     wanted.extend(tx.query_all(
         "SELECT content, check_cmd FROM tasks
-             WHERE session_id = ?1 AND check_cmd IS NOT NULL ORDER BY phase_pos, pos",
+         WHERE session_id = ?1 AND check_cmd IS NOT NULL
+           AND status NOT IN ('completed', 'abandoned')
+         ORDER BY phase_pos, pos",
         params![session.as_str()],
         |r| Ok((Scope::Task(r.get::<String>(0)?), r.get::<String>(1)?)),
     )?);
@@ -175,6 +210,36 @@ pub(crate) fn task_section(
         look.fingerprint().err(),
         now_ms,
     )))
+}
+
+/// The checks' part of the progress mark
+/// ([`crate::goal::continuation::checks_mark`]): each check of the live goal
+/// and of the tasks with its latest run's fingerprint and end, wherever it
+/// ran. Reads no file.
+pub(crate) fn progress_part(tx: &Tx<'_>, session: &SessionId) -> Result<String> {
+    let mut commands: Vec<String> = goals::load_goal(tx, session)?
+        .filter(|g| g.status.is_live())
+        .map(|g| g.checks)
+        .unwrap_or_default();
+    commands.extend(tx.query_all(
+        "SELECT check_cmd FROM tasks
+         WHERE session_id = ?1 AND check_cmd IS NOT NULL
+           AND status NOT IN ('completed', 'abandoned')
+         ORDER BY phase_pos, pos",
+        params![session.as_str()],
+        |r| r.get::<String>(0),
+    )?);
+    let mut latest = Vec::with_capacity(commands.len());
+    for command in commands {
+        let run = tx.query_opt(
+            "SELECT fingerprint, exit_code, signal, timeout_s, started_ms FROM check_runs
+             WHERE session_id = ?1 AND command = ?2 ORDER BY id DESC LIMIT 1",
+            params![session.as_str(), command.as_str()],
+            read_run,
+        )?;
+        latest.push((command, run.map(|r| (r.fingerprint, r.exit.describe()))));
+    }
+    Ok(crate::goal::continuation::checks_mark(&latest))
 }
 
 /// Records `evidence` in `tx` (see [`Store::record_run`]).

@@ -153,6 +153,18 @@ impl Store {
         self.work = WorkTree { dir, cache_dir };
     }
 
+    /// [`Store::judge_in`] `dir`, keeping where the hashes are kept: a
+    /// host's hook judges in the directory its event names.
+    pub(crate) fn judge_dir(&mut self, dir: Option<PathBuf>) {
+        self.work.dir = dir;
+    }
+
+    /// A look at the files this store judges checks in (nothing is read
+    /// yet).
+    pub fn look(&self) -> crate::tree::Look {
+        self.work.look()
+    }
+
     /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a
     /// PostgreSQL database (`Store::connect`).
     pub fn open_location(location: &Location) -> Result<Store> {

@@ -171,6 +171,12 @@ impl SessionTx<'_> {
         super::checks::session_checks(&self.tx, &self.session, &self.look)
     }
 
+    /// The checks' part of the progress mark: what their latest runs were
+    /// (empty without checks). Reads no file.
+    pub(crate) fn checks_mark(&self) -> Result<String> {
+        super::checks::progress_part(&self.tx, &self.session)
+    }
+
     /// Takes the pending todo-error text (set by a rejected agent call),
     /// clearing it so the reminder is delivered once.
     pub(crate) fn take_todo_error(&self) -> Result<Option<String>> {

@@ -38,6 +38,9 @@ pub(crate) struct SessionSnapshot {
     pub recent_usage: Vec<(i64, u64)>,
     /// When each named agent of the list last called (DESIGN.md §2.5).
     pub agents: Vec<(String, i64)>,
+    /// The checks that still gate something, and where each stands on the
+    /// files of the directory `watch` runs in (DESIGN.md §13).
+    pub checks: Vec<crate::check::Checked>,
 }
 
 /// One session as a board of every session shows it.
@@ -98,6 +101,7 @@ impl Store {
         events: usize,
         since_ms: i64,
     ) -> Result<SessionSnapshot> {
+        let look = self.work.look();
         self.in_read_tx(|tx| {
             let updated_ms = tx.query_opt(
                 "SELECT updated_ms FROM sessions WHERE id = ?1",
@@ -121,6 +125,10 @@ impl Store {
                 events: log,
                 recent_usage,
                 agents: super::todos::agents_seen(tx, session)?,
+                checks: super::checks::session_checks(tx, session, &look)?
+                    .all()
+                    .cloned()
+                    .collect(),
             })
         })
     }
