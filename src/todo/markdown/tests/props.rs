@@ -65,8 +65,9 @@ fn any_task() -> impl Strategy<Value = Task> {
         proptest::sample::select(Status::ALL.to_vec()),
         proptest::option::of(hostile_text()),
         any::<bool>(),
+        proptest::option::of(hostile_text()),
     )
-        .prop_map(|(content, status, note, by_user)| {
+        .prop_map(|(content, status, note, by_user, check)| {
             let mut task = task(content.trim(), status);
             if status == Status::Blocked {
                 task.blocker = note.and_then(|n| text::blocker(&n).ok());
@@ -74,6 +75,7 @@ fn any_task() -> impl Strategy<Value = Task> {
             if status == Status::Abandoned && by_user {
                 task.dropped_by = Some(DroppedBy::User);
             }
+            task.check = check.and_then(|c| crate::check::command(&c).ok());
             task
         })
 }
