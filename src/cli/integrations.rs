@@ -229,7 +229,7 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         } => {
             let (command, note) = chosen(command)?;
             let report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
-            (report, note)
+            (report, with_verify_note(note, Host::GeminiCli))
         }
         InstallCommand::Codex {
             codex_home,
@@ -237,7 +237,8 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         } => {
             let (command, note) = chosen(command)?;
             let home = codex::codex_home(codex_home.as_deref())?;
-            (codex::install_codex(&home, &command, ctx.now_ms)?, note)
+            let report = codex::install_codex(&home, &command, ctx.now_ms)?;
+            (report, with_verify_note(note, Host::Codex))
         }
         InstallCommand::Pi {
             project: dir,
@@ -251,7 +252,7 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
                 templates.templates(),
                 ctx.now_ms,
             )?;
-            (report, note)
+            (report, with_verify_note(note, Host::Pi))
         }
     };
     if ctx.json {
@@ -265,6 +266,16 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         }
     }
     Ok(Outcome::Success)
+}
+
+/// `note` (if any), then how a person lets the agent run `goalkeeper
+/// verify` on `host`.
+fn with_verify_note(note: Option<String>, host: Host) -> Option<String> {
+    let verify = install::verify_note(host);
+    Some(match note {
+        Some(note) => format!("{note}\n{verify}"),
+        None => verify.to_owned(),
+    })
 }
 
 /// `goalkeeper` when that word on `PATH` runs this executable (the

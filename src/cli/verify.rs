@@ -5,11 +5,12 @@
 
 use crate::check::report::{Recorded, Report};
 use crate::check::{RunBy, Scope};
-use crate::integrations::host_session::Host;
+use crate::integrations::host_session::{self, Host};
 use crate::tree::Tree;
 use crate::verify::process::Limits;
 use crate::verify::record;
-use crate::{Error, SessionId};
+use crate::{Error, SessionId, Store};
+use std::path::Path;
 
 use super::{Context, Outcome, print_json};
 
@@ -24,13 +25,14 @@ pub(crate) struct VerifyArgs {
 /// Runs `verify`. `session_given`: the session came from `--session` or
 /// `$GOALKEEPER_SESSION`, not the default.
 pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Result<Outcome, Error> {
-    let (session, host) = session_and_host(ctx, session_given);
     let scope = match args.task {
         Some(task) => Scope::Task(crate::todo::text::task_content(&task).map_err(Error::Usage)?),
         None => Scope::Goal,
     };
     let settings = ctx.settings()?;
+    let here = super::current_dir()?;
     let mut store = ctx.store()?;
+    let (session, host) = session_and_host(ctx, &mut store, session_given, &here)?;
     let commands = store.checks_to_run(&session, &scope)?;
     if commands.is_empty() {
         return Err(Error::Rejected(match &scope {
@@ -43,7 +45,6 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
             ),
         }));
     }
-    let here = super::current_dir()?;
     let tree = Tree::new(&here)?.with_cache_dir(cache_dir());
     let by = RunBy {
         actor: if ctx.names_agent || host.is_some() {
@@ -66,7 +67,10 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         Ok(_) => Recorded::Stored,
         Err(e) => Recorded::ForHook(e.to_string()),
     };
-    let line = record::to_line(session.as_str(), &evidence);
+    let call = host
+        .and_then(Host::shell_call_variable)
+        .and_then(|name| std::env::var(name).ok());
+    let line = record::to_line(session.as_str(), &evidence, call.as_deref());
     let report = Report {
         scope: &scope,
         dir: &evidence.dir,
@@ -95,23 +99,35 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
 
 /// The session verify acts on, and the host whose shell runs it (if one
 /// does): `--session`, `--session-from` or `$GOALKEEPER_SESSION` when
-/// given; else the session a host's shell names in its environment.
-fn session_and_host(ctx: &Context, session_given: bool) -> (SessionId, Option<Host>) {
+/// given; else the session a host's shell names in its environment; else,
+/// in a host's shell that names none, the session that host last ran in
+/// `dir`.
+fn session_and_host(
+    ctx: &Context,
+    store: &mut Store,
+    session_given: bool,
+    dir: &Path,
+) -> Result<(SessionId, Option<Host>), Error> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let marked = Host::ALL
         .into_iter()
-        .find(|h| h.shell_marker().and_then(env).is_some());
+        .find(|h| env(h.shell_marker()).is_some());
     if session_given || ctx.session_from.is_some() {
-        return (ctx.session.clone(), ctx.session_from.or(marked));
+        return Ok((ctx.session.clone(), ctx.session_from.or(marked)));
     }
     for host in Host::ALL {
         if let Some(id) = host.shell_session_variable().and_then(env)
             && let Ok(session) = SessionId::parse(&id)
         {
-            return (session, Some(host));
+            return Ok((session, Some(host)));
         }
     }
-    (ctx.session.clone(), marked)
+    if let Some(host) = marked
+        && let Some(session) = host_session::last(store, host, dir)?
+    {
+        return Ok((session, Some(host)));
+    }
+    Ok((ctx.session.clone(), marked))
 }
 
 /// Where the tree's file hashes are kept between runs: the platform cache

@@ -88,24 +88,39 @@ impl Host {
 
     /// The environment variable the host's shell tool sets to the id of
     /// the session it runs for, so that `goalkeeper verify` run there acts
-    /// on that session without being told (DESIGN.md §13). Claude Code's
-    /// Bash tool sets `CLAUDE_CODE_SESSION_ID`, the id its hooks name; for
-    /// the other hosts none is known yet, and verify takes `--session`,
-    /// `--session-from HOST` or `GOALKEEPER_SESSION`.
+    /// on that session without being told (DESIGN.md §13): Claude Code's
+    /// Bash sets `CLAUDE_CODE_SESSION_ID` and Codex's `exec_command`
+    /// `CODEX_SESSION_ID`, the ids their hooks name. Gemini CLI and pi set
+    /// none; verify then takes the session the host last ran in the
+    /// directory.
     pub const fn shell_session_variable(self) -> Option<&'static str> {
         match self {
             Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
-            Host::GeminiCli | Host::Codex | Host::Pi => None,
+            Host::Codex => Some("CODEX_SESSION_ID"),
+            Host::GeminiCli | Host::Pi => None,
         }
     }
 
     /// The environment variable the host's shell tool sets in every
     /// command it runs (the model's shell, not a person's terminal), so a
     /// run of `goalkeeper verify` there is recorded as the agent's.
-    pub const fn shell_marker(self) -> Option<&'static str> {
+    pub const fn shell_marker(self) -> &'static str {
         match self {
-            Host::ClaudeCode => Some("CLAUDECODE"),
-            Host::GeminiCli | Host::Codex | Host::Pi => None,
+            Host::ClaudeCode => "CLAUDECODE",
+            Host::Codex => "CODEX_SESSION_ID",
+            Host::GeminiCli => "GEMINI_CLI",
+            Host::Pi => "PI_CODING_AGENT",
+        }
+    }
+
+    /// The environment variable the host's shell tool sets to the id of
+    /// the tool call running the command (Codex's `CODEX_TOOL_CALL_ID`, the
+    /// `tool_use_id` its hook names): verify puts it in its record, and the
+    /// hook takes the record only from that call.
+    pub const fn shell_call_variable(self) -> Option<&'static str> {
+        match self {
+            Host::Codex => Some("CODEX_TOOL_CALL_ID"),
+            Host::ClaudeCode | Host::GeminiCli | Host::Pi => None,
         }
     }
 

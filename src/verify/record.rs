@@ -57,6 +57,9 @@ pub struct LineRecord {
     pub agent: Option<String>,
     /// The host whose shell ran it, if any.
     pub host: Option<String>,
+    /// The host's id of the tool call that ran it, when the host's shell
+    /// says it (Codex's `CODEX_TOOL_CALL_ID`).
+    pub call: Option<String>,
     /// Each check.
     pub checks: Vec<LineCheck>,
 }
@@ -79,8 +82,9 @@ pub fn digest(command: &str) -> String {
     crate::tree::hex(&Sha256::digest(command.as_bytes())[..8])
 }
 
-/// The record line of `evidence` for `session`.
-pub fn to_line(session: &str, evidence: &Evidence) -> String {
+/// The record line of `evidence` for `session`, run by the host's tool
+/// call `call` when the host's shell names it.
+pub fn to_line(session: &str, evidence: &Evidence, call: Option<&str>) -> String {
     let record = LineRecord {
         run: evidence.run.clone(),
         session: session.to_owned(),
@@ -94,6 +98,7 @@ pub fn to_line(session: &str, evidence: &Evidence) -> String {
         by: evidence.by.actor.clone(),
         agent: evidence.by.agent.clone(),
         host: evidence.by.host.clone(),
+        call: call.map(str::to_owned),
         checks: evidence
             .checks
             .iter()
@@ -162,18 +167,35 @@ impl LineRecord {
     }
 }
 
-/// The record a host's hook may store from one shell call: `command` is the
-/// command line the model gave the shell tool (as the host recorded it),
-/// `output` what the call printed, from its start; `programs` the names
-/// the `goalkeeper` program may be called by there (`goalkeeper`, and the
-/// path of the running executable). Refused, with the reason, unless the
-/// command is a plain `goalkeeper verify [--task TASK]` and the output's
-/// first line is a well-formed record.
-pub fn from_shell_call(
-    command: &str,
-    output: &str,
-    programs: &[&str],
-) -> Result<LineRecord, String> {
+/// What a host recorded of one shell call, as its hook sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct ShellCall<'a> {
+    /// The command line the model gave the shell tool.
+    pub command: &'a str,
+    /// What the call printed (stdout and stderr as they came), from its
+    /// start.
+    pub output: &'a str,
+    /// Its exit status, when the host says it.
+    pub exit: Option<i32>,
+    /// The host's id of the call, when the host names one.
+    pub call: Option<&'a str>,
+}
+
+/// The record a host's hook may store from one shell call; `programs` are
+/// the names the `goalkeeper` program may be called by there
+/// (`goalkeeper`, and the path of the running executable). Refused, with
+/// the reason, unless the command is a plain `goalkeeper verify [--task
+/// TASK]`, the output's first line is a well-formed record of that task (or
+/// of the goal), the exit status (when known) is verify's for what the
+/// record says (0 only when every check passed), and the record names the
+/// call (when both the host and the record do).
+pub fn from_shell_call(shell: ShellCall<'_>, programs: &[&str]) -> Result<LineRecord, String> {
+    let ShellCall {
+        command,
+        output,
+        exit,
+        call,
+    } = shell;
     let words = plain_words(command)?;
     let task = match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [program, "verify"] if programs.contains(&program) => None,
@@ -203,6 +225,19 @@ pub fn from_shell_call(
     check_record(&record)?;
     if record.task.as_deref() != task {
         return Err("the record's task is not the one the command names".into());
+    }
+    let passed = record.checks.iter().all(|c| c.exit.passed());
+    if let Some(exit) = exit
+        && (exit == 0) != passed
+    {
+        return Err(format!(
+            "the call exited with {exit}, which is not what verify exits with for this record"
+        ));
+    }
+    if let (Some(theirs), Some(ours)) = (call, record.call.as_deref())
+        && theirs != ours
+    {
+        return Err("the record names another tool call".into());
     }
     Ok(record)
 }

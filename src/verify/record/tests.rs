@@ -30,19 +30,28 @@ fn evidence() -> Evidence {
 
 const GK: &[&str] = &["goalkeeper", "/usr/local/bin/goalkeeper"];
 
+fn shell<'a>(command: &'a str, output: &'a str) -> ShellCall<'a> {
+    ShellCall {
+        command,
+        output,
+        exit: None,
+        call: None,
+    }
+}
+
 #[test]
 fn a_record_line_reads_back_as_the_evidence() {
-    let line = to_line("s1", &evidence());
+    let line = to_line("s1", &evidence(), None);
     assert_eq!(
         line,
         format!(
-            r#"goalkeeper-evidence 1 {{"run":"0123456789abcdef0123456789abcdef","session":"s1","task":null,"dir":"/work/project","fp":"fedcba9876543210fedcba9876543210","at":1764441600000,"by":"agent","agent":null,"host":"claude-code","checks":[{{"c":"{}","exit":{{"code":0}},"ms":1234}},{{"c":"{}","exit":{{"timed_out":600}},"ms":600000}}]}}"#,
+            r#"goalkeeper-evidence 1 {{"run":"0123456789abcdef0123456789abcdef","session":"s1","task":null,"dir":"/work/project","fp":"fedcba9876543210fedcba9876543210","at":1764441600000,"by":"agent","agent":null,"host":"claude-code","call":null,"checks":[{{"c":"{}","exit":{{"code":0}},"ms":1234}},{{"c":"{}","exit":{{"timed_out":600}},"ms":600000}}]}}"#,
             digest("cargo test"),
             digest("cargo clippy -- -D warnings")
         )
     );
     let output = format!("{line}\ngoalkeeper verify: the goal's checks ...\n");
-    let record = from_shell_call("goalkeeper verify", &output, GK).unwrap();
+    let record = from_shell_call(shell("goalkeeper verify", &output), GK).unwrap();
     assert_eq!(record.session, "s1");
     let checks = [
         "cargo clippy -- -D warnings".to_owned(),
@@ -57,7 +66,7 @@ fn a_record_line_reads_back_as_the_evidence() {
 
 #[test]
 fn only_a_plain_verify_call_is_taken() {
-    let line = to_line("s1", &evidence());
+    let line = to_line("s1", &evidence(), None);
     let output = format!("{line}\nreport");
     for command in [
         "goalkeeper verify",
@@ -65,9 +74,12 @@ fn only_a_plain_verify_call_is_taken() {
         "/usr/local/bin/goalkeeper verify",
         "'goalkeeper' verify",
     ] {
-        assert!(from_shell_call(command, &output, GK).is_ok(), "{command}");
+        assert!(
+            from_shell_call(shell(command, &output), GK).is_ok(),
+            "{command}"
+        );
     }
-    let refused = |command: &str| from_shell_call(command, &output, GK).unwrap_err();
+    let refused = |command: &str| from_shell_call(shell(command, &output), GK).unwrap_err();
     for command in [
         "goalkeeper verify && echo forged",
         "goalkeeper verify; true",
@@ -102,8 +114,9 @@ fn only_a_plain_verify_call_is_taken() {
 
 #[test]
 fn the_record_must_open_the_output_and_read_as_verify_writes_it() {
-    let line = to_line("s1", &evidence());
-    let refused = |output: &str| from_shell_call("goalkeeper verify", output, GK).unwrap_err();
+    let line = to_line("s1", &evidence(), None);
+    let refused =
+        |output: &str| from_shell_call(shell("goalkeeper verify", output), GK).unwrap_err();
     assert_eq!(refused(""), "the call printed nothing");
     assert_eq!(
         refused(&format!("something first\n{line}")),
@@ -128,16 +141,47 @@ fn the_record_must_open_the_output_and_read_as_verify_writes_it() {
     // The task the command names is the record's.
     let mut task = evidence();
     task.scope = Scope::Task("Write the parser".into());
-    let line = to_line("s1", &task);
-    let ok = from_shell_call("goalkeeper verify --task 'Write the parser'", &line, GK).unwrap();
+    let line = to_line("s1", &task, None);
+    let ok = from_shell_call(
+        shell("goalkeeper verify --task 'Write the parser'", &line),
+        GK,
+    )
+    .unwrap();
     assert_eq!(ok.task.as_deref(), Some("Write the parser"));
-    assert!(from_shell_call("goalkeeper verify --task=\"Write the parser\"", &line, GK).is_ok());
+    assert!(
+        from_shell_call(
+            shell("goalkeeper verify --task=\"Write the parser\"", &line),
+            GK
+        )
+        .is_ok()
+    );
     assert_eq!(
-        from_shell_call("goalkeeper verify --task Other", &line, GK).unwrap_err(),
+        from_shell_call(shell("goalkeeper verify --task Other", &line), GK).unwrap_err(),
         "the record's task is not the one the command names"
     );
     assert_eq!(
-        from_shell_call("goalkeeper verify", &line, GK).unwrap_err(),
+        from_shell_call(shell("goalkeeper verify", &line), GK).unwrap_err(),
         "the record's task is not the one the command names"
+    );
+}
+
+#[test]
+fn the_exit_status_and_the_call_must_be_the_records() {
+    // One check timed out: verify exits 1.
+    let line = to_line("s1", &evidence(), Some("call_4"));
+    let with = |exit, call| ShellCall {
+        command: "goalkeeper verify",
+        output: &line,
+        exit,
+        call,
+    };
+    assert!(from_shell_call(with(Some(1), Some("call_4")), GK).is_ok());
+    assert_eq!(
+        from_shell_call(with(Some(0), None), GK).unwrap_err(),
+        "the call exited with 0, which is not what verify exits with for this record"
+    );
+    assert_eq!(
+        from_shell_call(with(None, Some("call_5")), GK).unwrap_err(),
+        "the record names another tool call"
     );
 }
