@@ -548,3 +548,31 @@ fn the_status_line_shows_where_the_checks_stand() {
         "◎ Ship · checks 1/2 pass, 1 fail · 0 tok · 0s\n"
     );
 }
+
+#[test]
+fn the_mcp_server_gates_complete_on_the_files_of_its_directory() {
+    use crate::mcp::{Server, is_error, text};
+    let p = Project::new();
+    p.ok(&["goal", "set", "Ship", "--check", "test -f done.txt"]);
+    let mut server = Server::spawn_in(&p.env, &p.dir, &["mcp"], &[]);
+    server.initialize();
+    let complete = serde_json::json!({"op": "complete"});
+    let refused = server.call("goal", complete.clone());
+    assert!(is_error(&refused));
+    assert_eq!(
+        text(&refused),
+        "Errors: `complete` of goal #1 is refused until its checks pass on the files as they are now: `test -f done.txt` not run yet. Run `goalkeeper verify` in your shell: it runs the checks and records the result; fix what fails, then try again"
+    );
+    let get = server.call("goal", serde_json::json!({"op": "get"}));
+    assert!(
+        text(&get).ends_with("1. `test -f done.txt`: not run yet"),
+        "{}",
+        text(&get)
+    );
+    p.write("done.txt", "done");
+    p.cmd(&["verify"]).output().unwrap();
+    // The same server, the files as they are now: accepted.
+    let accepted = server.call("goal", complete);
+    assert!(!is_error(&accepted), "{}", text(&accepted));
+    assert_eq!(server.stop(), "[exit status: 0]");
+}

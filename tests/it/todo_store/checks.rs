@@ -458,3 +458,41 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
         "the record names no check the session has now; it was not stored"
     );
 }
+
+#[test]
+fn the_runaway_guard_counts_a_verify_that_changed_nothing_as_no_progress() {
+    use goalkeeper::prompt::{Injector, Templates};
+    use goalkeeper::turn::{Continuation, continuation};
+    let (dir, mut store) = project();
+    set(&mut store, &["test -f done"]);
+    let mut settings = goalkeeper::Settings::default();
+    settings.goal.continuation.max_idle = 2;
+    let injector = Injector::new(Templates::builtin(), settings);
+    let tools = vec!["todo".to_owned(), "goal".to_owned()];
+    let mut next = |store: &mut Store| {
+        store
+            .in_session(&session(), |tx| continuation(tx, &injector, &tools, NOW))
+            .unwrap()
+    };
+    assert!(matches!(next(&mut store), Continuation::Message(_)));
+    // A first run is progress; the same run again on the same files is not.
+    verify(&mut store, dir.path(), Scope::Goal, NOW);
+    assert!(matches!(next(&mut store), Continuation::Message(_)));
+    verify(&mut store, dir.path(), Scope::Goal, NOW);
+    assert!(matches!(next(&mut store), Continuation::Message(_)));
+    // An edit and a run on the new files is progress again.
+    std::fs::write(dir.path().join("main.rs"), "fn main() { work() }").unwrap();
+    verify(&mut store, dir.path(), Scope::Goal, NOW);
+    assert!(matches!(next(&mut store), Continuation::Message(_)));
+    verify(&mut store, dir.path(), Scope::Goal, NOW);
+    assert!(matches!(next(&mut store), Continuation::Message(_)));
+    verify(&mut store, dir.path(), Scope::Goal, NOW);
+    match next(&mut store) {
+        Continuation::Paused(text) => assert!(
+            text.contains("after 2 continuations in a row without progress"),
+            "{text}"
+        ),
+        other => panic!("the guard did not pause: {other:?}"),
+    }
+    assert_eq!(goal_status(&mut store), GoalStatus::Paused);
+}
