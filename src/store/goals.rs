@@ -144,7 +144,7 @@ fn goal_proof(tx: &Tx<'_>, session: &SessionId, goal: &Goal, look: &Look) -> Res
         .map(|c| (Scope::Goal, c.clone()))
         .collect();
     Ok(Proof {
-        checked: super::checks::checked(tx, session, wanted, look)?,
+        checked: super::check_runs::checked(tx, session, wanted, look)?,
         tree_error: look.fingerprint().err().map(str::to_owned),
     })
 }

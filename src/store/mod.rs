@@ -6,6 +6,7 @@
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
 mod backup;
+mod check_runs;
 pub(crate) mod checks;
 mod copy;
 pub(crate) mod events;

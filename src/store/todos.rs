@@ -563,7 +563,7 @@ fn gate(
             Scope::Goal => None,
         })
         .collect();
-    let checked = super::checks::checked(tx, session, wanted, look)?;
+    let checked = super::check_runs::checked(tx, session, wanted, look)?;
     let tree_error = look.fingerprint().err();
     if actor == Actor::User {
         let unverified = checked
