@@ -469,7 +469,7 @@ fn the_runaway_guard_counts_a_verify_that_changed_nothing_as_no_progress() {
     settings.goal.continuation.max_idle = 2;
     let injector = Injector::new(Templates::builtin(), settings);
     let tools = vec!["todo".to_owned(), "goal".to_owned()];
-    let mut next = |store: &mut Store| {
+    let next = |store: &mut Store| {
         store
             .in_session(&session(), |tx| continuation(tx, &injector, &tools, NOW))
             .unwrap()
