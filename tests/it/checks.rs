@@ -576,3 +576,26 @@ fn the_mcp_server_gates_complete_on_the_files_of_its_directory() {
     assert!(!is_error(&accepted), "{}", text(&accepted));
     assert_eq!(server.stop(), "[exit status: 0]");
 }
+
+#[cfg(feature = "watch")]
+#[test]
+fn watch_shows_where_each_check_stands() {
+    let p = Project::new();
+    p.ok(&["goal", "set", "Ship", "--check", "true", "--check", "false"]);
+    p.ok(&["todo", "init", "--item", "Lexer"]);
+    p.ok(&["todo", "check", "Lexer", "make lexer"]);
+    p.cmd(&["verify"]).output().unwrap();
+    let small = p.ok(&["watch", "--once", "--size", "100x30"]);
+    assert!(
+        small.contains("… 1 more check (`goalkeeper goal check list`, `todo view`)"),
+        "{small}"
+    );
+    let frame = p.ok(&["watch", "--once", "--size", "100x40"]);
+    for line in [
+        "Check pass `true` passed 0s ago",
+        "Check fail `false` failed 0s ago (exit 1)",
+        "Check not run task \"Lexer\": `make lexer` not run yet",
+    ] {
+        assert!(frame.contains(line), "{line}\n{frame}");
+    }
+}

@@ -295,9 +295,10 @@ fn check_lines(
         })
         .collect();
     if checks.len() > room {
+        let more = checks.len() - room;
         lines.push(Line::from(format!(
-            "… {} more checks (`goalkeeper goal check list`)",
-            checks.len() - room
+            "… {more} more check{} (`goalkeeper goal check list`, `todo view`)",
+            if more == 1 { "" } else { "s" }
         )));
     }
     lines
