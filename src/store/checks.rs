@@ -102,8 +102,7 @@ impl Store {
     /// lock.
     pub fn has_task_checks(&self, session: &SessionId) -> Result<bool> {
         self.in_read_tx(|tx| {
-            let (version, shape) = super::shape::load(tx, session)?;
-            if version == 0 || shape.is_some() {
+            if !may_have_task_checks(tx, session)? {
                 return Ok(false);
             }
             Ok(tx
@@ -131,6 +130,30 @@ impl Store {
     pub fn session_checks(&self, session: &SessionId, look: &Look) -> Result<SessionChecks> {
         self.in_read_tx(|tx| session_checks(tx, session, look))
     }
+}
+
+/// False when the session's list surely has no task check: it was never
+/// written, or it keeps its shape, which a list with a check never does
+/// (DESIGN.md §7). Reads the session's row alone, so the many reads of a
+/// list without checks (every hook event's progress mark) skip its rows.
+fn may_have_task_checks(tx: &Tx<'_>, session: &SessionId) -> Result<bool> {
+    let (version, shape) = super::shape::load(tx, session)?;
+    Ok(version > 0 && shape.is_none())
+}
+
+/// The open tasks' checks of the session, in list order.
+fn open_task_checks(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, String)>> {
+    if !may_have_task_checks(tx, session)? {
+        return Ok(Vec::new());
+    }
+    tx.query_all(
+        "SELECT content, check_cmd FROM tasks
+         WHERE session_id = ?1 AND check_cmd IS NOT NULL
+           AND status NOT IN ('completed', 'abandoned')
+         ORDER BY phase_pos, pos",
+        params![session.as_str()],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+    )
 }
 
 /// The commands `verify` runs for `scope` in `tx`.
@@ -167,14 +190,11 @@ pub(crate) fn session_checks(
         .map(|c| (Scope::Goal, c))
         .collect();
     let goal_count = wanted.len();
-    wanted.extend(tx.query_all(
-        "SELECT content, check_cmd FROM tasks
-         WHERE session_id = ?1 AND check_cmd IS NOT NULL
-           AND status NOT IN ('completed', 'abandoned')
-         ORDER BY phase_pos, pos",
-        params![session.as_str()],
-        |r| Ok((Scope::Task(r.get::<String>(0)?), r.get::<String>(1)?)),
-    )?);
+    wanted.extend(
+        open_task_checks(tx, session)?
+            .into_iter()
+            .map(|(task, check)| (Scope::Task(task), check)),
+    );
     if wanted.is_empty() {
         return Ok(SessionChecks::default());
     }
@@ -221,14 +241,7 @@ pub(crate) fn progress_part(tx: &Tx<'_>, session: &SessionId) -> Result<String> 
         .filter(|g| g.status.is_live())
         .map(|g| g.checks)
         .unwrap_or_default();
-    commands.extend(tx.query_all(
-        "SELECT check_cmd FROM tasks
-         WHERE session_id = ?1 AND check_cmd IS NOT NULL
-           AND status NOT IN ('completed', 'abandoned')
-         ORDER BY phase_pos, pos",
-        params![session.as_str()],
-        |r| r.get::<String>(0),
-    )?);
+    commands.extend(open_task_checks(tx, session)?.into_iter().map(|(_, c)| c));
     let mut latest = Vec::with_capacity(commands.len());
     for command in commands {
         let run = tx.query_opt(
