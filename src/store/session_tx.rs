@@ -164,8 +164,9 @@ impl SessionTx<'_> {
         goals::goal_in_tx(&self.tx, &self.session, call, actor, now_ms, &self.look)
     }
 
-    /// Every check of the session (the live goal's, each task's) and where
-    /// each stands on the files the store judges in ([`Store::judge_in`]);
+    /// Every check of the session that still gates something (the live
+    /// goal's, each open task's) and where each stands on the files the
+    /// store judges in ([`Store::judge_in`]);
     /// the files are read only when there is a check, and only once.
     pub fn checks(&self) -> Result<super::SessionChecks> {
         super::checks::session_checks(&self.tx, &self.session, &self.look)

@@ -496,3 +496,50 @@ fn the_runaway_guard_counts_a_verify_that_changed_nothing_as_no_progress() {
     }
     assert_eq!(goal_status(&mut store), GoalStatus::Paused);
 }
+
+#[test]
+fn a_long_list_with_a_check_takes_the_whole_list_path_where_the_gate_is() {
+    let (_dir, mut store) = project();
+    let items: Vec<String> = (0..300).map(|i| format!("task {i:03}")).collect();
+    let init = serde_json::json!({"op": "init", "items": items}).to_string();
+    common::agent(&mut store, &init);
+    let op = Op::Check("task 150".into(), Some("false".into()));
+    store
+        .todo(&session(), Call::Op(&op), Actor::User, NOW)
+        .unwrap();
+    let done = r#"{"op":"done","task":"task 150"}"#;
+    // The MCP server's path: a targeted call on a long list would run in
+    // place, where no gate is; a list with a check keeps no shape, so it
+    // runs on the whole list and meets the gate.
+    let answer = store
+        .todo_answer(&session(), Call::Json(done), Actor::Agent, NOW)
+        .unwrap();
+    assert!(answer.is_error);
+    assert!(
+        answer
+            .text
+            .starts_with("Errors: `done` of task \"task 150\" is refused"),
+        "{}",
+        answer.text
+    );
+    let list = common::list(&mut store);
+    let task = list
+        .tasks()
+        .find(|(_, t)| t.content == "task 150")
+        .unwrap()
+        .1;
+    assert_eq!(
+        (task.status, task.check.as_deref()),
+        (Status::Pending, Some("false"))
+    );
+    // Another task of the list is done as ever.
+    let other = store
+        .todo_answer(
+            &session(),
+            Call::Json(r#"{"op":"done","task":"task 151"}"#),
+            Actor::Agent,
+            NOW,
+        )
+        .unwrap();
+    assert!(!other.is_error, "{}", other.text);
+}
