@@ -599,3 +599,68 @@ fn watch_shows_where_each_check_stands() {
         assert!(frame.contains(line), "{line}\n{frame}");
     }
 }
+
+#[test]
+fn where_the_database_is_read_only_verify_prints_the_record_a_hook_stores() {
+    use goalkeeper::verify::record::{ShellCall, from_shell_call};
+    let p = Project::new();
+    p.ok(&["goal", "set", "Ship", "--check", "true"]);
+    let db = p.env.db();
+    // A sandbox's read-only database; root ignores permission bits.
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .arg(&db)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !chattr("+i") {
+        eprintln!(
+            "skipped: cannot make {} immutable with chattr here",
+            db.display()
+        );
+        return;
+    }
+    let output = p.cmd(&["verify"]).output().unwrap();
+    chattr("-i");
+    let out = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("Every check passed on the files as they are now. The session's log cannot be written from here (database error: attempt to write a readonly database (the database file or its directory is read-only; fix the permissions)); the record on the first line is for goalkeeper's hook to store."),
+        "{out}"
+    );
+    assert!(!p.ok(&["todo", "log"]).contains("verify"));
+    assert!(
+        p.cmd(&["goal", "apply", r#"{"op":"complete"}"#])
+            .output()
+            .unwrap()
+            .status
+            .code()
+            == Some(1)
+    );
+    // What a host's hook does with its record of that shell call.
+    let call = ShellCall {
+        command: "goalkeeper verify",
+        output: &out,
+        exit: Some(0),
+        call: None,
+    };
+    let record = from_shell_call(call, &["goalkeeper"]).unwrap();
+    let mut store = goalkeeper::Store::open(&db).unwrap();
+    let session = goalkeeper::SessionId::parse("default").unwrap();
+    assert!(
+        store
+            .record_from_hook(&session, &record, p.env.now_ms)
+            .unwrap()
+    );
+    drop(store);
+    let done = p
+        .cmd(&["goal", "apply", r#"{"op":"complete"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stdout)
+    );
+}
