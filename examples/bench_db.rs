@@ -88,6 +88,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
         let set = GoalOp::Set {
             objective: format!("Finish the work of session {s}"),
             budget: Some(100_000),
+            checks: Vec::new(),
         };
         store.goal(&session, GoalCall::Op(&set), Actor::User, NOW_MS)?;
         let usage = GoalOp::Usage(Usage {
@@ -120,6 +121,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
     let set = GoalOp::Set {
         objective: "Ship the release: parser, CLI and docs".into(),
         budget: Some(10_000_000),
+        checks: Vec::new(),
     };
     store.goal(&session, GoalCall::Op(&set), Actor::User, NOW_MS)?;
 

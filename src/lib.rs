@@ -10,6 +10,7 @@
 
 mod actor;
 mod call;
+pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
@@ -27,9 +28,11 @@ pub mod store;
 mod time;
 pub mod todo;
 mod tool_result;
+pub mod tree;
 pub mod turn;
 #[cfg(feature = "cli")]
 mod user_files;
+pub mod verify;
 
 pub use actor::Actor;
 pub use error::{Error, ErrorKind, Result};

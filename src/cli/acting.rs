@@ -95,6 +95,9 @@ impl Command {
             #[cfg(feature = "watch")]
             Command::Watch(_) => Acts::Nobody,
             Command::Backup(_) | Command::Migrate(_) => Acts::Person,
+            // Runs the checks a person set and records the run as the
+            // agent's evidence (DESIGN.md §13).
+            Command::Verify(_) => Acts::Agent,
         }
     }
 }

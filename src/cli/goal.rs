@@ -30,6 +30,9 @@ pub(crate) enum GoalCommand {
     /// Show the goal
     #[command(visible_alias = "show")]
     Get,
+    /// The goal's checks: shell commands that must pass for the agent's `complete`
+    #[command(subcommand)]
+    Check(CheckCommand),
     /// Pause the goal: its clock and continuations stop
     Pause,
     /// Resume a paused goal (refused while its budget is used up)
@@ -73,7 +76,7 @@ impl GoalCommand {
     pub(crate) fn acts(&self) -> Acts {
         match self {
             GoalCommand::Apply { .. } => Acts::Agent,
-            GoalCommand::Get => Acts::Nobody,
+            GoalCommand::Get | GoalCommand::Check(CheckCommand::List) => Acts::Nobody,
             GoalCommand::Set(_)
             | GoalCommand::Create(_)
             | GoalCommand::Pause
@@ -81,9 +84,27 @@ impl GoalCommand {
             | GoalCommand::Complete
             | GoalCommand::Drop
             | GoalCommand::Budget { .. }
+            | GoalCommand::Check(CheckCommand::Add { .. } | CheckCommand::Rm { .. })
             | GoalCommand::Usage { .. } => Acts::Person,
         }
     }
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum CheckCommand {
+    /// Add a check: a shell command that must pass (exit 0) on the files as they are
+    Add {
+        /// The command, one line of shell (several words are joined with spaces)
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// Remove check number N (as `goal check list` numbers them)
+    Rm {
+        /// The check's number, from 1
+        number: usize,
+    },
+    /// List the checks and where each stands
+    List,
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +116,10 @@ pub(crate) struct NewGoal {
     /// The token budget (a positive number)
     #[arg(long, value_parser = parse_budget, allow_hyphen_values = true)]
     budget: Option<u64>,
+    /// A check: a shell command that must pass on the files as they are for
+    /// the agent's `complete` (repeatable; `goalkeeper verify` runs them)
+    #[arg(long = "check", value_name = "CMD", allow_hyphen_values = true)]
+    checks: Vec<String>,
 }
 
 /// `goal budget N|none`.
@@ -140,15 +165,30 @@ pub(crate) fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error>
     // the Bash guard reads too.
     let actor = command.acts().actor();
     let op = match command {
-        GoalCommand::Set(NewGoal { objective, budget }) => GoalOp::Set {
+        GoalCommand::Set(NewGoal {
+            objective,
+            budget,
+            checks,
+        }) => GoalOp::Set {
             objective: checked_objective(&objective.join(" "))?,
             budget,
+            checks: checked_commands(&checks)?,
         },
-        GoalCommand::Create(NewGoal { objective, budget }) => GoalOp::Create {
+        GoalCommand::Create(NewGoal {
+            objective,
+            budget,
+            checks,
+        }) => GoalOp::Create {
             objective: checked_objective(&objective.join(" "))?,
             budget,
+            checks: checked_commands(&checks)?,
         },
         GoalCommand::Get => GoalOp::Get,
+        GoalCommand::Check(CheckCommand::Add { command }) => {
+            GoalOp::CheckAdd(checked_command(&command.join(" "))?)
+        }
+        GoalCommand::Check(CheckCommand::Rm { number }) => GoalOp::CheckRm(number),
+        GoalCommand::Check(CheckCommand::List) => GoalOp::Checks,
         GoalCommand::Pause => GoalOp::Pause,
         GoalCommand::Resume => GoalOp::Resume,
         GoalCommand::Complete => GoalOp::Complete,
@@ -186,6 +226,16 @@ fn checked_objective(text: &str) -> Result<String, Error> {
     crate::goal::objective(text).map_err(Error::Usage)
 }
 
+/// A check given on the command line, checked as the goal's and a task's
+/// are (DESIGN.md §13).
+pub(super) fn checked_command(text: &str) -> Result<String, Error> {
+    crate::check::command(text).map_err(Error::Usage)
+}
+
+fn checked_commands(texts: &[String]) -> Result<Vec<String>, Error> {
+    texts.iter().map(|t| checked_command(t)).collect()
+}
+
 /// `--session-from HOST` where HOST has not run yet: `goal set` queues the
 /// goal for HOST's next session in `dir`, `goal get` shows a queued goal,
 /// `goal drop` removes it; anything else is refused.
@@ -199,11 +249,17 @@ pub(super) fn without_host_session(
     let mut store = ctx.store()?;
     let (verb, queued) = match command {
         Command::Goal(GoalArgs {
-            command: Some(GoalCommand::Set(NewGoal { objective, budget })),
+            command:
+                Some(GoalCommand::Set(NewGoal {
+                    objective,
+                    budget,
+                    checks,
+                })),
         }) => {
             let queued = QueuedGoal {
                 objective: checked_objective(&objective.join(" "))?,
                 budget: *budget,
+                checks: checked_commands(checks)?,
             };
             host_session::queue_goal(&mut store, host, dir, &queued, ctx.now_ms)?;
             ("queued", Some(queued))

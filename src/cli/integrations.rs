@@ -199,15 +199,32 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
             None => ctx.session.clone(),
         };
         // One read transaction: the goal and the list's counts of one
-        // moment, counted without reading the list.
-        let (goal, counts, holders) = ctx
-            .store()
-            .and_then(|store| store.status(&session))
-            .map_err(|e| super::hint::Hinted(&e).to_string())?;
+        // moment, counted without reading the list. The checks (a second
+        // read, and a look at the files) only for a session that has some.
+        let hinted = |e: Error| super::hint::Hinted(&e).to_string();
+        let mut store = ctx.store().map_err(hinted)?;
+        let (goal, counts, holders) = store.status(&session).map_err(hinted)?;
+        let goal_checks = goal
+            .as_ref()
+            .is_some_and(|g| g.status.is_live() && !g.checks.is_empty());
+        let checks = if goal_checks || store.has_task_checks(&session).map_err(hinted)? {
+            let dir = event
+                .pointer("/workspace/current_dir")
+                .or_else(|| event.get("cwd"))
+                .and_then(Value::as_str)
+                .map(PathBuf::from);
+            store.judge_dir(dir);
+            let look = store.look();
+            let checks = store.session_checks(&session, &look).map_err(hinted)?;
+            checks.all().cloned().collect()
+        } else {
+            Vec::new()
+        };
         Ok(statusline::status_line_of(
             goal.as_ref(),
             counts,
             &holders,
+            &checks,
             ctx.now_ms,
         ))
     })
@@ -242,7 +259,7 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         } => {
             let (command, note) = chosen(command)?;
             let report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
-            (report, note)
+            (report, with_verify_note(note, Host::GeminiCli))
         }
         InstallCommand::Codex {
             codex_home,
@@ -250,7 +267,8 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         } => {
             let (command, note) = chosen(command)?;
             let home = codex::codex_home(codex_home.as_deref())?;
-            (codex::install_codex(&home, &command, ctx.now_ms)?, note)
+            let report = codex::install_codex(&home, &command, ctx.now_ms)?;
+            (report, with_verify_note(note, Host::Codex))
         }
         InstallCommand::Pi {
             project: dir,
@@ -264,7 +282,7 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
                 templates.templates(),
                 ctx.now_ms,
             )?;
-            (report, note)
+            (report, with_verify_note(note, Host::Pi))
         }
     };
     if ctx.json {
@@ -278,6 +296,16 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         }
     }
     Ok(Outcome::Success)
+}
+
+/// `note` (if any), then how a person lets the agent run `goalkeeper
+/// verify` on `host`.
+fn with_verify_note(note: Option<String>, host: Host) -> Option<String> {
+    let verify = install::verify_note(host);
+    Some(match note {
+        Some(note) => format!("{note}\n{verify}"),
+        None => verify.to_owned(),
+    })
 }
 
 /// `goalkeeper` when that word on `PATH` runs this executable (the

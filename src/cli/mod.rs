@@ -36,6 +36,7 @@ mod session;
 mod todo;
 mod tour;
 mod variables;
+mod verify;
 #[cfg(feature = "watch")]
 mod watch;
 
@@ -153,6 +154,8 @@ enum Command {
     /// A live full-screen view of the goal, todos and events (--once: one frame as text)
     #[cfg(feature = "watch")]
     Watch(watch::WatchArgs),
+    /// Run the goal's checks (or a task's) here and record the result
+    Verify(verify::VerifyArgs),
     /// Write a consistent single-file copy of the database to a new file
     Backup(backup::BackupArgs),
     /// Copy every session of the database (--db) into another, e.g. PostgreSQL
@@ -170,6 +173,7 @@ pub(crate) enum Outcome {
 /// Everything a command needs besides its own arguments.
 #[derive(Clone)]
 pub(crate) struct Context {
+    /// `--db`, else `$GOALKEEPER_DB`; `None`: the default location.
     db: Option<PathBuf>,
     session: SessionId,
     /// `--session-from HOST`, when given.
@@ -223,6 +227,8 @@ impl Context {
             })
         };
         let mut store = store.map(Store::exits_with_process)?;
+        // Checks are judged on the files here, with the hashes verify kept.
+        store.judge_in(None, verify::cache_dir());
         if let Some(agent) = &self.agent {
             let lease = self.settings()?.todo.claim.lease;
             store.act_as(Some(agent.clone()), lease);
@@ -235,10 +241,7 @@ impl Context {
     fn location(&self) -> Result<Location, Error> {
         let path = match &self.db {
             Some(path) => path.clone(),
-            None => match variables::db_path() {
-                Some(path) => path,
-                None => default_db_path()?,
-            },
+            None => default_db_path()?,
         };
         self.located(path)
     }
@@ -446,7 +449,11 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         "a session id",
         SessionId::parse,
     );
-    let session = passed_over(session, lenient)?.unwrap_or_default();
+    let session = passed_over(session, lenient)?;
+    // `verify` acts on the session a host's shell names only when neither
+    // `--session` nor `$GOALKEEPER_SESSION` gave one.
+    let session_given = session.is_some();
+    let session = session.unwrap_or_default();
     let now_ms = match now_ms() {
         Ok(now) => now,
         Err(e) if lenient => {
@@ -469,7 +476,9 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
     );
     let named = passed_over(named, lenient)?;
     let mut ctx = Context {
-        db: cli.db,
+        // An explicit database, from the line or the variable: never the
+        // default location, whose directory a first run creates.
+        db: cli.db.or_else(variables::db_path),
         session,
         session_from: cli.session_from,
         agent_named_by: named.is_some().then_some(agent_named_by),
@@ -525,6 +534,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Command::Install(command) => integrations::install(&ctx, command),
         #[cfg(feature = "watch")]
         Command::Watch(args) => watch::run(&ctx, args, cli.session.is_some()),
+        Command::Verify(args) => verify::run(&ctx, args, session_given),
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Migrate(args) => backup::migrate(&ctx, args),
     }

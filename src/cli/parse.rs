@@ -69,6 +69,8 @@ impl Command {
             | Command::Workspace(_)
             | Command::Tour
             | Command::Backup(_) => false,
+            // Without a database there is no check to run: it says so.
+            Command::Verify(_) => false,
             #[cfg(feature = "watch")]
             Command::Watch(_) => false,
         }

@@ -67,7 +67,12 @@ pub(crate) fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Erro
     // long list, only what the bounded block shows.
     let list = tx.todo_listed(injector.max_tasks())?;
     let goal = tx.goal()?;
-    let message = injector.goal_mode_context(goal.as_ref(), &list, &tools, ctx.now_ms)?;
+    let proof = match &goal {
+        Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks()?.proof(),
+        _ => crate::check::Proof::default(),
+    };
+    let message =
+        injector.goal_mode_context_checked(goal.as_ref(), &list, &tools, &proof, ctx.now_ms)?;
     tx.commit()?;
     if let Some(note) = note {
         note!("{note}");

@@ -59,6 +59,24 @@ pub(crate) enum TodoCommand {
         /// The task's exact content
         task: Option<String>,
     },
+    /// Set a task's check: a shell command that must pass for the agent's `done`
+    /// (--clear removes it)
+    Check {
+        /// The task's exact content
+        task: String,
+        /// The command, one line of shell (several words are joined with spaces)
+        #[arg(
+            num_args = 1..,
+            allow_hyphen_values = true,
+            required_unless_present = "clear",
+            conflicts_with = "clear",
+            value_name = "CMD"
+        )]
+        command: Vec<String>,
+        /// Remove the task's check
+        #[arg(long)]
+        clear: bool,
+    },
     /// Clear the block on a task or a phase
     Unblock(TargetArgs),
     /// Add tasks to a phase, creating it at the end if missing
@@ -118,6 +136,7 @@ impl TodoCommand {
             | TodoCommand::Unblock(_)
             | TodoCommand::Append { .. }
             | TodoCommand::Import { .. }
+            | TodoCommand::Check { .. }
             | TodoCommand::Undo => Acts::Person,
         }
     }
@@ -229,6 +248,20 @@ pub(crate) fn run(
             let op = Op::Release(what);
             return print_call(ctx, Call::Op(&op), actor);
         }
+        TodoCommand::Check {
+            task,
+            command,
+            clear,
+        } => {
+            let command = if clear {
+                None
+            } else {
+                Some(super::goal::checked_command(&command.join(" "))?)
+            };
+            let task = crate::todo::text::task_content(&task).map_err(Error::Usage)?;
+            let op = Op::Check(task, command);
+            return print_call(ctx, Call::Op(&op), Actor::User);
+        }
         TodoCommand::Unblock(target) => Value::Object(target.into_call("unblock")),
         TodoCommand::Append { phase, items } => {
             json!({"op": "append", "phase": phase, "items": items})
@@ -236,7 +269,9 @@ pub(crate) fn run(
         // The text alone is read from what the page shows (the JSON
         // result carries the whole list, so it reads the whole list).
         TodoCommand::View if !ctx.json => {
-            let (text, is_error) = ctx.store()?.todo_view(&ctx.session, &ViewPage::first())?;
+            let (text, is_error) =
+                ctx.store()?
+                    .todo_view(&ctx.session, &ViewPage::first(), ctx.now_ms)?;
             out!("{text}");
             return Ok(if is_error {
                 Outcome::Rejected

@@ -70,6 +70,7 @@ impl Tour {
             GoalOp::Set {
                 objective: "Ship the 1.0 release of the CSV importer".into(),
                 budget: Some(20_000),
+                checks: Vec::new(),
             },
         )?;
 

@@ -36,6 +36,9 @@ pub struct State<'a> {
     pub now_ms: i64,
     /// The list has open tasks and every one of them is blocked.
     pub all_blocked: bool,
+    /// What the checks' latest runs were ([`checks_mark`]); empty when
+    /// nothing carries a check.
+    pub checks_mark: &'a str,
 }
 
 /// Why nothing is sent.
@@ -95,14 +98,41 @@ impl Decision {
 
 /// What the injected goal context depends on: the list's version and, for
 /// an active goal, its identity and revision (`3:7:2`, or `3:-` without an
-/// active goal). Token usage alone does not change it: it is not progress.
-pub(crate) fn progress_mark(todo_version: i64, goal: Option<&Goal>) -> String {
+/// active goal), then `checks` ([`checks_mark`], empty without checks).
+/// Token usage alone does not change it: it is not progress; nor does a
+/// verify that ran the checks on the same files to the same ends.
+pub(crate) fn progress_mark(todo_version: i64, goal: Option<&Goal>, checks: &str) -> String {
     match goal {
         Some(goal) if goal.status == GoalStatus::Active => {
-            format!("{todo_version}:{}:{}", goal.id, goal.revision)
+            format!("{todo_version}:{}:{}{checks}", goal.id, goal.revision)
         }
-        _ => format!("{todo_version}:-"),
+        _ => format!("{todo_version}:-{checks}"),
     }
+}
+
+/// The part of the progress mark the checks add (DESIGN.md §13): for each
+/// check, its command and the fingerprint and end of its latest run, as a
+/// short digest (`:c1a2b3c4d`); empty when there are no checks, so the mark
+/// of a session without them is what it always was. A verify that changed
+/// something (the files, or how a check ended) changes it; one that ran
+/// the same checks on the same files to the same ends does not.
+pub fn checks_mark(latest: &[(String, Option<(String, String)>)]) -> String {
+    use sha2::{Digest, Sha256};
+    if latest.is_empty() {
+        return String::new();
+    }
+    let mut hash = Sha256::new();
+    for (command, run) in latest {
+        hash.update(command.as_bytes());
+        hash.update([0]);
+        if let Some((fingerprint, exit)) = run {
+            hash.update(fingerprint.as_bytes());
+            hash.update([0]);
+            hash.update(exit.as_bytes());
+        }
+        hash.update([b'\n']);
+    }
+    format!(":c{}", crate::tree::hex(&hash.finalize()[..4]))
 }
 
 /// Decides the next continuation from `state` (see the module doc).
@@ -136,7 +166,7 @@ pub fn decide(state: &State<'_>) -> Decision {
     if goal.status != GoalStatus::Active {
         return Decision::quiet(Quiet::NotActive);
     }
-    let mark = progress_mark(state.todo_version, Some(goal));
+    let mark = progress_mark(state.todo_version, Some(goal), state.checks_mark);
     if state.all_blocked && state.last_mark == Some(mark.as_str()) {
         return Decision::quiet(Quiet::AllBlocked);
     }
@@ -210,13 +240,14 @@ mod tests {
             max_idle: 3,
             now_ms: 10,
             all_blocked: false,
+            checks_mark: "",
         }
     }
 
     #[test]
     fn when_every_open_task_is_blocked_the_agent_is_asked_once_per_state() {
         let goal = active();
-        let mark = progress_mark(3, Some(&goal));
+        let mark = progress_mark(3, Some(&goal), "");
         let blocked = |idle, last_mark| State {
             all_blocked: true,
             ..state(Some(&goal), idle, last_mark)
@@ -303,9 +334,36 @@ mod tests {
     #[test]
     fn the_mark_names_the_active_goal_only() {
         let mut goal = active();
-        assert_eq!(progress_mark(4, Some(&goal)), "4:7:0");
+        assert_eq!(progress_mark(4, Some(&goal), ""), "4:7:0");
         goal.status = GoalStatus::Paused;
-        assert_eq!(progress_mark(4, Some(&goal)), "4:-");
-        assert_eq!(progress_mark(0, None), "0:-");
+        assert_eq!(progress_mark(4, Some(&goal), ""), "4:-");
+        assert_eq!(progress_mark(0, None, ""), "0:-");
+    }
+
+    #[test]
+    fn a_verify_that_changed_nothing_leaves_the_mark_as_it_was() {
+        let run = |fp: &str, exit: &str| Some((fp.to_owned(), exit.to_owned()));
+        assert_eq!(checks_mark(&[]), "");
+        let failed = checks_mark(&[("cargo test".into(), run("aa", "exit 101"))]);
+        assert!(failed.starts_with(":c") && failed.len() == 10, "{failed}");
+        assert_eq!(
+            checks_mark(&[("cargo test".into(), run("aa", "exit 101"))]),
+            failed,
+            "the same files, the same end: no progress"
+        );
+        for moved in [run("bb", "exit 101"), run("aa", "exit 0"), None] {
+            assert_ne!(checks_mark(&[("cargo test".into(), moved)]), failed);
+        }
+        let goal = active();
+        let idle = State {
+            checks_mark: &failed,
+            ..state(Some(&goal), 1, None)
+        };
+        let mark = format!("3:7:0{failed}");
+        let again = decide(&State {
+            last_mark: Some(&mark),
+            ..idle
+        });
+        assert_eq!(again.idle, Some((2, Some(mark.clone()))));
     }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration};
 use crate::actor::Actor;
+use crate::check::{self, Proof};
 
 /// Token usage reported for one model turn (or a batch of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -38,6 +39,8 @@ pub enum GoalOp {
         objective: String,
         /// The token budget.
         budget: Option<u64>,
+        /// Its checks (a person's only; DESIGN.md §13).
+        checks: Vec<String>,
     },
     /// Start a goal; refused while one is live.
     Create {
@@ -45,9 +48,17 @@ pub enum GoalOp {
         objective: String,
         /// The token budget.
         budget: Option<u64>,
+        /// Its checks (a person's only).
+        checks: Vec<String>,
     },
     /// Read the goal.
     Get,
+    /// Read the live goal's checks and where they stand.
+    Checks,
+    /// Add a check to the live goal (a person's only).
+    CheckAdd(String),
+    /// Remove the live goal's check number N, from 1 (a person's only).
+    CheckRm(usize),
     /// Stop the clock and the continuations.
     Pause,
     /// Continue a paused goal; refused while the budget is used up.
@@ -69,6 +80,9 @@ impl GoalOp {
             GoalOp::Set { .. } => "set",
             GoalOp::Create { .. } => "create",
             GoalOp::Get => "get",
+            GoalOp::Checks => "checks",
+            GoalOp::CheckAdd(_) => "check-add",
+            GoalOp::CheckRm(_) => "check-rm",
             GoalOp::Pause => "pause",
             GoalOp::Resume => "resume",
             GoalOp::Complete => "complete",
@@ -91,6 +105,10 @@ pub struct Transition {
     pub changed: bool,
     /// The summary for the caller.
     pub message: String,
+    /// A person's `complete` of a goal whose checks did not all pass on
+    /// the files as they were: each of those checks and where it stood,
+    /// for the event log (it is recorded as unverified).
+    pub unverified: Vec<String>,
 }
 
 /// Trims and checks an objective: 1–4,000 characters.
@@ -116,17 +134,31 @@ pub(crate) const MAX_TOKENS: u64 = i64::MAX as u64;
 
 /// Applies `op` for `actor` to the session's current goal. A goal that
 /// `set` or `create` starts gets the id `next_id` returns, drawn only once
-/// the call is known to start one (the store draws ids from a sequence);
-/// the outer error is `next_id`'s.
+/// the call is known to start one (the store draws ids from a sequence).
+/// Where the goal's checks stand comes from `proof`, asked only for a goal
+/// with checks and an op that reads them (`get`, `checks`, `complete`):
+/// an agent's `complete` is refused unless each passed on the files as
+/// they are now (DESIGN.md §13). The outer error is the sources'.
 pub fn apply<E>(
     current: Option<&Goal>,
     op: &GoalOp,
     actor: Actor,
     now_ms: i64,
     next_id: impl FnOnce() -> std::result::Result<i64, E>,
+    proof: impl FnOnce(&Goal) -> std::result::Result<Proof, E>,
 ) -> std::result::Result<Result<Transition, String>, E> {
-    let (GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget }) = op else {
-        return Ok(change(current, op, actor, now_ms));
+    let (GoalOp::Set {
+        objective,
+        budget,
+        checks,
+    }
+    | GoalOp::Create {
+        objective,
+        budget,
+        checks,
+    }) = op
+    else {
+        return change(current, op, actor, now_ms, proof);
     };
     // A typed op did not come through `objective()`; no text goalkeeper
     // stores holds a NUL (DESIGN.md §1).
@@ -135,7 +167,7 @@ pub fn apply<E>(
     }
     let create = matches!(op, GoalOp::Create { .. });
     let live = current.filter(|g| g.status.is_live());
-    if let Err(refused) = may_start(current, op, live, create, *budget, actor) {
+    if let Err(refused) = may_start(current, op, live, create, *budget, checks, actor) {
         return Ok(Err(refused));
     }
     Ok(Ok(start(
@@ -143,24 +175,134 @@ pub fn apply<E>(
         create,
         objective,
         *budget,
+        checks,
         now_ms,
         next_id()?,
     )))
 }
 
 /// Every op but `set` and `create` (which [`apply`] runs).
-fn change(
+fn change<E>(
     current: Option<&Goal>,
     op: &GoalOp,
     actor: Actor,
     now_ms: i64,
-) -> Result<Transition, String> {
-    if actor == Actor::Agent {
-        agent_may(current, op)?;
+    proof: impl FnOnce(&Goal) -> std::result::Result<Proof, E>,
+) -> std::result::Result<Result<Transition, String>, E> {
+    if actor == Actor::Agent
+        && let Err(refused) = agent_may(current, op)
+    {
+        return Ok(Err(refused));
     }
     let live = current.filter(|g| g.status.is_live());
+    // Where the checks stand, for the ops that read them.
+    let proof = match (op, current) {
+        (GoalOp::Get | GoalOp::Checks, Some(goal)) if !goal.checks.is_empty() => Some(proof(goal)?),
+        (GoalOp::Complete, _) => match live {
+            Some(goal) if !goal.checks.is_empty() => Some(proof(goal)?),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(change_with(
+        current,
+        live,
+        op,
+        actor,
+        now_ms,
+        proof.as_ref(),
+    ))
+}
+
+/// [`change`] once the checks' `proof` is known (`None` without checks).
+fn change_with(
+    current: Option<&Goal>,
+    live: Option<&Goal>,
+    op: &GoalOp,
+    actor: Actor,
+    now_ms: i64,
+    proof: Option<&Proof>,
+) -> Result<Transition, String> {
     match op {
-        GoalOp::Get => Ok(unchanged(current, read(current, actor, now_ms))),
+        GoalOp::Get => {
+            let mut text = read(current, actor, now_ms);
+            if let Some(proof) = proof {
+                text.push('\n');
+                text.push_str(&check::list(proof, &crate::check::Scope::Goal, now_ms));
+            }
+            Ok(unchanged(current, text))
+        }
+        GoalOp::Checks => {
+            let goal = require(live, current, "list the checks of")?;
+            let text = match proof {
+                Some(proof) => check::list(proof, &crate::check::Scope::Goal, now_ms),
+                None => format!(
+                    "Goal #{} has no checks. A person adds one with `goalkeeper goal check add CMD`.",
+                    goal.id
+                ),
+            };
+            Ok(unchanged(current, text))
+        }
+        GoalOp::CheckAdd(command) => {
+            let mut goal = require(live, current, "add a check to")?.clone();
+            let command = check::command(command)?;
+            if goal.checks.contains(&command) {
+                return Err(format!(
+                    "goal #{} already has the check `{}`",
+                    goal.id,
+                    crate::sanitize::one_line(&command)
+                ));
+            }
+            if goal.checks.len() >= check::MAX_GOAL_CHECKS {
+                return Err(format!(
+                    "goal #{} has {} checks, the most a goal carries; remove one first (`goal check rm N`)",
+                    goal.id,
+                    goal.checks.len()
+                ));
+            }
+            goal.checks.push(command);
+            goal.revision += 1;
+            goal.updated_at_ms = now_ms;
+            let message = format!(
+                "Goal #{} now has {}: {}.",
+                goal.id,
+                checks_phrase(goal.checks.len()),
+                numbered(&goal.checks)
+            );
+            Ok(changed(goal, message))
+        }
+        GoalOp::CheckRm(n) => {
+            let mut goal = require(live, current, "remove a check from")?.clone();
+            if goal.checks.is_empty() {
+                return Err(format!("goal #{} has no checks to remove", goal.id));
+            }
+            if *n == 0 || *n > goal.checks.len() {
+                return Err(format!(
+                    "goal #{} has {}; give a number from 1 to {} (`goal check list` numbers them)",
+                    goal.id,
+                    checks_phrase(goal.checks.len()),
+                    goal.checks.len()
+                ));
+            }
+            let removed = goal.checks.remove(n - 1);
+            goal.revision += 1;
+            goal.updated_at_ms = now_ms;
+            let rest = if goal.checks.is_empty() {
+                "it has no checks now".to_owned()
+            } else {
+                format!(
+                    "{} left: {}",
+                    checks_phrase(goal.checks.len()),
+                    numbered(&goal.checks)
+                )
+            };
+            let message = format!(
+                "Removed check {n} of goal #{}, `{}`; {rest}.",
+                goal.id,
+                crate::sanitize::one_line(&removed)
+            );
+            Ok(changed(goal, message))
+        }
         GoalOp::Set { .. } | GoalOp::Create { .. } => unreachable!("apply starts goals"),
         GoalOp::Pause => {
             let goal = require(live, current, "pause")?;
@@ -178,14 +320,42 @@ fn change(
         GoalOp::Resume => resume(require(live, current, "resume")?, now_ms),
         GoalOp::Complete => {
             let mut goal = require(live, current, "complete")?.clone();
+            let unverified: Vec<String> = proof
+                .map(|p| {
+                    p.checked
+                        .iter()
+                        .filter(|c| !c.state.is_passing())
+                        .map(|c| c.describe(now_ms))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if actor == Actor::Agent
+                && let Some(proof) = proof
+                && let Some(refused) = check::refusal(
+                    &format!("`complete` of goal #{}", goal.id),
+                    &proof.checked,
+                    proof.tree_error.as_deref(),
+                    now_ms,
+                )
+            {
+                return Err(refused);
+            }
             goal.set_status(GoalStatus::Complete, now_ms);
-            let message = format!(
+            let mut message = format!(
                 "Goal #{} complete: {}. It {}.",
                 goal.id,
                 quote(&goal.objective),
                 used_phrase(&goal, now_ms)
             );
-            Ok(changed(goal, message))
+            if !unverified.is_empty() {
+                message.push_str(&format!(
+                    " Recorded as unverified: {}.",
+                    unverified.join("; ")
+                ));
+            }
+            let mut transition = changed(goal, message);
+            transition.unverified = unverified;
+            Ok(transition)
         }
         GoalOp::Drop => {
             let mut goal = require(live, current, "drop")?.clone();
@@ -212,6 +382,26 @@ fn change(
     }
 }
 
+/// `1 check`, `3 checks`.
+fn checks_phrase(n: usize) -> String {
+    if n == 1 {
+        "1 check".to_owned()
+    } else {
+        format!("{n} checks")
+    }
+}
+
+/// `1. `cargo test`, 2. `cargo clippy``: the checks, numbered as `check
+/// rm` takes them.
+fn numbered(checks: &[String]) -> String {
+    checks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{}. `{}`", i + 1, crate::sanitize::one_line(c)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What `get` says: the goal, or how to start one (with the tool, for the
 /// agent; with the command, for the user).
 fn read(current: Option<&Goal>, actor: Actor, now_ms: i64) -> String {
@@ -233,11 +423,13 @@ fn may_start(
     live: Option<&Goal>,
     create: bool,
     budget: Option<u64>,
+    checks: &[String],
     actor: Actor,
 ) -> Result<(), String> {
     if actor == Actor::Agent {
         agent_may(current, op)?;
     }
+    check_list(checks)?;
     if let (true, Some(goal)) = (create, live) {
         return Err(format!(
             "goal #{} is already live ({}): {}; complete or drop it first{}",
@@ -261,6 +453,7 @@ fn start(
     create: bool,
     objective: &str,
     budget: Option<u64>,
+    checks: &[String],
     now_ms: i64,
     next_id: i64,
 ) -> Transition {
@@ -269,13 +462,26 @@ fn start(
         old.set_status(GoalStatus::Dropped, now_ms);
         old
     });
-    let goal = Goal::new(next_id, objective.to_owned(), budget, now_ms);
+    let mut goal = Goal::new(next_id, objective.to_owned(), budget, now_ms);
+    goal.checks = checks.to_vec();
     let verb = if create { "created" } else { "set" };
     let mut message = format!(
         "Goal #{next_id} {verb}: {}{}.",
         quote(objective),
         budget_phrase(budget)
     );
+    if !checks.is_empty() {
+        message.push_str(&format!(
+            " Done means {} {}: {}.",
+            if checks.len() == 1 {
+                "this check"
+            } else {
+                "these checks"
+            },
+            if checks.len() == 1 { "passes" } else { "pass" },
+            numbered(checks)
+        ));
+    }
     if let Some(old) = &replaced {
         message.push_str(&format!(
             " It replaces goal #{} ({}), which stays in the history as dropped.",
@@ -288,7 +494,32 @@ fn start(
         goal: Some(goal),
         changed: true,
         message,
+        unverified: Vec::new(),
     }
+}
+
+/// The checks a new goal is given: each one line of shell, none twice, at
+/// most [`check::MAX_GOAL_CHECKS`].
+fn check_list(checks: &[String]) -> Result<(), String> {
+    for (i, command) in checks.iter().enumerate() {
+        if check::command(command)? != *command {
+            return Err(format!("check {} is not trimmed", i + 1));
+        }
+        if checks[..i].contains(command) {
+            return Err(format!(
+                "the check `{}` is given twice",
+                crate::sanitize::one_line(command)
+            ));
+        }
+    }
+    if checks.len() > check::MAX_GOAL_CHECKS {
+        return Err(format!(
+            "{} checks given; a goal carries at most {}",
+            checks.len(),
+            check::MAX_GOAL_CHECKS
+        ));
+    }
+    Ok(())
 }
 
 /// `resume` of the live `goal`: refused while it is active or its budget
@@ -351,11 +582,13 @@ fn count_usage(goal: &Goal, usage: &Usage, now_ms: i64) -> Transition {
 /// goal, and complete.
 fn agent_may(current: Option<&Goal>, op: &GoalOp) -> Result<(), String> {
     match op {
-        GoalOp::Get | GoalOp::Complete | GoalOp::Usage(_) => Ok(()),
+        GoalOp::Get | GoalOp::Checks | GoalOp::Complete | GoalOp::Usage(_) => Ok(()),
+        GoalOp::Create { checks, .. } if !checks.is_empty() => Err(CHECKS_ARE_A_PERSONS.into()),
         GoalOp::Create { budget: None, .. } => Ok(()),
         GoalOp::Create {
             budget: Some(_), ..
         } => Err("only the user can set a token budget; create the goal without one".into()),
+        GoalOp::CheckAdd(_) | GoalOp::CheckRm(_) => Err(CHECKS_ARE_A_PERSONS.into()),
         GoalOp::Resume => match current {
             Some(goal) if goal.status == GoalStatus::Paused => Ok(()),
             Some(goal) if goal.status == GoalStatus::BudgetLimited => Err(format!(
@@ -391,6 +624,9 @@ fn settle_budget(goal: &mut Goal, now_ms: i64) -> String {
     }
 }
 
+/// Why an agent may not set, change or remove a check.
+const CHECKS_ARE_A_PERSONS: &str = "only the user sets or removes checks: a check is a command that runs with the user's rights, and the definition of done the work is measured by";
+
 fn require<'a>(
     live: Option<&'a Goal>,
     current: Option<&'a Goal>,
@@ -425,6 +661,7 @@ fn unchanged(current: Option<&Goal>, message: String) -> Transition {
         goal: current.cloned(),
         changed: false,
         message,
+        unverified: Vec::new(),
     }
 }
 
@@ -434,6 +671,7 @@ fn changed(goal: Goal, message: String) -> Transition {
         goal: Some(goal),
         changed: true,
         message,
+        unverified: Vec::new(),
     }
 }
 

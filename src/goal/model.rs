@@ -124,6 +124,11 @@ pub struct Goal {
     pub created_at_ms: i64,
     /// Last change, milliseconds since the epoch.
     pub updated_at_ms: i64,
+    /// The checks a person set (DESIGN.md §13): shell commands that must
+    /// pass on the files as they are for an agent's `complete`. Empty for
+    /// none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
 impl Goal {
@@ -141,6 +146,7 @@ impl Goal {
             budget_notice: BudgetNotice::None,
             created_at_ms: now_ms,
             updated_at_ms: now_ms,
+            checks: Vec::new(),
         }
     }
 

@@ -49,7 +49,11 @@ impl Outcome {
     /// goal's id (`{"op": "set", "objective": …, "budget": …, "goal": 3}`).
     pub(crate) fn payload(&self) -> Option<Value> {
         let (op, transition) = (self.op.as_ref()?, self.change()?);
-        Some(payload(op, transition.goal.as_ref()))
+        let mut payload = payload(op, transition.goal.as_ref());
+        if !transition.unverified.is_empty() {
+            payload["unverified"] = transition.unverified.clone().into();
+        }
+        Some(payload)
     }
 
     /// The tool result: the transition's message and the goal after it, or
@@ -85,14 +89,16 @@ impl Outcome {
 
 /// Parses `call` and applies it for `actor` to the session's `current`
 /// goal. A goal that the call starts gets the id `next_id` returns, called
-/// only then. Pure but for that id: the caller stores the outcome; the
-/// error is `next_id`'s.
+/// only then; where the goal's checks stand comes from `proof`, called
+/// only when the op reads them (see [`apply`]). Pure but for those: the
+/// caller stores the outcome; the error is theirs.
 pub fn run<E>(
     current: Option<&Goal>,
     call: Call<'_>,
     actor: Actor,
     now_ms: i64,
     next_id: impl FnOnce() -> std::result::Result<i64, E>,
+    proof: impl FnOnce(&Goal) -> std::result::Result<crate::check::Proof, E>,
 ) -> std::result::Result<Outcome, E> {
     let parsed = match call {
         Call::Op(op) => Ok(op.clone()),
@@ -105,7 +111,7 @@ pub fn run<E>(
         },
     };
     let (op, transition, errors) = match parsed {
-        Ok(op) => match apply(current, &op, actor, now_ms, next_id)? {
+        Ok(op) => match apply(current, &op, actor, now_ms, next_id, proof)? {
             Ok(transition) => (Some(op), Some(transition), Vec::new()),
             Err(error) => (Some(op), None, vec![error]),
         },
@@ -123,10 +129,24 @@ pub fn run<E>(
 fn payload(op: &GoalOp, goal: Option<&Goal>) -> Value {
     let mut payload = json!({"op": op.name()});
     match op {
-        GoalOp::Set { objective, budget } | GoalOp::Create { objective, budget } => {
+        GoalOp::Set {
+            objective,
+            budget,
+            checks,
+        }
+        | GoalOp::Create {
+            objective,
+            budget,
+            checks,
+        } => {
             payload["objective"] = objective.as_str().into();
             payload["budget"] = json!(budget);
+            if !checks.is_empty() {
+                payload["checks"] = json!(checks);
+            }
         }
+        GoalOp::CheckAdd(command) => payload["command"] = command.as_str().into(),
+        GoalOp::CheckRm(n) => payload["number"] = (*n).into(),
         GoalOp::Budget(budget) => payload["budget"] = json!(budget),
         GoalOp::Usage(usage) => payload["usage"] = json!(usage),
         _ => {}
@@ -147,13 +167,19 @@ mod tests {
         move || Ok(id)
     }
 
+    /// No check stands anywhere.
+    fn unproven(_: &Goal) -> Result<crate::check::Proof, std::convert::Infallible> {
+        Ok(crate::check::Proof::default())
+    }
+
     #[test]
     fn a_set_starts_a_goal_with_the_next_id_and_says_what_to_log() {
         let op = GoalOp::Set {
             objective: "Ship".into(),
             budget: Some(100),
+            checks: Vec::new(),
         };
-        let outcome = run(None, Call::Op(&op), Actor::User, 5, id(9)).unwrap();
+        let outcome = run(None, Call::Op(&op), Actor::User, 5, id(9), unproven).unwrap();
         let goal = outcome.change().unwrap().goal.as_ref().unwrap();
         assert_eq!((goal.id, goal.status), (9, GoalStatus::Active));
         assert_eq!(
@@ -175,6 +201,7 @@ mod tests {
             Actor::Agent,
             5,
             id(4),
+            unproven,
         )
         .unwrap();
         assert!(outcome.errors.is_empty());
@@ -187,7 +214,15 @@ mod tests {
     fn a_refusal_keeps_the_goal_and_reports_every_error_on_one_line() {
         let goal = Goal::new(3, "Ship".into(), None, 0);
         let call = serde_json::json!({"op": "pause"});
-        let outcome = run(Some(&goal), Call::Value(&call), Actor::Agent, 5, id(4)).unwrap();
+        let outcome = run(
+            Some(&goal),
+            Call::Value(&call),
+            Actor::Agent,
+            5,
+            id(4),
+            unproven,
+        )
+        .unwrap();
         assert_eq!(outcome.op, Some(GoalOp::Pause));
         assert_eq!(outcome.transition, None);
         let result = outcome.to_result();
@@ -199,7 +234,7 @@ mod tests {
         );
         assert_eq!(result.details.goal.unwrap().id, 3);
 
-        let outcome = run(None, Call::Json("{"), Actor::Agent, 5, id(4)).unwrap();
+        let outcome = run(None, Call::Json("{"), Actor::Agent, 5, id(4), unproven).unwrap();
         assert_eq!(outcome.op, None);
         assert!(
             outcome

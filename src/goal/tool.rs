@@ -103,6 +103,7 @@ fn goal_op(
             Some(objective) => Some(GoalOp::Create {
                 objective,
                 budget: None,
+                checks: Vec::new(),
             }),
             None => {
                 if !given {
@@ -203,7 +204,8 @@ mod tests {
             parse_goal_call(&json!({"op": "create", "objective": "  Ship it "})),
             Ok(GoalOp::Create {
                 objective: "Ship it".into(),
-                budget: None
+                budget: None,
+                checks: Vec::new()
             })
         );
     }

@@ -112,6 +112,10 @@ impl HookEvent {
             }
             !nul
         });
+        // Checks are judged on the files of the directory the host runs in.
+        if let Some(cwd) = &dir {
+            store.judge_dir(Some(PathBuf::from(cwd)));
+        }
         let stdout = store.begin(&self.session).and_then(|tx| {
             let mut hook = Hook {
                 host,
@@ -323,7 +327,8 @@ impl Hook<'_, '_> {
     /// goal's identity and revision.
     fn state_mark(&self) -> Result<String> {
         let version = self.tx.todo_version()?;
-        Ok(progress_mark(version, self.tx.goal()?.as_ref()))
+        let checks = self.tx.checks_mark()?;
+        Ok(progress_mark(version, self.tx.goal()?.as_ref(), &checks))
     }
 }
 

@@ -59,6 +59,7 @@ impl Fixture {
         let op = GoalOp::Set {
             objective: "Ship it".into(),
             budget,
+            checks: Vec::new(),
         };
         store
             .goal(&session, GoalCall::Op(&op), Actor::User, NOW)

@@ -86,6 +86,44 @@ impl Host {
         }
     }
 
+    /// The environment variable the host's shell tool sets to the id of
+    /// the session it runs for, so that `goalkeeper verify` run there acts
+    /// on that session without being told (DESIGN.md §13): Claude Code's
+    /// Bash sets `CLAUDE_CODE_SESSION_ID` and Codex's `exec_command`
+    /// `CODEX_SESSION_ID`, the ids their hooks name. Gemini CLI and pi set
+    /// none; verify then takes the session the host last ran in the
+    /// directory.
+    pub const fn shell_session_variable(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
+            Host::Codex => Some("CODEX_SESSION_ID"),
+            Host::GeminiCli | Host::Pi => None,
+        }
+    }
+
+    /// The environment variable the host's shell tool sets in every
+    /// command it runs (the model's shell, not a person's terminal), so a
+    /// run of `goalkeeper verify` there is recorded as the agent's.
+    pub const fn shell_marker(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "CLAUDECODE",
+            Host::Codex => "CODEX_SESSION_ID",
+            Host::GeminiCli => "GEMINI_CLI",
+            Host::Pi => "PI_CODING_AGENT",
+        }
+    }
+
+    /// The environment variable the host's shell tool sets to the id of
+    /// the tool call running the command (Codex's `CODEX_TOOL_CALL_ID`, the
+    /// `tool_use_id` its hook names): verify puts it in its record, and the
+    /// hook takes the record only from that call.
+    pub const fn shell_call_variable(self) -> Option<&'static str> {
+        match self {
+            Host::Codex => Some("CODEX_TOOL_CALL_ID"),
+            Host::ClaudeCode | Host::GeminiCli | Host::Pi => None,
+        }
+    }
+
     /// The host whose own name for the todo tool is among `active_tools`,
     /// so that `context --active-tools mcp__goalkeeper__todo,…` renders
     /// the prompts as that host's hook does.
@@ -168,6 +206,9 @@ pub struct QueuedGoal {
     pub objective: String,
     /// The token budget.
     pub budget: Option<u64>,
+    /// Its checks (a queue written before checks existed has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
 /// The session `host` last ran in `dir`, if it ran there.
@@ -238,6 +279,7 @@ pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Res
         let op = GoalOp::Set {
             objective: queued.objective,
             budget: queued.budget,
+            checks: queued.checks,
         };
         recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, now_ms)?);
     }
@@ -304,6 +346,7 @@ mod tests {
         let goal = QueuedGoal {
             objective: "Ship it".into(),
             budget: Some(5000),
+            checks: Vec::new(),
         };
         queue_goal(&mut store, Host::ClaudeCode, dir, &goal, 1).unwrap();
         assert_eq!(

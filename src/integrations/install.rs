@@ -143,7 +143,34 @@ next: Claude Code runs goalkeeper's tools without asking only in a folder you tr
   claude -p \"PROMPT\" --allowedTools mcp__goalkeeper__todo,mcp__goalkeeper__goal
 note: Claude Code's own task tools are off for its newest models, so the model keeps one list, goalkeeper's;
   CLAUDE_CODE_ENABLE_TODO_TOOLS=1 brings them back beside it: goalkeeper's messages still name only
-  mcp__goalkeeper__todo, and only that list is continued, reminded and shown";
+  mcp__goalkeeper__todo, and only that list is continued, reminded and shown
+checks: goalkeeper does not let the agent run `goalkeeper verify` (your checks) by itself; to allow it,
+  add \"Bash(goalkeeper verify:*)\" to permissions.allow in .claude/settings.json
+  (headless: claude -p \"PROMPT\" --allowedTools 'Bash(goalkeeper verify:*)')";
+
+/// What `install` says about letting the agent run `goalkeeper verify` on
+/// the hosts whose own installs say nothing else (DESIGN.md §13): how a
+/// person allows it, which goalkeeper never does by itself.
+pub fn verify_note(host: Host) -> &'static str {
+    match host {
+        Host::ClaudeCode => "",
+        Host::Codex => {
+            "checks: Codex runs the agent's `goalkeeper verify` (your checks) in its sandbox, where it cannot write
+  goalkeeper's database; to let it record its runs, add the database's directory to
+  [sandbox_workspace_write] writable_roots in config.toml, or let verify leave the sandbox with
+  prefix_rule(pattern = [\"goalkeeper\", \"verify\"], decision = \"allow\") in rules/default.rules
+  under CODEX_HOME (its checks then run outside the sandbox too)"
+        }
+        Host::GeminiCli => {
+            "checks: Gemini CLI runs the agent's shell commands headless only under a policy; to let it run
+  `goalkeeper verify` (your checks), write ~/.gemini/policies/goalkeeper.toml:
+  [[rule]] toolName = \"run_shell_command\"  commandPrefix = \"goalkeeper verify\"  decision = \"allow\"  priority = 100"
+        }
+        Host::Pi => {
+            "checks: pi runs every shell command the agent asks for, `goalkeeper verify` (your checks) included"
+        }
+    }
+}
 
 /// Installs into `project` with `command` as the goalkeeper executable.
 ///
@@ -321,14 +348,14 @@ fn goal_command(word: &str) -> String {
     format!(
         "---
 {GOAL_COMMAND_MARK}; remove this line to keep your own edits
-description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N], show, pause, resume, budget N|none, drop
-argument-hint: set OBJECTIVE [--budget N] | show | pause | resume | budget N|none | drop
+description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N] [--check CMD]..., show, check add CMD|rm N|list, pause, resume, budget N|none, drop
+argument-hint: set OBJECTIVE [--budget N] [--check CMD]... | show | check add CMD | check rm N | check list | pause | resume | budget N|none | drop
 allowed-tools: Bash({word} --session:*)
 disable-model-invocation: true
 ---
 !`{word} --session \"${{CLAUDE_SESSION_ID}}\" goal $ARGUMENTS`
 
-The user changed this session's goal with `/goal`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal.
+The user changed this session's goal with `/goal`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal, and adds or removes its checks.
 "
     )
 }

@@ -1,6 +1,7 @@
 //! The one-line status for an agent's status bar (DESIGN.md §9):
 //! `◎ Ship the release · todos 3/7 · 12.3k/100k tok · 5m`.
 
+use crate::check::Checked;
 use crate::goal::{Goal, GoalStatus, format_duration, format_tokens};
 use crate::sanitize::one_line;
 use crate::todo::Counts;
@@ -24,19 +25,21 @@ pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<
         .collect();
     holders.sort();
     holders.dedup();
-    status_line_of(goal, list.counts(), &holders, now_ms)
+    status_line_of(goal, list.counts(), &holders, &[], now_ms)
 }
 
 /// The most agent names the status line shows; the rest are counted.
 const HOLDERS_SHOWN: usize = 3;
 
 /// [`status_line`] from the list's counts alone, which the store counts
-/// without reading the list ([`crate::Store::status`]), and the named
-/// agents holding its tasks, shown after the todos (`agents w1, w2`).
+/// without reading the list ([`crate::Store::status`]), the named agents
+/// holding its tasks, shown after the todos (`agents w1, w2`), and the
+/// checks that still gate something (`checks 1/3 pass, 1 fail, 1 stale`).
 pub fn status_line_of(
     goal: Option<&Goal>,
     counts: Counts,
     holders: &[String],
+    checks: &[Checked],
     now_ms: i64,
 ) -> Option<String> {
     let goal = goal.filter(|g| g.status.is_live());
@@ -76,6 +79,9 @@ pub fn status_line_of(
         }
         parts.push(format!("agents {}", names.join(", ")));
     }
+    if !checks.is_empty() {
+        parts.push(checks_part(checks));
+    }
     if let Some(goal) = goal {
         parts.push(match goal.token_budget {
             Some(budget) => format!(
@@ -88,6 +94,19 @@ pub fn status_line_of(
         parts.push(format_duration(goal.time_used_seconds(now_ms)));
     }
     Some(parts.join(" · "))
+}
+
+/// `checks 2/2 pass`, `checks 1/4 pass, 1 fail, 1 stale, 1 not run`.
+fn checks_part(checks: &[Checked]) -> String {
+    let count = |word: &str| checks.iter().filter(|c| c.state.word() == word).count();
+    let mut text = format!("checks {}/{} pass", count("pass"), checks.len());
+    for word in ["fail", "stale", "not run"] {
+        let n = count(word);
+        if n > 0 {
+            text.push_str(&format!(", {n} {word}"));
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -136,6 +155,26 @@ mod tests {
             "‖ A very long objective that keeps going a… (paused) · 0 tok · 45s"
         );
         assert_eq!(status_line(None, &list(1, 1), 0).unwrap(), "todos 1/2");
+        use crate::check::{CheckState, Exit, Scope};
+        let check = |state| Checked {
+            scope: Scope::Goal,
+            command: "cargo test".into(),
+            state,
+        };
+        let checks = [
+            check(CheckState::Passed { at_ms: 0 }),
+            check(CheckState::Failed {
+                at_ms: 0,
+                exit: Exit::Code(1),
+                changed_since: false,
+            }),
+            check(CheckState::NotRun),
+            check(CheckState::Stale { at_ms: 0 }),
+        ];
+        assert_eq!(
+            status_line_of(None, list(1, 1).counts(), &[], &checks, 0).unwrap(),
+            "todos 1/2 · checks 1/4 pass, 1 fail, 1 stale, 1 not run"
+        );
         goal.status = GoalStatus::Complete;
         assert_eq!(status_line(Some(&goal), &TodoList::default(), 0), None);
         assert_eq!(status_line(None, &TodoList::default(), 0), None);

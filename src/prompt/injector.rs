@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ContextOptions, Gate, HiddenMessage, MessageKind, Templates, ToolNames, todo_context};
+use crate::check::{Proof, Scope};
 use crate::error::Result;
 use crate::goal::{Goal, GoalStatus, format_duration};
 use crate::sanitize::{one_line, sanitize, sanitize_multiline};
@@ -28,6 +29,15 @@ struct GoalData {
     tokens_used: String,
     tokens_left: String,
     time_used: String,
+    /// Each check and where it stands, one sanitized line each (empty
+    /// without checks: the prompt is then what it always was).
+    checks: Vec<CheckLine>,
+}
+
+/// One check as a prompt lists it.
+#[derive(Serialize)]
+struct CheckLine {
+    line: String,
 }
 
 impl GoalData {
@@ -38,7 +48,35 @@ impl GoalData {
             tokens_used: goal.tokens_used.to_string(),
             tokens_left: goal.tokens_left().unwrap_or_default().to_string(),
             time_used: format_duration(goal.time_used_seconds(now_ms)),
+            checks: Vec::new(),
         }
+    }
+
+    /// The same data, listing the checks of `proof` as they stand at
+    /// `now_ms` (DESIGN.md §13): `` `cargo test`: failed 4m ago (exit
+    /// 101)``, a task's as `` task "Lexer": `cargo test lexer`: not run
+    /// yet``.
+    fn with_checks(mut self, proof: &Proof, now_ms: i64) -> GoalData {
+        self.checks = proof
+            .checked
+            .iter()
+            .map(|c| {
+                let check = format!("`{}`: {}", c.command, c.state.describe(now_ms));
+                let line = match &c.scope {
+                    Scope::Goal => check,
+                    Scope::Task(task) => format!("task \"{task}\": {check}"),
+                };
+                CheckLine {
+                    line: sanitize(&line),
+                }
+            })
+            .collect();
+        if let (Some(error), false) = (&proof.tree_error, self.checks.is_empty()) {
+            self.checks.push(CheckLine {
+                line: sanitize(&format!("(the files cannot be read: {error})")),
+            });
+        }
+        self
     }
 }
 
@@ -142,14 +180,29 @@ impl Injector {
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        self.goal_mode_context_checked(goal, list, active_tools, &Proof::default(), now_ms)
+    }
+
+    /// [`Injector::goal_mode_context`] naming the session's checks and where
+    /// each stands (`proof`; DESIGN.md §13): "Done means these checks
+    /// pass…". Without checks it is that message, byte for byte.
+    pub fn goal_mode_context_checked<'a>(
+        &self,
+        goal: Option<&Goal>,
+        list: impl Into<Listing<'a>>,
+        active_tools: &[String],
+        proof: &Proof,
+        now_ms: i64,
+    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
         let list = list.into();
         let goal = match self.active_goal(goal) {
             Ok(goal) => goal,
             Err(gate) => return Ok(Err(gate)),
         };
-        let goal_context = self
-            .templates
-            .render("goal-active", &GoalData::new(goal, now_ms))?;
+        let goal_context = self.templates.render(
+            "goal-active",
+            &GoalData::new(goal, now_ms).with_checks(proof, now_ms),
+        )?;
         let todo_context = self.todo_block(list, active_tools)?.ok();
         let content = if self.templates.is_builtin("goal-mode-context") {
             join_goal_mode_context(goal_context, todo_context)
@@ -175,11 +228,36 @@ impl Injector {
         active_tools: &[String],
         now_ms: i64,
     ) -> Result<std::result::Result<HiddenMessage, Gate>> {
+        self.continuation_checked(goal, list, active_tools, &Proof::default(), now_ms)
+    }
+
+    /// [`Injector::continuation`] naming the session's checks and where
+    /// each stands (`proof`; DESIGN.md §13). When every task is closed but
+    /// a check has not passed on the files as they are, it asks for the
+    /// fix, not for `complete`. Without checks it is that message, byte for
+    /// byte.
+    pub fn continuation_checked(
+        &self,
+        goal: Option<&Goal>,
+        list: &TodoList,
+        active_tools: &[String],
+        proof: &Proof,
+        now_ms: i64,
+    ) -> Result<std::result::Result<HiddenMessage, Gate>> {
         let goal = match self.active_goal(goal) {
             Ok(goal) => goal,
             Err(gate) => return Ok(Err(gate)),
         };
-        let mut data = serde_json::to_value(GoalData::new(goal, now_ms)).expect("serializes");
+        let mut data = serde_json::to_value(GoalData::new(goal, now_ms).with_checks(proof, now_ms))
+            .expect("serializes");
+        let counts = list.counts();
+        data["fix_checks"] = (counts.total > 0
+            && counts.open == 0
+            && proof
+                .checked
+                .iter()
+                .any(|c| c.scope == Scope::Goal && !c.state.is_passing()))
+        .into();
         data["todo_context"] = self.todo_block(list, active_tools)?.ok().into();
         data["todo_tool_active"] =
             (self.settings.todo.enabled && self.todo_tool_active(active_tools)).into();

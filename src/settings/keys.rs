@@ -21,6 +21,8 @@ pub(super) enum Key {
     MemoryFile,
     SystemPromptBase,
     PostgresConnectRetry,
+    VerifyTimeout,
+    VerifyTail,
 }
 
 /// The values a key accepts.
@@ -54,7 +56,7 @@ const REMINDERS_ALIAS: &str = "todo.reminders.enabled";
 
 impl Key {
     /// Every key, in the order of the documentation.
-    pub(super) const ALL: [Key; 13] = [
+    pub(super) const ALL: [Key; 15] = [
         Key::TodoEnabled,
         Key::TodoEager,
         Key::TodoReminders,
@@ -68,6 +70,8 @@ impl Key {
         Key::MemoryFile,
         Key::SystemPromptBase,
         Key::PostgresConnectRetry,
+        Key::VerifyTimeout,
+        Key::VerifyTail,
     ];
 
     /// The dotted name.
@@ -86,6 +90,8 @@ impl Key {
             Key::MemoryFile => "memory.file",
             Key::SystemPromptBase => "system_prompt.base",
             Key::PostgresConnectRetry => "postgres.connect.retry",
+            Key::VerifyTimeout => "verify.timeout",
+            Key::VerifyTail => "verify.tail",
         }
     }
 
@@ -118,7 +124,10 @@ impl Key {
             Key::TodoRemindersMax | Key::TodoContextMaxTasks | Key::PostgresConnectRetry => {
                 Kind::Count
             }
-            Key::GoalContinuationMaxIdle | Key::TodoClaimLease => Kind::Positive,
+            Key::GoalContinuationMaxIdle
+            | Key::TodoClaimLease
+            | Key::VerifyTimeout
+            | Key::VerifyTail => Kind::Positive,
             Key::TodoContextInactiveTool => Kind::InactiveTool,
             Key::PromptsDir | Key::MemoryFile | Key::SystemPromptBase => Kind::Path,
         }
@@ -163,6 +172,13 @@ impl Key {
             Key::PostgresConnectRetry => {
                 "Seconds to keep trying a PostgreSQL connection the server turns away for now \
                  (too many clients, starting up); 0 never tries again."
+            }
+            Key::VerifyTimeout => {
+                "Seconds a check may run in `goalkeeper verify` before its process group is \
+                 killed and it fails as timed out."
+            }
+            Key::VerifyTail => {
+                "Bytes of a check's output `goalkeeper verify` keeps (the end of it)."
             }
         }
     }
@@ -213,6 +229,8 @@ impl Key {
             (Key::MemoryFile, Parsed::Path(p)) => settings.memory.file = p,
             (Key::SystemPromptBase, Parsed::Path(p)) => settings.system_prompt.base = p,
             (Key::PostgresConnectRetry, Parsed::Count(n)) => settings.postgres.connect.retry = n,
+            (Key::VerifyTimeout, Parsed::Count(n)) => settings.verify.timeout = n,
+            (Key::VerifyTail, Parsed::Count(n)) => settings.verify.tail = n,
             // `parse_value` only produces the shape of the key's kind.
             (key, parsed) => unreachable!("{key:?} cannot hold {parsed:?}"),
         }
@@ -237,6 +255,8 @@ impl Key {
             Key::MemoryFile => return path(&settings.memory.file),
             Key::SystemPromptBase => return path(&settings.system_prompt.base),
             Key::PostgresConnectRetry => settings.postgres.connect.retry.to_string(),
+            Key::VerifyTimeout => settings.verify.timeout.to_string(),
+            Key::VerifyTail => settings.verify.tail.to_string(),
         })
     }
 }

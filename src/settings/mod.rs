@@ -58,6 +58,28 @@ pub struct Settings {
     pub system_prompt: SystemPromptSettings,
     /// `postgres.*`: fleet mode's connections.
     pub postgres: PostgresSettings,
+    /// `verify.*`: how `goalkeeper verify` runs checks.
+    pub verify: VerifySettings,
+}
+
+/// The `verify.*` keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VerifySettings {
+    /// `verify.timeout` (default 600): seconds a check may run before its
+    /// process group is killed and it fails as timed out.
+    pub timeout: u64,
+    /// `verify.tail` (default 4096): bytes of a check's output kept (the
+    /// end); what a check prints beyond them costs nothing.
+    pub tail: u64,
+}
+
+impl Default for VerifySettings {
+    fn default() -> VerifySettings {
+        VerifySettings {
+            timeout: 600,
+            tail: 4096,
+        }
+    }
 }
 
 /// The `todo.*` keys.

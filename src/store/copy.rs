@@ -57,7 +57,7 @@ const PLAIN: &[(&str, &str, &str)] = &[
     (
         "tasks",
         "session_id, phase_pos, pos, content, status, blocker, dropped_by, agent, since_ms, \
-         after_task",
+         after_task, check_cmd",
         "session_id, phase_pos, pos",
     ),
     (
@@ -76,7 +76,11 @@ const PLAIN: &[(&str, &str, &str)] = &[
 const SESSION_COLUMNS: &str =
     "id, created_ms, updated_ms, todo_version, todo_error, idle_continuations, progress_mark";
 const GOAL_COLUMNS: &str = "id, session_id, objective, status, token_budget, tokens_used, \
-    time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms";
+    time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms, checks";
+/// The runs of checks, copied without their ids (the target's, in the
+/// source's order, as events).
+const CHECK_RUN_COLUMNS: &str = "session_id, run, command, dir, fingerprint, exit_code, signal, \
+    timeout_s, ms, started_ms";
 const EVENT_COLUMNS: &str =
     "session_id, at_ms, actor, kind, op, payload, ok, error, version, agent";
 
@@ -200,6 +204,10 @@ fn copy_tx(from: &Tx<'_>, to: &Tx<'_>, ids: Ids) -> Result<CopyReport> {
         }
         insert(to, &sql, &row)?;
         report.events += 1;
+    }
+    let sql = insert_sql("check_runs", CHECK_RUN_COLUMNS);
+    for row in select_all(from, "check_runs", CHECK_RUN_COLUMNS, "id")? {
+        insert(to, &sql, &row)?;
     }
     let pointers = select_all(from, "pointers", "key, value, updated_ms", "key")?;
     for row in &pointers {

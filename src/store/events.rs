@@ -14,22 +14,25 @@ pub enum EventKind {
     Todo,
     /// The goal.
     Goal,
+    /// A run of checks (`goalkeeper verify`; DESIGN.md §13).
+    Check,
 }
 
 impl EventKind {
-    /// The stored name: `todo` or `goal`.
+    /// The stored name: `todo`, `goal` or `check`.
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::Todo => "todo",
             EventKind::Goal => "goal",
+            EventKind::Check => "check",
         }
     }
 
     fn parse(text: &str) -> EventKind {
-        if text == "goal" {
-            EventKind::Goal
-        } else {
-            EventKind::Todo
+        match text {
+            "goal" => EventKind::Goal,
+            "check" => EventKind::Check,
+            _ => EventKind::Todo,
         }
     }
 }

@@ -7,9 +7,11 @@ use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
 use super::{SessionRef, Store};
 use crate::actor::Actor;
+use crate::check::{Proof, Scope};
 use crate::error::{Error, Result};
 use crate::goal::{self, BudgetNotice, Goal, GoalOp, GoalResult, GoalStatus};
 use crate::todo::Counts;
+use crate::tree::Look;
 use crate::{AgentName, SessionId};
 
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
@@ -29,12 +31,13 @@ impl Store {
         now_ms: i64,
     ) -> Result<GoalResult> {
         let who = self.who_for_call();
+        let look = self.work.look();
         let (tx, session) = self.write_tx_for(session)?;
         // A goal call is nobody's in particular; its tool-use record is
         // used up all the same.
         let who = super::tool_use::settle(&tx, &session, who)?;
         let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
-        let result = goal_in_tx(&tx, &session, call, actor, agent, now_ms)?;
+        let result = goal_in_tx(&tx, &session, call, actor, agent, now_ms, &look)?;
         tx.commit()?;
         Ok(result)
     }
@@ -84,12 +87,21 @@ pub(crate) fn goal_in_tx(
     actor: Actor,
     agent: Option<&AgentName>,
     now_ms: i64,
+    look: &Look,
 ) -> Result<GoalResult> {
     let current = load_goal(tx, session)?;
     // Writers of other sessions run at the same time, so on PostgreSQL the
     // id comes from a sequence: it is drawn only once the call is known to
-    // start a goal, so a refused call uses none.
-    let outcome = goal::run(current.as_ref(), call, actor, now_ms, || next_goal_id(tx))?;
+    // start a goal, so a refused call uses none. The files are read only
+    // for a goal with checks and an op that reads them.
+    let outcome = goal::run(
+        current.as_ref(),
+        call,
+        actor,
+        now_ms,
+        || next_goal_id(tx),
+        |goal| goal_proof(tx, session, goal, look),
+    )?;
     if let Some(change) = outcome.change() {
         sessions::touch(tx, session, now_ms)?;
         if let Some(old) = &change.replaced {
@@ -129,9 +141,22 @@ pub(crate) fn goal_in_tx(
     Ok(outcome.to_result())
 }
 
+/// Where `goal`'s checks stand on the files `look` sees.
+fn goal_proof(tx: &Tx<'_>, session: &SessionId, goal: &Goal, look: &Look) -> Result<Proof> {
+    let wanted = goal
+        .checks
+        .iter()
+        .map(|c| (Scope::Goal, c.clone()))
+        .collect();
+    Ok(Proof {
+        checked: super::check_runs::checked(tx, session, wanted, look)?,
+        tree_error: look.fingerprint().err().map(str::to_owned),
+    })
+}
+
 /// The session's latest goal.
 const LOAD_GOAL: &str = "SELECT id, objective, status, token_budget, tokens_used, time_used_ms,
-    active_since_ms, revision, budget_notice, created_ms, updated_ms
+    active_since_ms, revision, budget_notice, created_ms, updated_ms, checks
     FROM goals WHERE session_id = ?1 ORDER BY id DESC LIMIT 1";
 
 /// The session's latest goal, if any.
@@ -160,6 +185,13 @@ fn read_goal(row: &Row<'_>) -> Result<GoalRow> {
     let Some(budget_notice) = BudgetNotice::parse(&notice) else {
         return Ok(Err(format!("unknown budget notice {notice:?}")));
     };
+    let checks = match row.get::<Option<String>>(11)? {
+        None => Vec::new(),
+        Some(text) => match serde_json::from_str::<Vec<String>>(&text) {
+            Ok(checks) => checks,
+            Err(e) => return Ok(Err(format!("its checks do not read ({e})"))),
+        },
+    };
     Ok(Ok(Goal {
         id: row.get(0)?,
         objective: row.get(1)?,
@@ -172,6 +204,7 @@ fn read_goal(row: &Row<'_>) -> Result<GoalRow> {
         budget_notice,
         created_at_ms: row.get(9)?,
         updated_at_ms: row.get(10)?,
+        checks,
     }))
 }
 
@@ -196,13 +229,13 @@ pub(crate) fn next_goal_id(tx: &Tx<'_>) -> Result<i64> {
 pub(crate) fn save_goal(tx: &Tx<'_>, session: &SessionId, goal: &Goal) -> Result<()> {
     tx.execute(
         "INSERT INTO goals (id, session_id, objective, status, token_budget, tokens_used,
-            time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            time_used_ms, active_since_ms, revision, budget_notice, created_ms, updated_ms, checks)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
          ON CONFLICT(id) DO UPDATE SET status = excluded.status,
             token_budget = excluded.token_budget, tokens_used = excluded.tokens_used,
             time_used_ms = excluded.time_used_ms, active_since_ms = excluded.active_since_ms,
             revision = excluded.revision, budget_notice = excluded.budget_notice,
-            updated_ms = excluded.updated_ms",
+            updated_ms = excluded.updated_ms, checks = excluded.checks",
         params![
             goal.id,
             session.as_str(),
@@ -216,6 +249,9 @@ pub(crate) fn save_goal(tx: &Tx<'_>, session: &SessionId, goal: &Goal) -> Result
             goal.budget_notice.as_str(),
             goal.created_at_ms,
             goal.updated_at_ms,
+            (!goal.checks.is_empty())
+                .then(|| serde_json::to_string(&goal.checks).expect("strings serialize"))
+                .as_deref(),
         ],
     )?;
     Ok(())

@@ -6,6 +6,8 @@
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
 mod backup;
+mod check_runs;
+pub(crate) mod checks;
 mod copy;
 pub(crate) mod events;
 pub(crate) mod goals;
@@ -39,6 +41,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::SessionId;
 use crate::error::Result;
 
+pub use checks::SessionChecks;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
 pub use location::Location;
@@ -85,6 +88,24 @@ pub struct Store {
     caching: bool,
     /// Who this store's todo calls act as ([`Store::act_as`]).
     who: tool_use::Who,
+    /// Where the checks of its calls are judged ([`Store::judge_in`]).
+    work: WorkTree,
+}
+
+/// Where a store's calls judge checks (DESIGN.md §13): a directory (the
+/// process's current directory when none is set) and where its files'
+/// hashes are kept between processes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WorkTree {
+    dir: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
+}
+
+impl WorkTree {
+    /// A look at the tree, reading nothing yet.
+    pub(crate) fn look(&self) -> crate::tree::Look {
+        crate::tree::Look::at(self.dir.clone(), self.cache_dir.clone())
+    }
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -119,7 +140,30 @@ impl Store {
             list_cache: None,
             caching: false,
             who: tool_use::Who::default(),
+            work: WorkTree::default(),
         }
+    }
+
+    /// Makes this store's calls judge checks (DESIGN.md §13) on the files
+    /// under `dir` (by default, the process's current directory), reading
+    /// the hashes kept under `cache_dir` when given. A run of a check is
+    /// evidence only for the directory it ran in: the gate of an agent's
+    /// `complete` or `done` asks for a passing run here, on the files as
+    /// they are now.
+    pub fn judge_in(&mut self, dir: Option<PathBuf>, cache_dir: Option<PathBuf>) {
+        self.work = WorkTree { dir, cache_dir };
+    }
+
+    /// [`Store::judge_in`] `dir`, keeping where the hashes are kept: a
+    /// host's hook judges in the directory its event names.
+    pub(crate) fn judge_dir(&mut self, dir: Option<PathBuf>) {
+        self.work.dir = dir;
+    }
+
+    /// A look at the files this store judges checks in (nothing is read
+    /// yet).
+    pub fn look(&self) -> crate::tree::Look {
+        self.work.look()
     }
 
     /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a

@@ -52,10 +52,23 @@ pub(crate) struct TaskSet {
 }
 
 /// A stored row, as an array: `[phase, pos, content, status, blocker,
-/// dropped_by]`, and `agent, since_ms, after` after those when any is set.
+/// dropped_by]`, and `agent, since_ms, after` after those when any is set,
+/// and the check after those when the task has one.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum RowWire {
+    Checked(
+        i64,
+        i64,
+        String,
+        Status,
+        Option<String>,
+        Option<DroppedBy>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+        String,
+    ),
     Team(
         i64,
         i64,
@@ -74,6 +87,17 @@ enum RowWire {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum SetWire {
+    Checked(
+        i64,
+        i64,
+        Status,
+        Option<String>,
+        Option<DroppedBy>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+        String,
+    ),
     Team(
         i64,
         i64,
@@ -91,21 +115,24 @@ impl Serialize for TaskRow {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ((p, k), f) = (self.key, &self.fields);
         let head = (p, k, &self.content, f.status, &f.blocker, f.dropped_by);
-        if solo(f) {
-            head.serialize(s)
-        } else {
-            let (p, k, c, st, b, d) = head;
-            (p, k, c, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s)
+        let (p, k, c, st, b, d) = head;
+        match &f.check {
+            Some(check) => (p, k, c, st, b, d, &f.agent, f.since_ms, &f.after, check).serialize(s),
+            None if solo(f) => head.serialize(s),
+            None => (p, k, c, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for TaskRow {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskRow, D::Error> {
-        let (p, k, content, status, blocker, dropped_by, agent, since_ms, after) =
+        let (p, k, content, status, blocker, dropped_by, agent, since_ms, after, check) =
             match RowWire::deserialize(d)? {
-                RowWire::Team(p, k, c, s, b, d, a, t, f) => (p, k, c, s, b, d, a, t, f),
-                RowWire::Solo(p, k, c, s, b, d) => (p, k, c, s, b, d, None, None, None),
+                RowWire::Checked(p, k, c, s, b, d, a, t, f, x) => {
+                    (p, k, c, s, b, d, a, t, f, Some(x))
+                }
+                RowWire::Team(p, k, c, s, b, d, a, t, f) => (p, k, c, s, b, d, a, t, f, None),
+                RowWire::Solo(p, k, c, s, b, d) => (p, k, c, s, b, d, None, None, None, None),
             };
         Ok(TaskRow {
             key: (p, k),
@@ -117,6 +144,7 @@ impl<'de> Deserialize<'de> for TaskRow {
                 agent,
                 since_ms,
                 after,
+                check,
             },
         })
     }
@@ -126,21 +154,22 @@ impl Serialize for TaskSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ((p, k), f) = (self.key, &self.fields);
         let head = (p, k, f.status, &f.blocker, f.dropped_by);
-        if solo(f) {
-            head.serialize(s)
-        } else {
-            let (p, k, st, b, d) = head;
-            (p, k, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s)
+        let (p, k, st, b, d) = head;
+        match &f.check {
+            Some(check) => (p, k, st, b, d, &f.agent, f.since_ms, &f.after, check).serialize(s),
+            None if solo(f) => head.serialize(s),
+            None => (p, k, st, b, d, &f.agent, f.since_ms, &f.after).serialize(s),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for TaskSet {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskSet, D::Error> {
-        let (p, k, status, blocker, dropped_by, agent, since_ms, after) =
+        let (p, k, status, blocker, dropped_by, agent, since_ms, after, check) =
             match SetWire::deserialize(d)? {
-                SetWire::Team(p, k, s, b, d, a, t, f) => (p, k, s, b, d, a, t, f),
-                SetWire::Solo(p, k, s, b, d) => (p, k, s, b, d, None, None, None),
+                SetWire::Checked(p, k, s, b, d, a, t, f, x) => (p, k, s, b, d, a, t, f, Some(x)),
+                SetWire::Team(p, k, s, b, d, a, t, f) => (p, k, s, b, d, a, t, f, None),
+                SetWire::Solo(p, k, s, b, d) => (p, k, s, b, d, None, None, None, None),
             };
         Ok(TaskSet {
             key: (p, k),
@@ -151,6 +180,7 @@ impl<'de> Deserialize<'de> for TaskSet {
                 agent,
                 since_ms,
                 after,
+                check,
             },
         })
     }

@@ -32,7 +32,8 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
     // mark looked at in place: one allocation per task (its text), which
     // is most of what a command on a long list costs.
     let tasks = tx.query_all(
-        "SELECT phase_pos, pos, content, status, blocker, dropped_by, agent, since_ms, after_task
+        "SELECT phase_pos, pos, content, status, blocker, dropped_by, agent, since_ms, after_task,
+                check_cmd
          FROM tasks WHERE session_id = ?1 ORDER BY phase_pos, pos",
         params![session.as_str()],
         |r| {
@@ -48,6 +49,7 @@ pub(crate) fn load(tx: &Tx<'_>, session: &SessionId) -> Result<KeyedList> {
                     agent: r.get::<Option<String>>(6)?,
                     since_ms: r.get::<Option<i64>>(7)?,
                     after: r.get::<Option<String>>(8)?,
+                    check: r.get::<Option<String>>(9)?,
                 },
             })
         },
@@ -171,8 +173,8 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
     {
         tx.execute(
             "INSERT INTO tasks (session_id, phase_pos, pos, content, status, blocker, dropped_by,
-                                agent, since_ms, after_task)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                agent, since_ms, after_task, check_cmd)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 s,
                 *p,
@@ -183,7 +185,8 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
                 dropped(f.dropped_by),
                 f.agent.as_deref(),
                 f.since_ms,
-                f.after.as_deref()
+                f.after.as_deref(),
+                f.check.as_deref()
             ],
         )?;
     }
@@ -191,7 +194,7 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
         let ((p, k), f) = (set.key, &set.fields);
         let changed = tx.execute(
             "UPDATE tasks SET status = ?4, blocker = ?5, dropped_by = ?6, agent = ?7,
-                              since_ms = ?8, after_task = ?9
+                              since_ms = ?8, after_task = ?9, check_cmd = ?10
              WHERE session_id = ?1 AND phase_pos = ?2 AND pos = ?3",
             params![
                 s,
@@ -202,7 +205,8 @@ pub(crate) fn write(tx: &Tx<'_>, session: &SessionId, patch: &Patch) -> Result<(
                 dropped(f.dropped_by),
                 f.agent.as_deref(),
                 f.since_ms,
-                f.after.as_deref()
+                f.after.as_deref(),
+                f.check.as_deref()
             ],
         )?;
         if changed != 1 {

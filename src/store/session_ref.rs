@@ -67,7 +67,8 @@ impl Store {
         &self,
         target: &(impl SessionRef + ?Sized),
     ) -> Result<SessionTx<'_>> {
+        let look = self.work.look();
         let (tx, session) = self.read_tx_for(target)?;
-        Ok(SessionTx::new(tx, session))
+        Ok(SessionTx::new(tx, session, look))
     }
 }

@@ -44,6 +44,8 @@ pub(crate) const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
 pub struct SessionTx<'s> {
     tx: Tx<'s>,
     session: SessionId,
+    /// The files checks are judged on, read at most once.
+    look: crate::tree::Look,
 }
 
 impl Store {
@@ -52,11 +54,13 @@ impl Store {
     /// holds the database's write lock (SQLite) or the session's lock
     /// (PostgreSQL).
     pub fn begin(&mut self, session: &SessionId) -> Result<SessionTx<'_>> {
+        let look = self.work.look();
         let tx = self.immediate()?;
         tx.lock_session(session)?;
         Ok(SessionTx {
             tx,
             session: session.clone(),
+            look,
         })
     }
 
@@ -68,6 +72,7 @@ impl Store {
         Ok(SessionTx {
             tx: self.read_tx()?,
             session: session.clone(),
+            look: self.work.look(),
         })
     }
 
@@ -88,8 +93,8 @@ impl Store {
 
 impl<'s> SessionTx<'s> {
     /// The steps of `session` on `tx`.
-    pub(super) fn new(tx: Tx<'s>, session: SessionId) -> SessionTx<'s> {
-        SessionTx { tx, session }
+    pub(super) fn new(tx: Tx<'s>, session: SessionId, look: crate::tree::Look) -> SessionTx<'s> {
+        SessionTx { tx, session, look }
     }
 }
 
@@ -139,6 +144,7 @@ impl SessionTx<'_> {
             Actor::Goalkeeper,
             &super::tool_use::Who::default(),
             now_ms,
+            &self.look,
         )?;
         Ok(!result.is_error)
     }
@@ -155,7 +161,29 @@ impl SessionTx<'_> {
 
     /// Runs one goal call as `actor`, as [`Store::goal`] does.
     pub fn goal_call(&self, call: GoalCall<'_>, actor: Actor, now_ms: i64) -> Result<GoalResult> {
-        goals::goal_in_tx(&self.tx, &self.session, call, actor, None, now_ms)
+        goals::goal_in_tx(
+            &self.tx,
+            &self.session,
+            call,
+            actor,
+            None,
+            now_ms,
+            &self.look,
+        )
+    }
+
+    /// Every check of the session that still gates something (the live
+    /// goal's, each open task's) and where each stands on the files the
+    /// store judges in ([`Store::judge_in`]);
+    /// the files are read only when there is a check, and only once.
+    pub fn checks(&self) -> Result<super::SessionChecks> {
+        super::checks::session_checks(&self.tx, &self.session, &self.look)
+    }
+
+    /// The checks' part of the progress mark: what their latest runs were
+    /// (empty without checks). Reads no file.
+    pub(crate) fn checks_mark(&self) -> Result<String> {
+        super::checks::progress_part(&self.tx, &self.session)
     }
 
     /// Takes the pending todo-error text (set by a rejected agent call),

@@ -19,12 +19,14 @@ use super::versions::{
     Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
 };
 use super::{SessionRef, Store};
+use crate::check::Scope;
 use crate::error::{Error, Result};
 use crate::todo::{
     self, Actor, Call, Caller, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult,
     ViewPage,
 };
 use crate::tool_result::ToolResult;
+use crate::tree::Look;
 use crate::{AgentName, SessionId};
 
 /// A todo call's result without the list (see [`Store::todo_answer`]).
@@ -93,6 +95,7 @@ impl Store {
         // A named agent's view is a call that keeps its claims (DESIGN.md
         // §2.5): it takes the write path, which records it.
         let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
+            let look = self.work.look();
             let (tx, session) = self.read_tx_for(session)?;
             let session = &session;
             let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;
@@ -105,7 +108,13 @@ impl Store {
             if !needs_write(&outcome, actor) {
                 // The list goes into the result, copied only when it is
                 // also kept for the next call.
-                let (result, cache) = if caching {
+                let section = match outcome.errors.is_empty() {
+                    true => {
+                        super::checks::task_section(&tx, session, &outcome.list, &look, now_ms)?
+                    }
+                    false => None,
+                };
+                let (mut result, cache) = if caching {
                     let result = outcome.to_result(version);
                     let keyed = KeyedList {
                         list: outcome.list,
@@ -119,6 +128,7 @@ impl Store {
                 } else {
                     (outcome.into_result(version), None)
                 };
+                add_section(&mut result, section);
                 tx.commit()?;
                 self.list_cache = cache;
                 return Ok(result);
@@ -128,10 +138,13 @@ impl Store {
         } else {
             cache
         };
+        let look = self.work.look();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
         let who = &super::tool_use::settle(&tx, &session, who)?;
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, who, now_ms)?;
+        let (result, cache) = call_in_tx(
+            &tx, &session, cache, caching, call, actor, who, now_ms, &look,
+        )?;
         tx.commit()?;
         self.list_cache = cache;
         Ok(result)
@@ -185,6 +198,7 @@ impl Store {
         let caching = self.caching;
         let cache = self.list_cache.take();
         let who = self.who_for_call();
+        let look = self.work.look();
         let (tx, session) = self.write_tx_for(session)?;
         let cache = current(&tx, &session, cache)?;
         let who = super::tool_use::settle(&tx, &session, who)?;
@@ -211,7 +225,9 @@ impl Store {
             };
             return Ok((answer, true));
         }
-        let (result, cache) = call_in_tx(&tx, &session, cache, caching, call, actor, &who, now_ms)?;
+        let (result, cache) = call_in_tx(
+            &tx, &session, cache, caching, call, actor, &who, now_ms, &look,
+        )?;
         tx.commit()?;
         self.list_cache = cache;
         Ok((TodoAnswer::of(&result), false))
@@ -222,7 +238,14 @@ impl Store {
     /// phase or page that does not exist). Reads only what the page shows
     /// when the list's kept shape allows ([`super::shape`]), else the whole
     /// list; one read transaction either way, no write lock.
-    pub fn todo_view(&self, session: &SessionId, view: &ViewPage) -> Result<(String, bool)> {
+    /// A list with checks ends with where they stand at `now_ms`.
+    pub fn todo_view(
+        &self,
+        session: &SessionId,
+        view: &ViewPage,
+        now_ms: i64,
+    ) -> Result<(String, bool)> {
+        let look = self.work.look();
         self.in_read_tx(|tx| {
             let version = match shape::view_page(tx, session, view)? {
                 Ok(text) => return Ok((text, false)),
@@ -234,7 +257,13 @@ impl Store {
                 rows::load(tx, session)?.list
             };
             let op = Op::View(view.clone());
-            let result = todo::run(list, Call::Op(&op), Actor::User).into_result(version);
+            let outcome = todo::run(list, Call::Op(&op), Actor::User);
+            let section = match outcome.errors.is_empty() {
+                true => super::checks::task_section(tx, session, &outcome.list, &look, now_ms)?,
+                false => None,
+            };
+            let mut result = outcome.into_result(version);
+            add_section(&mut result, section);
             Ok((result.text().to_owned(), result.is_error))
         })
     }
@@ -429,6 +458,7 @@ pub(super) fn call_in_tx(
     actor: Actor,
     who: &Who,
     now_ms: i64,
+    look: &Look,
 ) -> Result<(TodoResult, Option<ListCache>)> {
     let (keyed, version) = load_kept(tx, session, cache)?;
     let leases = agent_leases(tx, session)?;
@@ -452,6 +482,7 @@ pub(super) fn call_in_tx(
         team: &team,
     };
     let outcome = todo::run_as(keyed.list.clone(), call, &caller);
+    let (outcome, unverified) = gate(tx, session, outcome, &keyed.list, actor, look, now_ms)?;
     let mut version = version;
     let mut change = None;
     if outcome.is_mutation() {
@@ -469,7 +500,7 @@ pub(super) fn call_in_tx(
                 restores: None,
                 inverse: &made.inverse,
             },
-            Logged::op_by(actor, caller.agent, op, now_ms),
+            Logged::op_by(actor, caller.agent, op, now_ms).unverified(&unverified),
         )?;
         // The session's own agent's reminder is settled with the version.
         if let Some(agent) = caller.agent {
@@ -505,15 +536,103 @@ pub(super) fn call_in_tx(
     if let Some(agent) = agent {
         record_seen(tx, session, agent, now_ms, who.lease_ms)?;
     }
+    // A view, and a person's change of a check, end with where the tasks'
+    // checks stand.
+    let shows_checks =
+        outcome.errors.is_empty() && matches!(outcome.op, Some(Op::View(_) | Op::Check(..)));
+    let section = match shows_checks {
+        true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
+        false => None,
+    };
     if !caching {
-        return Ok((outcome.into_result(version), None));
+        let mut result = outcome.into_result(version);
+        add_section(&mut result, section);
+        return Ok((result, None));
     }
-    let result = outcome.to_result(version);
+    let mut result = outcome.to_result(version);
+    add_section(&mut result, section);
     let kept = match change {
         Some(change) => change.keyed(outcome.list),
         None => keyed,
     };
     Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+}
+
+/// Ends `result`'s text with `section` (the tasks' checks), when there is
+/// one.
+fn add_section(result: &mut TodoResult, section: Option<String>) {
+    if let (Some(section), Some(content)) = (section, result.content.first_mut()) {
+        content.text.push('\n');
+        content.text.push_str(&section);
+    }
+}
+
+/// The gate of `done` (DESIGN.md §13): when the call completes tasks that
+/// carry a check, each check must have passed on the files `look` sees.
+/// An agent's call is then refused (the outcome becomes a rejection that
+/// leaves `before` as it was, naming each check); a person's goes through,
+/// and each check that did not pass comes back to be logged as unverified.
+/// Reads the files only for a completed task with a check.
+fn gate(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    outcome: Outcome,
+    before: &TodoList,
+    actor: Actor,
+    look: &Look,
+    now_ms: i64,
+) -> Result<(Outcome, Vec<String>)> {
+    if !outcome.is_mutation() || outcome.completed.is_empty() {
+        return Ok((outcome, Vec::new()));
+    }
+    let wanted: Vec<(Scope, String)> = outcome
+        .completed
+        .iter()
+        .filter_map(|done| {
+            let (p, t) = outcome.list.find_task(&done.content)?;
+            let check = outcome.list.phases[p].tasks[t].check.clone()?;
+            Some((Scope::Task(done.content.clone()), check))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok((outcome, Vec::new()));
+    }
+    let tasks: Vec<String> = wanted
+        .iter()
+        .filter_map(|(scope, _)| match scope {
+            Scope::Task(task) => Some(format!("\"{task}\"")),
+            Scope::Goal => None,
+        })
+        .collect();
+    let checked = super::check_runs::checked(tx, session, wanted, look)?;
+    let tree_error = look.fingerprint().err();
+    if actor == Actor::User {
+        let unverified = checked
+            .iter()
+            .filter(|c| !c.state.is_passing())
+            .map(|c| c.describe(now_ms))
+            .collect();
+        return Ok((outcome, unverified));
+    }
+    let what = format!(
+        "`done` of task{} {}",
+        if tasks.len() == 1 { "" } else { "s" },
+        tasks.join(", ")
+    );
+    match crate::check::refusal(&what, &checked, tree_error, now_ms) {
+        None => Ok((outcome, Vec::new())),
+        Some(refused) => Ok((
+            Outcome {
+                list: before.clone(),
+                completed: Vec::new(),
+                changed: Vec::new(),
+                list_changed: false,
+                errors: vec![refused],
+                ..outcome
+            },
+            Vec::new(),
+        )),
+    }
 }
 
 /// When each named agent of the session's lease ends, as granted.

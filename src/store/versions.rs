@@ -58,6 +58,20 @@ impl Logged<'_> {
             at_ms,
         }
     }
+
+    /// The same change, recording that it completed tasks whose checks had
+    /// not passed (a person's `done`; DESIGN.md §13): each check and where
+    /// it stood, as `unverified`. Nothing is added when there is none.
+    pub fn unverified(mut self, checks: &[String]) -> Self {
+        if checks.is_empty() {
+            return self;
+        }
+        if let Ok(mut payload) = serde_json::from_str::<serde_json::Value>(&self.payload) {
+            payload["unverified"] = checks.into();
+            self.payload = payload.to_string();
+        }
+        self
+    }
 }
 
 /// Writes a new version: the changed rows, the session row, the event and

@@ -39,6 +39,9 @@ pub(crate) struct SessionSnapshot {
     /// When each named agent of the list's lease ends, as granted
     /// (DESIGN.md §2.5).
     pub agents: Vec<(String, i64)>,
+    /// The checks that still gate something, and where each stands on the
+    /// files of the directory `watch` runs in (DESIGN.md §13).
+    pub checks: Vec<crate::check::Checked>,
 }
 
 /// One session as a board of every session shows it.
@@ -99,6 +102,7 @@ impl Store {
         events: usize,
         since_ms: i64,
     ) -> Result<SessionSnapshot> {
+        let look = self.work.look();
         self.in_read_tx(|tx| {
             let updated_ms = tx.query_opt(
                 "SELECT updated_ms FROM sessions WHERE id = ?1",
@@ -122,6 +126,10 @@ impl Store {
                 events: log,
                 recent_usage,
                 agents: super::todos::agent_leases(tx, session)?,
+                checks: super::checks::session_checks(tx, session, &look)?
+                    .all()
+                    .cloned()
+                    .collect(),
             })
         })
     }
@@ -227,6 +235,7 @@ mod tests {
         let set = GoalOp::Set {
             objective: "ship".parse().unwrap(),
             budget: Some(1_000),
+            checks: Vec::new(),
         };
         store
             .goal(&s, GoalCall::Op(&set), Actor::User, 2_000)
@@ -259,6 +268,7 @@ mod tests {
         let set = |objective: &str| GoalOp::Set {
             objective: objective.parse().unwrap(),
             budget: None,
+            checks: Vec::new(),
         };
         let usage = GoalOp::Usage(Usage {
             input: 50,
@@ -296,6 +306,7 @@ mod tests {
         let set = GoalOp::Set {
             objective: "goal of b".parse().unwrap(),
             budget: None,
+            checks: Vec::new(),
         };
         store.goal(&b, GoalCall::Op(&set), Actor::User, 9).unwrap();
         let all = store.session_summaries().unwrap();

@@ -97,7 +97,7 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     let named = caller.agent.is_some()
         || !caller.team.leases.is_empty()
         || list.tasks().any(|(_, t)| t.agent.is_some());
-    if !matches!(op, Op::Release(_)) {
+    if !matches!(op, Op::Release(_) | Op::Check(..)) {
         team::settle(
             list.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()),
             caller,
@@ -134,6 +134,17 @@ fn change(
     match op {
         Op::View(_) => {}
         Op::Release(what) => release(list, what)?,
+        Op::Check(task, command) => {
+            if let Some(command) = command {
+                match crate::check::command(command) {
+                    Ok(checked) if checked == *command => {}
+                    Ok(_) => return Err(vec!["the check is not trimmed".into()]),
+                    Err(e) => return Err(vec![e]),
+                }
+            }
+            let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
+            list.phases[p].tasks[t].check.clone_from(command);
+        }
         Op::Init(phases) => init(list, phases, actor)?,
         Op::Start(task) => {
             let (p, t) = find_task(list, task).map_err(|e| vec![e])?;
@@ -462,6 +473,13 @@ fn init(list: &mut TodoList, phases: &[PhaseItems], actor: Actor) -> Result<(), 
             })
             .collect(),
     );
+    // A task the new list keeps by its text keeps its check: only a person
+    // sets or removes one (`todo check`), not a rewrite of the plan.
+    for task in next.phases.iter_mut().flat_map(|p| p.tasks.iter_mut()) {
+        if let Some((p, t)) = list.find_task(&task.content) {
+            task.check.clone_from(&list.phases[p].tasks[t].check);
+        }
+    }
     if actor == Actor::Agent {
         // Settle-gaming guard: a rewrite may re-plan, but work an agent
         // abandoned, and open work it leaves out, stays on record as

@@ -111,6 +111,11 @@ pub struct Task {
     /// `blocked`. Completing that task unblocks this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
+    /// The check a person set on the task (DESIGN.md §13): a shell command
+    /// that must pass for an agent's `done` of it. It stays whatever the
+    /// status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
 
 impl Task {
@@ -124,6 +129,7 @@ impl Task {
             agent: None,
             since_ms: None,
             after: None,
+            check: None,
         }
     }
 
@@ -168,6 +174,7 @@ pub(crate) struct TaskState {
     pub agent: Option<String>,
     pub since_ms: Option<i64>,
     pub after: Option<String>,
+    pub check: Option<String>,
 }
 
 impl TaskState {
@@ -181,6 +188,7 @@ impl TaskState {
             agent: self.agent,
             since_ms: self.since_ms,
             after: self.after,
+            check: self.check,
         }
     }
 
@@ -192,6 +200,7 @@ impl TaskState {
         task.agent.clone_from(&self.agent);
         task.since_ms = self.since_ms;
         task.after.clone_from(&self.after);
+        task.check.clone_from(&self.check);
     }
 }
 
@@ -205,6 +214,7 @@ impl Task {
             agent: self.agent.clone(),
             since_ms: self.since_ms,
             after: self.after.clone(),
+            check: self.check.clone(),
         }
     }
 }

@@ -15,5 +15,10 @@ pub fn goal_mode_context(
     // Of a long list, only what the bounded block shows (as `context`).
     let list = tx.todo_listed(injector.max_tasks())?;
     let goal = tx.goal()?;
-    injector.goal_mode_context(goal.as_ref(), &list, active_tools, now_ms)
+    // Where the checks stand matters only while the goal is active.
+    let proof = match &goal {
+        Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks()?.proof(),
+        _ => crate::check::Proof::default(),
+    };
+    injector.goal_mode_context_checked(goal.as_ref(), &list, active_tools, &proof, now_ms)
 }

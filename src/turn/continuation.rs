@@ -35,6 +35,7 @@ pub fn continuation(
     let (list, version) = tx.todo_list()?;
     let goal = tx.goal()?;
     let (idle, last_mark) = tx.idle_state()?;
+    let checks_mark = tx.checks_mark()?;
     let settings = &injector.settings().goal;
     let decision = decide(&State {
         goal: goal.as_ref(),
@@ -45,6 +46,7 @@ pub fn continuation(
         max_idle: settings.continuation.max_idle,
         now_ms,
         all_blocked: list.every_open_task_blocked(),
+        checks_mark: &checks_mark,
     });
     if let Some(changed) = &decision.goal {
         tx.save_goal(changed)?;
@@ -72,7 +74,16 @@ pub fn continuation(
             Continuation::Paused(injector.guard_paused(goal.id, idle))
         }
         Send::Continuation => {
-            match injector.continuation(goal.as_ref(), &list, active_tools, now_ms)? {
+            // Where the checks stand, on the files the store judges in
+            // (read only when there is a check).
+            let proof = tx.checks()?.proof();
+            match injector.continuation_checked(
+                goal.as_ref(),
+                &list,
+                active_tools,
+                &proof,
+                now_ms,
+            )? {
                 Ok(message) => Continuation::Message(message),
                 Err(gate) => Continuation::Closed(gate),
             }

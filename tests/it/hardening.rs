@@ -239,9 +239,11 @@ fn an_unknown_set_key_is_an_error_in_every_command() {
     let p = project.display().to_string();
     let message = "goalkeeper: --set: unknown key \"todo.bogus\"; known keys: todo.enabled, todo.eager, todo.reminders, \
                    todo.reminders.max, todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
-                   goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, postgres.connect.retry";
-    let commands: [&[&str]; 10] = [
+                   goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, postgres.connect.retry, \
+                   verify.timeout, verify.tail";
+    let commands: [&[&str]; 11] = [
         &["todo", "view"],
+        &["verify"],
         &["todo", "log"],
         &["todo", "done", "Keep me"],
         &["goal", "get"],

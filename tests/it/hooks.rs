@@ -616,6 +616,7 @@ fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
         r#"goalkeeper --agent w1 todo apply '{"op":"done","task":"a"}'"#,
         "GOALKEEPER_AGENT=w1 goalkeeper --json todo view",
         "goalkeeper goal && goalkeeper context",
+        "goalkeeper verify --task a",
         "grep -rn goalkeeper src",
     ] {
         assert_eq!(guard(allowed), None, "{allowed}");
@@ -625,7 +626,7 @@ fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
         "goalkeeper --agent w1 goal drop",
         "env X=1 goalkeeper --json --agent=w1 todo release a",
         "sh -c 'goalkeeper todo done a'",
-        "goalkeeper verify --task a",
+        "goalkeeper goal check add true",
         "goalkeeper goal $WHAT",
     ] {
         let reason = guard(refused).unwrap_or_else(|| panic!("{refused} was allowed"));

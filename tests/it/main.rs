@@ -17,6 +17,7 @@ mod fuzz_checks;
 
 mod backup;
 mod bad_input;
+mod checks;
 mod cli_goal;
 mod cli_settings;
 mod cli_todo;

@@ -39,6 +39,16 @@ impl Server {
     /// The server with these arguments and extra environment, not yet
     /// initialized.
     pub(crate) fn spawn(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Server {
+        Server::spawn_in(env, env.dir(), args, vars)
+    }
+
+    /// [`Server::spawn`] with `dir` as the server's working directory.
+    pub(crate) fn spawn_in(
+        env: &TestEnv,
+        dir: &std::path::Path,
+        args: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Server {
         let settings = env.dir().join("settings.toml");
         if !settings.exists() {
             std::fs::write(&settings, "").expect("write settings");
@@ -49,6 +59,7 @@ impl Server {
             .env("GOALKEEPER_CONFIG", &settings)
             .env_remove("GOALKEEPER_DB")
             .envs(vars.iter().copied())
+            .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -74,7 +74,8 @@ pub(crate) fn a_hook_event_with_a_nul_keeps_the_rest(env: &TestEnv) {
         stderr,
         "goalkeeper: cwd holds a NUL character, so it names no directory; the session is not recorded for one\n"
     );
-    let mut server = Server::spawn(env, &["--session", SESSION, "mcp"], &[]);
+    // A server Claude Code started for its session reads `_meta`.
+    let mut server = Server::spawn(env, &["mcp", "--session-from", "claude-code"], &[]);
     server.initialize();
     let call = |server: &mut Server, id: &str, op: Value| {
         let response = server.request(

@@ -54,6 +54,7 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(output.stdout, env.ok(&["todo", "view"]).into_bytes());
     let data = env.dir().join("data");
+    let default_db = data.join("goalkeeper/goalkeeper.db");
     let output = env
         .cmd(&["todo", "view"])
         .env("GOALKEEPER_DB", "")
@@ -61,9 +62,24 @@ fn the_fast_lines_keep_clap_behaviour_at_the_edges() {
         .env("HOME", env.dir())
         .output()
         .unwrap();
+    // A read names the default database, which it does not create.
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let named = format!(
+        "there is no goalkeeper database at {}",
+        default_db.display()
+    );
+    assert!(stderr.contains(&named), "{stderr}");
+    assert!(!default_db.exists());
+    let output = env
+        .cmd(&["todo", "init", "--item", "z"])
+        .env("GOALKEEPER_DB", "")
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", env.dir())
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    assert_eq!(output.stdout, b"Todo list is empty.\n");
-    assert!(data.join("goalkeeper/goalkeeper.db").exists());
+    assert!(default_db.exists());
     let output = env
         .cmd(&["hook", "claude-code"])
         .env("GOALKEEPER_DB", "")

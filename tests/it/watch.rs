@@ -45,6 +45,7 @@ impl Fixture {
         let op = GoalOp::Set {
             objective: objective.into(),
             budget,
+            checks: Vec::new(),
         };
         self.goal(session, Actor::User, at, op);
     }

@@ -69,6 +69,11 @@ const COMMANDS: &[(&str, &[&str], Acts)] = &[
     ("watch", &["--once"], Acts::Nobody),
     ("backup", &["copy.db"], Acts::Person),
     ("migrate", &["--to", "other.db"], Acts::Person),
+    ("verify", &[], Acts::Agent),
+    ("goal check add", &["cargo", "test"], Acts::Person),
+    ("goal check rm", &["1"], Acts::Person),
+    ("goal check list", &[], Acts::Nobody),
+    ("todo check", &["a", "cargo test"], Acts::Person),
 ];
 
 fn words(path: &str, args: &[&str]) -> Vec<String> {
@@ -256,12 +261,21 @@ fn the_guard_reads_every_spelling() {
         // What cannot be read is refused: a command this goalkeeper does
         // not know (the one on PATH may know it), a mistake, a word the
         // shell expands into words not seen here.
-        ("goalkeeper verify", Unknown),
-        ("goalkeeper goal check add 'cargo test'", Unknown),
-        ("goalkeeper goal check rm 1", Unknown),
-        ("goalkeeper goal check list", Unknown),
-        ("goalkeeper todo check a 'cargo test'", Unknown),
-        ("goalkeeper goal set Ship --check 'cargo test'", Unknown),
+        // Checks: the agent runs them; only a person sets them.
+        ("goalkeeper verify", Allowed),
+        ("goalkeeper --agent w1 verify --task a", Allowed),
+        ("goalkeeper goal check list", Allowed),
+        (
+            "goalkeeper goal check add 'cargo test'",
+            Person("goal check add"),
+        ),
+        ("goalkeeper --json goal check rm 1", Person("goal check rm")),
+        ("goalkeeper todo check a 'cargo test'", Person("todo check")),
+        ("goalkeeper todo check a --clear", Person("todo check")),
+        (
+            "goalkeeper goal set Ship --check 'cargo test'",
+            Person("goal set"),
+        ),
         ("goalkeeper --agent w1", Unknown),
         ("goalkeeper todo veiw", Unknown),
         ("goalkeeper --session-from vim todo view", Unknown),
@@ -273,14 +287,6 @@ fn the_guard_reads_every_spelling() {
         assert_eq!(decide(command), expected, "{command}");
     }
 }
-
-// The one-line change each for the commands of "proving done" when they
-// land: `Command::Verify(_) => Acts::Agent` (the agent proves its own
-// work), `GoalCommand::Check(CheckCommand::List) => Acts::Nobody`,
-// `GoalCommand::Check(CheckCommand::Add { .. } | CheckCommand::Rm { .. })`
-// and `TodoCommand::Check { .. } => Acts::Person`; `goal set --check`
-// stays the person's with `goal set`. Until then each is refused as a
-// command this goalkeeper does not know (above).
 
 /// A word as one of the ways a shell may be given it.
 fn quoted(word: &str, how: u8) -> String {

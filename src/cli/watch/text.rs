@@ -183,6 +183,31 @@ pub(crate) fn event_text(event: &Event) -> String {
                 }
             }
         }
+        EventKind::Check => {
+            let checks = p["checks"].as_array().map_or(&[][..], Vec::as_slice);
+            let failed: Vec<String> = checks
+                .iter()
+                .filter(|c| c["exit"] != serde_json::json!({"code": 0}))
+                .filter_map(|c| c["command"].as_str().map(|s| format!("`{}`", safe(s))))
+                .collect();
+            if let Some(task) = quoted("task") {
+                text.push_str(&format!(" {task}"));
+            }
+            if failed.is_empty() {
+                text.push_str(&format!(
+                    ": {} check{} passed",
+                    checks.len(),
+                    plural(checks.len())
+                ));
+            } else {
+                text.push_str(&format!(
+                    ": {} of {} failed, {}",
+                    failed.len(),
+                    checks.len(),
+                    failed.join(", ")
+                ));
+            }
+        }
     }
     text
 }

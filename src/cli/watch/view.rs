@@ -277,6 +277,41 @@ fn goal_lines(
     }
     lines.push(budget_line(goal, width, p));
     lines.push(rate_line(snapshot, goal, now_ms, p));
+    lines.extend(check_lines(&snapshot.checks, room, now_ms, p));
+    lines
+}
+
+/// The checks that still gate something, one line each (at most `room`,
+/// then a count of the rest): pass, fail, stale or not run, and when.
+fn check_lines(
+    checks: &[crate::check::Checked],
+    room: usize,
+    now_ms: i64,
+    p: Paint,
+) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = checks
+        .iter()
+        .take(room)
+        .map(|c| {
+            let color = match c.state.word() {
+                "pass" => Color::Green,
+                "fail" => Color::Red,
+                _ => Color::Yellow,
+            };
+            Line::from(vec![
+                Span::raw("Check "),
+                Span::styled(c.state.word(), p.fg(color).add_modifier(Modifier::BOLD)),
+                Span::raw(format!(" {}", safe(&c.describe(now_ms)))),
+            ])
+        })
+        .collect();
+    if checks.len() > room {
+        let more = checks.len() - room;
+        lines.push(Line::from(format!(
+            "… {more} more check{} (`goalkeeper goal check list`, `todo view`)",
+            if more == 1 { "" } else { "s" }
+        )));
+    }
     lines
 }
 

@@ -49,6 +49,8 @@ fn every_key_parses_from_flat_quoted_keys() {
 "memory.file" = "/home/me/memory.md"
 "system_prompt.base" = "/home/me/base.md"
 "postgres.connect.retry" = 5
+"verify.timeout" = 30
+"verify.tail" = 100
 "#;
     assert_eq!(file(text).unwrap(), every_key_changed());
 }
@@ -70,6 +72,8 @@ fn every_key_parses_from_set() {
         "memory.file=/home/me/memory.md",
         "system_prompt.base=/home/me/base.md",
         "postgres.connect.retry=5",
+        "verify.timeout=30",
+        "verify.tail=100",
     ] {
         settings.apply_set(assignment).unwrap();
     }

@@ -35,6 +35,8 @@ fn keys_list_every_key_with_value_type_and_default() {
             "memory.file = None (path)",
             "system_prompt.base = None (path)",
             "postgres.connect.retry = Some(\"30\") (int >= 0)",
+            "verify.timeout = Some(\"600\") (int >= 1)",
+            "verify.tail = Some(\"4096\") (int >= 1)",
         ]
     );
     assert!(keys.iter().all(|k| !k.about.is_empty()));
@@ -77,7 +79,8 @@ fn settings_serialize_as_nested_json() {
             "prompts": {"dir": "/etc/goalkeeper/prompts"},
             "memory": {"file": "/home/me/memory.md"},
             "system_prompt": {"base": "/home/me/base.md"},
-            "postgres": {"connect": {"retry": 5}}
+            "postgres": {"connect": {"retry": 5}},
+            "verify": {"timeout": 30, "tail": 100}
         })
     );
     let defaults = serde_json::to_value(Settings::default()).unwrap();

@@ -16,7 +16,7 @@ mod listing;
 const KNOWN: &str = "known keys: todo.enabled, todo.eager, todo.reminders, todo.reminders.max, \
                      todo.context.inactive_tool, todo.context.max_tasks, todo.claim.lease, goal.enabled, \
                      goal.continuation.max_idle, prompts.dir, memory.file, system_prompt.base, \
-                     postgres.connect.retry";
+                     postgres.connect.retry, verify.timeout, verify.tail";
 
 const ORIGIN: &str = "/x/config.toml";
 
@@ -91,6 +91,10 @@ base = "/home/me/base.md"
 
 [postgres.connect]
 retry = 5
+
+[verify]
+timeout = 30
+tail = 100
 "#;
 
 fn every_key_changed() -> Settings {
@@ -123,6 +127,10 @@ fn every_key_changed() -> Settings {
         },
         postgres: PostgresSettings {
             connect: PostgresConnectSettings { retry: 5 },
+        },
+        verify: VerifySettings {
+            timeout: 30,
+            tail: 100,
         },
     }
 }

@@ -32,6 +32,7 @@ const STEPS: &[Step] = &[
     v7_early_v6_index,
     v8_agents,
     v9_granted_leases,
+    v10_checks,
 ];
 
 /// The schema version this build writes.
@@ -266,6 +267,58 @@ fn team_columns(tx: &Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Checks (DESIGN.md §13): the checks a person set on a goal (a JSON array
+/// of commands, `NULL` for none) and on a task, and the runs of checks
+/// that `goalkeeper verify` recorded, by command and directory for the
+/// gate. A run's own record (who ran it, every check of the run) is its
+/// event in the log; these rows are what the gate looks up. `run` is the
+/// run's random id: a run recorded twice (by `verify` itself and from a
+/// host hook's record of it) lands once. A database that was at v4 or
+/// older got the task column from [`v4`] or [`v5`] already.
+fn v10_checks(tx: &Transaction<'_>) -> Result<()> {
+    check_column(tx)?;
+    let has_checks: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('goals') WHERE name = 'checks'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_checks {
+        tx.execute_batch("ALTER TABLE goals ADD COLUMN checks TEXT;")?;
+    }
+    Ok(tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS check_runs (
+             id           INTEGER PRIMARY KEY AUTOINCREMENT,
+             session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+             run          TEXT NOT NULL,
+             command      TEXT NOT NULL,
+             dir          TEXT NOT NULL,
+             fingerprint  TEXT NOT NULL,
+             exit_code    INTEGER,
+             signal       INTEGER,
+             timeout_s    INTEGER,
+             ms           INTEGER NOT NULL,
+             started_ms   INTEGER NOT NULL
+         ) STRICT;
+         CREATE INDEX IF NOT EXISTS check_runs_by_command
+             ON check_runs(session_id, command, dir, id);
+         CREATE UNIQUE INDEX IF NOT EXISTS check_runs_once ON check_runs(run, command);",
+    )?)
+}
+
+/// Adds [`v10_checks`]'s column to `tasks` unless it is there (the steps
+/// that write rows, [`v4`] and [`v5`], write them the way this build does).
+fn check_column(tx: &Transaction<'_>) -> Result<()> {
+    let has_check: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('tasks') WHERE name = 'check_cmd'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_check {
+        tx.execute_batch("ALTER TABLE tasks ADD COLUMN check_cmd TEXT;")?;
+    }
+    Ok(())
+}
+
 /// The DDL of [`v7_early_v6_index`], the same text on both backends.
 pub(crate) const EARLY_V6_INDEX: &str =
     concat!("DROP INDEX IF EXISTS tasks_by_content;", tasks_by_prefix!());
@@ -285,8 +338,9 @@ mod tests {
     }
 
     /// The tables of the latest schema.
-    const EVERY_TABLE: [&str; 10] = [
+    const EVERY_TABLE: [&str; 11] = [
         "agents",
+        "check_runs",
         "events",
         "goals",
         "phases",

@@ -35,6 +35,7 @@ pub(super) fn v4_tasks_as_rows(tx: &Transaction<'_>) -> Result<()> {
             agent       TEXT,
             since_ms    INTEGER,
             after_task  TEXT,
+            check_cmd   TEXT,
             PRIMARY KEY (session_id, phase_pos, pos)
         ) STRICT, WITHOUT ROWID;
         CREATE TABLE todo_undo (

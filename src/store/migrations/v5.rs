@@ -21,6 +21,7 @@ use crate::store::sql::Tx;
 /// and takes their names from the rows.)
 pub(super) fn v5_kept_shapes(tx: &Transaction<'_>) -> Result<()> {
     super::team_columns(tx)?;
+    super::check_column(tx)?;
     let mut ddl = String::from("ALTER TABLE sessions ADD COLUMN todo_shape TEXT;");
     for (event, row) in [("insert", "NEW"), ("update", "NEW"), ("delete", "OLD")] {
         ddl.push_str(&format!(

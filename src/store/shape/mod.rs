@@ -59,9 +59,10 @@ pub(crate) struct Shape {
     /// of each page's first task, and its number of tasks.
     #[serde(rename = "g")]
     pub pages: Vec<(i64, i64, usize)>,
-    /// True for a list some named agent works on, or with a task waiting
-    /// `after` another: its shape is not kept (DESIGN.md §2.5), so every
-    /// read and write of it takes the whole list.
+    /// True for a list some named agent works on, with a task waiting
+    /// `after` another, or with a task that carries a check: its shape is
+    /// not kept (DESIGN.md §2.5, §13), so every read and write of it takes
+    /// the whole list (where an agent's `done` meets the gate).
     #[serde(skip)]
     pub team: bool,
 }
@@ -110,7 +111,7 @@ impl Shape {
                 .collect(),
             team: list
                 .tasks()
-                .any(|(_, t)| t.agent.is_some() || t.after.is_some()),
+                .any(|(_, t)| t.agent.is_some() || t.after.is_some() || t.check.is_some()),
         }
     }
 

@@ -43,7 +43,7 @@ fn a_row_written_from_outside_forgets_the_shape() {
         phase: None,
         page: 2,
     };
-    let (text, _) = store.todo_view(&s, &page).unwrap();
+    let (text, _) = store.todo_view(&s, &page, 0).unwrap();
     assert!(text.starts_with("Overall: 5/300 done, 295 open."), "{text}");
     store
         .todo(
@@ -74,7 +74,7 @@ fn a_phase_written_from_outside_is_refused_not_shown() {
         phase: None,
         page: 2,
     };
-    let err = store.todo_view(&s, &page).unwrap_err().to_string();
+    let err = store.todo_view(&s, &page, 0).unwrap_err().to_string();
     assert!(
         err.contains("todo list of session s")
             && err.contains("its kept shape names other phases than its rows"),

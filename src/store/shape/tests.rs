@@ -127,7 +127,7 @@ fn check_views(
     for view in views {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let got = store.todo_view(s, view).unwrap();
+        let got = store.todo_view(s, view, 0).unwrap();
         prop_assert_eq!(&got.0, expected.text(), "{} {:?}", context, view);
         prop_assert_eq!(got.1, expected.is_error, "{} {:?}", context, view);
         if let Ok(text) = store.in_read_tx(|tx| view_page(tx, s, view)).unwrap() {
@@ -400,6 +400,6 @@ fn a_long_list_is_viewed_from_its_shape() {
     ];
     let narrow = check_views(&store, &s, &views, "1,000 tasks").unwrap();
     assert_eq!(narrow, 3);
-    let (text, _) = store.todo_view(&s, &ViewPage::first()).unwrap();
+    let (text, _) = store.todo_view(&s, &ViewPage::first(), 0).unwrap();
     assert!(text.starts_with("Overall: 400/1000 done, 600 open.\nActive phase 5/10 \"Phase 4\" (0/100 done).\nPage 1/"), "{text}");
 }

@@ -166,7 +166,7 @@ fn uses(kind: OpKind) -> &'static [&'static str] {
         OpKind::Block => &["task", "phase", "reason", "after"],
         OpKind::Append => &["phase", "items"],
         OpKind::View => &["phase", "page"],
-        OpKind::Release => &[],
+        OpKind::Release | OpKind::Check => &[],
     }
 }
 
@@ -315,8 +315,8 @@ impl Reader {
                 };
                 target.map(|t| Op::Block(t, note))
             }
-            // Not a tool op: `OpKind::parse` never reads it.
-            OpKind::Release => None,
+            // Not tool ops: `OpKind::parse` never reads them.
+            OpKind::Release | OpKind::Check => None,
             OpKind::Unblock => self.target(kind, object).map(Op::Unblock),
             OpKind::Append => {
                 let phase = self.given(field("phase"), "phase", text::phase_name);

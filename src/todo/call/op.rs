@@ -30,6 +30,8 @@ pub enum OpKind {
     View,
     /// Free claimed tasks: a person's command, not the tool's.
     Release,
+    /// Set or clear a task's check: a person's command, not the tool's.
+    Check,
 }
 
 impl OpKind {
@@ -59,6 +61,7 @@ impl OpKind {
             OpKind::Append => "append",
             OpKind::View => "view",
             OpKind::Release => "release",
+            OpKind::Check => "check",
         }
     }
 
@@ -77,6 +80,7 @@ impl OpKind {
             OpKind::Append => "phase and items",
             OpKind::View => "an optional phase and page",
             OpKind::Release => "task or agent",
+            OpKind::Check => "task, and a command or none",
         }
     }
 }
@@ -148,6 +152,9 @@ pub enum Op {
     View(ViewPage),
     /// Free claims; a person's command (`goalkeeper todo release`).
     Release(Release),
+    /// Set (`Some`) or clear (`None`) the check of this task; a person's
+    /// command (`goalkeeper todo check`; DESIGN.md §13).
+    Check(String, Option<String>),
 }
 
 /// What a `view` shows: the whole list or one phase, one page at a time.
@@ -183,6 +190,7 @@ impl Op {
             Op::Append(..) => OpKind::Append,
             Op::View(_) => OpKind::View,
             Op::Release(_) => OpKind::Release,
+            Op::Check(..) => OpKind::Check,
         }
     }
 
@@ -228,6 +236,13 @@ impl Op {
             }
             Op::Release(Release::Agent(agent)) => {
                 map.insert("agent".into(), agent.as_str().into());
+            }
+            Op::Check(task, command) => {
+                map.insert("task".into(), task.as_str().into());
+                map.insert(
+                    "command".into(),
+                    command.as_deref().map_or(Value::Null, Into::into),
+                );
             }
             Op::Append(phase, items) => {
                 map.insert("phase".into(), phase.as_str().into());

@@ -4,6 +4,11 @@
 //! on a blocked task, `<!-- dropped-by: user -->` on an abandoned one, and
 //! the comments of several agents, [`team`]).
 //!
+//! A task's check (DESIGN.md §13) is a comment line of its own right after
+//! the task's line, `  <!-- check: COMMAND -->`, so that it never meets the
+//! task's trailing comment; an older goalkeeper reads it as a comment line
+//! and leaves it out.
+//!
 //! Export writes one canonical form; import accepts what people and editors
 //! tend to write, but never guesses: a line it cannot read is an error with
 //! its line number, every error is reported, and nothing is imported.
@@ -93,6 +98,11 @@ pub fn to_markdown(list: &TodoList) -> String {
             }
             team::render(task, &mut out);
             out.push('\n');
+            if let Some(check) = &task.check {
+                out.push_str("  <!-- check: ");
+                out.push_str(&escape(check));
+                out.push_str(" -->\n");
+            }
         }
     }
     out

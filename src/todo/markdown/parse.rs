@@ -56,6 +56,9 @@ pub(super) struct Parser {
     /// The line of the first task past [`MAX_TASKS`].
     over_limit: Option<usize>,
     errors: Vec<MarkdownError>,
+    /// The task on the last line read, when that line was a task (where a
+    /// `check` comment line below it belongs): its phase and position.
+    last_task: Option<(usize, usize)>,
 }
 
 impl Parser {
@@ -69,8 +72,10 @@ impl Parser {
     /// Reads one line, already trimmed.
     pub(super) fn line(&mut self, n: usize, line: &str) {
         if line.is_empty() {
+            self.last_task = None;
             return;
         }
+        let after_task = self.last_task.take();
         if line.starts_with("<!--") {
             let closed = line.len() >= "<!---->".len()
                 && line.ends_with("-->")
@@ -81,6 +86,10 @@ impl Parser {
                     "an HTML comment line must open and close on the same line, \
                      with nothing after `-->`",
                 );
+                return;
+            }
+            if let Some(command) = line[4..line.len() - 3].trim().strip_prefix("check:") {
+                self.check(n, command, after_task);
             }
             return;
         }
@@ -219,6 +228,27 @@ impl Parser {
         }
         if let Some(phase) = self.phases.last_mut() {
             phase.tasks.push(task);
+            self.last_task = Some((
+                self.phases.len() - 1,
+                self.phases[self.phases.len() - 1].tasks.len() - 1,
+            ));
+        }
+    }
+
+    /// Reads a `<!-- check: COMMAND -->` line into the check of the task on
+    /// the line before it (`task`).
+    fn check(&mut self, n: usize, command: &str, task: Option<(usize, usize)>) {
+        let Some((p, t)) = task else {
+            self.error(
+                n,
+                "a `check` comment belongs on the line right after its task's line, as in \
+                 `- [ ] Run the tests` then `  <!-- check: cargo test -->`",
+            );
+            return;
+        };
+        match crate::check::command(&unescape(command)) {
+            Ok(command) => self.phases[p].tasks[t].check = Some(command),
+            Err(e) => self.error(n, e),
         }
     }
 

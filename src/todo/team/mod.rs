@@ -212,6 +212,9 @@ pub(crate) fn check(list: &TodoList, op: &Op, caller: &Caller<'_>) -> Result<(),
                 ));
             }
         }
+        Op::Check(..) if caller.is_agent() => errors.push(
+            "`check` is a person's command (`goalkeeper todo check`): a check is a command that runs with the user's rights, and the definition of done the task is measured by".into(),
+        ),
         // goalkeeper itself releases the tasks of an agent that ended.
         Op::Release(_) if caller.actor == Actor::Agent => errors.push(
             "`release` is a person's command (`goalkeeper todo release`); an agent finishes, drops or blocks its own task instead".into(),

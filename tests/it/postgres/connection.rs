@@ -261,7 +261,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
     let before = {
         let mut store = Store::open_location(&location).unwrap();
         store.todo(&s, Call::Json(&init), Actor::Agent, 1).unwrap();
-        store.todo_view(&s, &page).unwrap()
+        store.todo_view(&s, &page, 0).unwrap()
     };
     let mut admin = db.admin();
     admin
@@ -278,7 +278,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
     let shape = |admin: &mut postgres::Client| -> Option<String> {
         admin
             .query_one("SELECT todo_shape FROM sessions WHERE id = 's'", &[])
@@ -286,12 +286,12 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             .get(0)
     };
     assert_eq!(shape(&mut admin), None);
-    assert_eq!(store.todo_view(&s, &page).unwrap(), before);
+    assert_eq!(store.todo_view(&s, &page, 0).unwrap(), before);
     assert_eq!(store.status(&s).unwrap().1.total, 250);
     let done = r#"{"op":"done","task":"task 000, long enough to need a second page"}"#;
     store.todo(&s, Call::Json(done), Actor::Agent, 2).unwrap();
     assert!(shape(&mut admin).is_some());
-    let (text, is_error) = store.todo_view(&s, &page).unwrap();
+    let (text, is_error) = store.todo_view(&s, &page, 0).unwrap();
     assert!(
         !is_error && text.starts_with("Overall: 1/250 done, 249 open."),
         "{text}"
@@ -355,5 +355,5 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
 }

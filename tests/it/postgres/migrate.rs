@@ -217,3 +217,49 @@ fn backup_of_a_postgres_database_is_a_sqlite_file_holding_everything() {
     assert_ne!(code, Some(0), "{shown}");
     assert!(shown.contains("already exists"), "{shown}");
 }
+
+#[test]
+fn checks_and_their_runs_come_over_both_ways() {
+    let pg = pg::database();
+    let url = pg.url();
+    let env = TestEnv::new();
+    let project = env.dir().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("main.rs"), "fn main() {}").unwrap();
+    let sqlite = env.db().display().to_string();
+    let at = |db: &str, args: &[&str]| {
+        let mut full = vec!["--db", db];
+        full.extend_from_slice(args);
+        let output = env.cmd(&full).current_dir(&project).output().unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    at(
+        &sqlite,
+        &["goal", "set", "Ship", "--check", "true", "--check", "false"],
+    );
+    at(&sqlite, &["todo", "init", "--item", "Lexer"]);
+    at(&sqlite, &["todo", "check", "Lexer", "test -f main.rs"]);
+    at(&sqlite, &["verify"]);
+    at(&sqlite, &["verify", "--task", "Lexer"]);
+    let seen = |db: &str| (at(db, &["goal"]), at(db, &["todo", "view"]));
+    let before = seen(&sqlite);
+    assert!(
+        before
+            .0
+            .ends_with("1. `true`: passed 0s ago\n2. `false`: failed 0s ago (exit 1)\n"),
+        "{}",
+        before.0
+    );
+    let (shown, code) = run(&env, &sqlite, &["migrate", "--to", &url]);
+    assert_eq!(code, Some(0), "{shown}");
+    assert_eq!(seen(&url), before);
+    let copy = env.dir().join("copy.db").display().to_string();
+    let (shown, code) = run(&env, &url, &["backup", &copy]);
+    assert_eq!(code, Some(0), "{shown}");
+    assert_eq!(seen(&copy), before);
+    // The gate reads the runs that came over: the task's check passed.
+    assert!(
+        at(&url, &["todo", "apply", r#"{"op":"done","task":"Lexer"}"#])
+            .contains("Overall: 1/1 done"),
+    );
+}

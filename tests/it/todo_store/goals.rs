@@ -14,6 +14,7 @@ fn set(objective: &str, budget: Option<u64>) -> GoalOp {
     GoalOp::Set {
         objective: objective.parse().unwrap(),
         budget,
+        checks: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub(crate) use super::common;
 
+mod checks;
 mod goals;
 mod import;
 mod kept_lists;

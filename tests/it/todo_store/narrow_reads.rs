@@ -72,7 +72,7 @@ fn check(store: &mut Store, context: &str) {
     for view in views() {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let (text, is_error) = store.todo_view(&session(), &view).unwrap();
+        let (text, is_error) = store.todo_view(&session(), &view, 0).unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
     }
@@ -113,6 +113,7 @@ fn views_and_counts_follow_every_write() {
     let set = GoalOp::Set {
         objective,
         budget: None,
+        checks: Vec::new(),
     };
     s.goal(&session(), GoalCall::Op(&set), Actor::User, NOW)
         .unwrap();

@@ -80,6 +80,7 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
     let typed = goalkeeper::goal::GoalOp::Set {
         objective: "Ship\0it".into(),
         budget: None,
+        checks: Vec::new(),
     };
     let result = s.goal(&me, GoalCall::Op(&typed), User, NOW).unwrap();
     assert!(result.is_error);

@@ -1,5 +1,5 @@
 //! The `PreToolUse` guard on Claude Code's `Bash` tool: an agent's shell
-//! never acts as the person (DESIGN.md §13). A command that runs
+//! never acts as the person (DESIGN.md §14). A command that runs
 //! goalkeeper is allowed only when the goalkeeper command acts as the
 //! agent (`todo apply`, `goal apply`, `mcp`) or only reads (`todo view`,
 //! `goal get`, `context`, help); every other one (the person's `goal
@@ -132,8 +132,8 @@ impl Refusal {
             Refusal::Unknown { line, why } => format!(
                 "goalkeeper: cannot tell what `{line}` would do ({why}), so an agent may not run it. \
                  From the shell an agent may run only the goalkeeper commands that act as the agent \
-                 (`todo apply`, `goal apply`) or only read (`todo view`, `goal get`, `context`), written \
-                 out in full; or use {tools}."
+                 (`todo apply`, `goal apply`, `verify`) or only read (`todo view`, `goal get`, \
+                 `context`), written out in full; or use {tools}."
             ),
         }
     }

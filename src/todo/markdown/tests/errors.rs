@@ -267,3 +267,19 @@ fn the_error_displays_its_line_and_is_a_std_error() {
     let boxed: Box<dyn std::error::Error> = Box::new(error);
     assert!(boxed.source().is_none());
 }
+
+#[test]
+fn a_check_line_belongs_right_after_its_task_and_is_one_line_of_shell() {
+    assert_eq!(
+        errors(
+            "<!-- check: cargo test -->\n# P\n<!-- check: make -->\n- [ ] a\n\n<!-- check: make -->\n- [ ] b\n  <!-- check: make -->\n  <!-- check: make again -->\n- [ ] c\n  <!-- check: -->\n"
+        ),
+        [
+            "line 1: a `check` comment belongs on the line right after its task's line, as in `- [ ] Run the tests` then `  <!-- check: cargo test -->`",
+            "line 3: a `check` comment belongs on the line right after its task's line, as in `- [ ] Run the tests` then `  <!-- check: cargo test -->`",
+            "line 6: a `check` comment belongs on the line right after its task's line, as in `- [ ] Run the tests` then `  <!-- check: cargo test -->`",
+            "line 9: a `check` comment belongs on the line right after its task's line, as in `- [ ] Run the tests` then `  <!-- check: cargo test -->`",
+            "line 11: the check is empty; give the shell command that must pass, such as `cargo test`",
+        ]
+    );
+}

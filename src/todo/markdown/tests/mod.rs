@@ -236,3 +236,20 @@ fn text_is_trimmed_and_blocker_notes_collapse_to_one_line() {
     assert_eq!(list.phases[0].tasks[0].content, "Wait");
     assert_eq!(list.phases[0].tasks[0].blocker.as_deref(), Some("a b c"));
 }
+
+#[test]
+fn a_tasks_check_is_its_own_comment_line_and_reads_back() {
+    let mut run = task("Run the tests", Status::Blocked);
+    run.blocker = Some("needs a key".into());
+    run.check = Some("cargo test -- --nocapture 2>&1 | grep -v '<!-- x -->' && echo a&b".into());
+    let list = TodoList::new(vec![Phase {
+        name: "P".into(),
+        tasks: vec![run, task("Other", Status::Pending)],
+    }]);
+    let text = to_markdown(&list);
+    assert_eq!(
+        text,
+        "# P\n- [!] Run the tests <!-- blocker: needs a key -->\n  <!-- check: cargo test -- --nocapture 2>&amp;1 | grep -v '&lt;!-- x --&gt;' &amp;&amp; echo a&amp;b -->\n- [ ] Other\n"
+    );
+    assert_eq!(from_markdown(&text).unwrap(), list);
+}

@@ -67,8 +67,9 @@ fn any_task() -> impl Strategy<Value = Task> {
         any::<bool>(),
         proptest::option::of(proptest::sample::select(vec!["w1", "sub-a1.b:2", "W_9"])),
         proptest::option::of(0i64..253_402_300_800_000),
+        proptest::option::of(hostile_text()),
     )
-        .prop_map(|(content, status, note, by_user, agent, since)| {
+        .prop_map(|(content, status, note, by_user, agent, since, check)| {
             let mut task = task(content.trim(), status);
             if status == Status::Blocked {
                 task.blocker = note.and_then(|n| text::blocker(&n).ok());
@@ -89,6 +90,7 @@ fn any_task() -> impl Strategy<Value = Task> {
             if status == Status::Blocked && by_user {
                 task.after = Some(String::new());
             }
+            task.check = check.and_then(|c| crate::check::command(&c).ok());
             task
         })
 }

@@ -1,0 +1,131 @@
+//! The rows of checks' runs (DESIGN.md §13): a run recorded as evidence
+//! (its event and a row per check, in one transaction), and where a check
+//! stands on the files as they are now, read from its runs. Reads no goal
+//! and no list: [`super::checks`] and [`super::goals`] say which checks.
+
+use super::events::{self, EventKind, NewEvent};
+use super::sessions;
+use super::sql::{Row, Tx, params};
+use crate::SessionId;
+use crate::check::{self, CheckState, Checked, Evidence, Exit, RunSummary, Scope};
+use crate::error::Result;
+use crate::tree::Look;
+
+/// Records `evidence` in `tx` (see [`crate::Store::record_run`]).
+pub(crate) fn record_in(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    evidence: &Evidence,
+    via: &str,
+    now_ms: i64,
+) -> Result<bool> {
+    sessions::touch(tx, session, now_ms)?;
+    let mut written = 0;
+    for run in &evidence.checks {
+        let (code, signal, timeout) = match run.exit {
+            Exit::Code(code) => (Some(i64::from(code)), None, None),
+            Exit::Signal(signal) => (None, Some(i64::from(signal)), None),
+            Exit::TimedOut(secs) => (None, None, Some(i64::try_from(secs).unwrap_or(i64::MAX))),
+        };
+        written += tx.execute(
+            "INSERT INTO check_runs (session_id, run, command, dir, fingerprint, exit_code,
+                                     signal, timeout_s, ms, started_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (run, command) DO NOTHING",
+            params![
+                session.as_str(),
+                evidence.run.as_str(),
+                run.command.as_str(),
+                evidence.dir.as_str(),
+                evidence.fingerprint.as_str(),
+                code,
+                signal,
+                timeout,
+                i64::try_from(run.ms).unwrap_or(i64::MAX),
+                evidence.started_ms
+            ],
+        )?;
+    }
+    if written == 0 && !evidence.checks.is_empty() {
+        return Ok(false);
+    }
+    events::append(
+        tx,
+        &NewEvent {
+            session,
+            at_ms: now_ms,
+            actor: &evidence.by.actor,
+            kind: EventKind::Check,
+            op: Some("verify"),
+            payload: &evidence.payload(via).to_string(),
+            error: None,
+            version: None,
+            agent: evidence.by.agent.as_deref(),
+        },
+    )?;
+    Ok(true)
+}
+
+/// Where each of the `wanted` checks stands on the files `look` sees, in
+/// the order given: its latest run in `look`'s directory on these files
+/// decides, else its latest run there at all ([`check::state`]).
+pub(crate) fn checked(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    wanted: Vec<(Scope, String)>,
+    look: &Look,
+) -> Result<Vec<Checked>> {
+    let dir = look.dir().to_string_lossy().into_owned();
+    let current = look.fingerprint().ok().map(|f| f.as_str().to_owned());
+    wanted
+        .into_iter()
+        .map(|(scope, command)| {
+            let state = state_of(tx, session, &command, &dir, current.as_deref())?;
+            Ok(Checked {
+                scope,
+                command,
+                state,
+            })
+        })
+        .collect()
+}
+
+/// Where `command` stands in `dir`, whose files have the fingerprint
+/// `current` (`None`: they cannot be read).
+fn state_of(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    command: &str,
+    dir: &str,
+    current: Option<&str>,
+) -> Result<CheckState> {
+    // The latest run on the current files when there is one, else the
+    // latest run: one row either way.
+    let run = tx.query_opt(
+        "SELECT fingerprint, exit_code, signal, timeout_s, started_ms FROM check_runs
+         WHERE session_id = ?1 AND command = ?2 AND dir = ?3
+         ORDER BY (fingerprint = ?4) DESC, id DESC LIMIT 1",
+        params![session.as_str(), command, dir, current.unwrap_or("")],
+        read_run,
+    )?;
+    let at_current = run
+        .as_ref()
+        .filter(|r| Some(r.fingerprint.as_str()) == current);
+    Ok(check::state(at_current, run.as_ref()))
+}
+
+pub(crate) fn read_run(r: &Row<'_>) -> Result<RunSummary> {
+    let code: Option<i64> = r.get(1)?;
+    let signal: Option<i64> = r.get(2)?;
+    let timeout: Option<i64> = r.get(3)?;
+    let exit = match (code, signal, timeout) {
+        (Some(code), _, _) => Exit::Code(i32::try_from(code).unwrap_or(i32::MAX)),
+        (None, Some(signal), _) => Exit::Signal(i32::try_from(signal).unwrap_or(0)),
+        (None, None, timeout) => Exit::TimedOut(timeout.unwrap_or(0).max(0) as u64),
+    };
+    Ok(RunSummary {
+        fingerprint: r.get(0)?,
+        exit,
+        at_ms: r.get(4)?,
+    })
+}

@@ -1,0 +1,193 @@
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use super::*;
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// A look that keeps every hash (as if every file were old enough).
+fn later(tree: &Tree) -> Scan {
+    tree.fingerprint_as_of(
+        CacheWrite::No,
+        SystemTime::now() + Duration::from_secs(3600),
+    )
+    .unwrap()
+}
+
+fn print(dir: &Path) -> Fingerprint {
+    Tree::new(dir)
+        .unwrap()
+        .fingerprint(CacheWrite::No)
+        .unwrap()
+        .fingerprint
+}
+
+#[test]
+fn the_content_of_every_file_counts_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/a.rs", "fn a() {}");
+    write(dir.path(), "README", "hi");
+    let first = print(dir.path());
+    assert_eq!(
+        print(dir.path()),
+        first,
+        "the same files, the same fingerprint"
+    );
+    assert_eq!(first.as_str().len(), 32);
+    assert_eq!(Fingerprint::parse(first.as_str()), Some(first.clone()));
+
+    write(dir.path(), "src/a.rs", "fn b() {}");
+    let edited = print(dir.path());
+    assert_ne!(edited, first);
+    write(dir.path(), "src/a.rs", "fn a() {}");
+    assert_eq!(print(dir.path()), first, "the content, not the history");
+
+    fs::create_dir_all(dir.path().join("empty/dir")).unwrap();
+    assert_eq!(print(dir.path()), first, "empty directories do not count");
+    fs::rename(dir.path().join("README"), dir.path().join("README.md")).unwrap();
+    assert_ne!(print(dir.path()), first, "a renamed file counts");
+}
+
+#[test]
+fn gitignored_files_and_git_itself_do_not_count_in_a_work_tree_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", "target/\n*.log\n");
+    write(dir.path(), "src/lib.rs", "x");
+    write(dir.path(), "sub/.gitignore", "local.txt\n");
+    let first = print(dir.path());
+    write(dir.path(), "target/debug/big", "built");
+    write(dir.path(), "run.log", "log");
+    write(dir.path(), "sub/local.txt", "mine");
+    write(dir.path(), ".git/HEAD", "ref: refs/heads/main");
+    assert_eq!(print(dir.path()), first);
+    write(dir.path(), ".git/info/exclude", "notes.md\n");
+    write(dir.path(), "notes.md", "scratch");
+    assert_eq!(print(dir.path()), first, ".git/info/exclude is obeyed");
+    write(dir.path(), ".hidden/config", "kept");
+    assert_ne!(print(dir.path()), first, "hidden files count");
+}
+
+#[test]
+fn the_executable_bit_and_links_count_and_links_are_not_followed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    write(dir.path(), "run.sh", "echo hi");
+    write(outside.path(), "secret", "one");
+    std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
+    let first = print(dir.path());
+    write(outside.path(), "secret", "two");
+    assert_eq!(print(dir.path()), first, "a link's target is not read");
+    fs::set_permissions(dir.path().join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_ne!(print(dir.path()), first, "a file made executable counts");
+}
+
+#[test]
+fn a_directory_that_vanished_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("gone");
+    fs::create_dir(&gone).unwrap();
+    let tree = Tree::new(&gone).unwrap();
+    fs::remove_dir(&gone).unwrap();
+    let err = tree.fingerprint(CacheWrite::No).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!(
+            "cannot read the directory {}",
+            tree.dir().display()
+        )),
+        "{err}"
+    );
+    let err = Tree::new(&gone).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("cannot read the directory {}", gone.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn kept_hashes_are_reused_until_a_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..20 {
+        write(dir.path(), &format!("f{i}"), &format!("content {i}"));
+    }
+    let tree = Tree::new(dir.path()).unwrap();
+    cache::forget(tree.dir());
+    let cold = later(&tree);
+    assert_eq!((cold.files, cold.hashed), (20, 20));
+    let warm = later(&tree);
+    assert_eq!(
+        (warm.fingerprint.clone(), warm.hashed),
+        (cold.fingerprint.clone(), 0)
+    );
+
+    // Rewritten in place with the same size and its modification time put
+    // back: the change time still moves.
+    let path = dir.path().join("f3");
+    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    fs::write(&path, "CONTENT 3").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let after = later(&tree);
+    assert_eq!(after.hashed, 1);
+    assert_ne!(after.fingerprint, cold.fingerprint);
+}
+
+#[test]
+fn a_file_changed_within_the_clock_tick_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "fresh", "just written");
+    let tree = Tree::new(dir.path()).unwrap();
+    cache::forget(tree.dir());
+    assert_eq!(tree.fingerprint(CacheWrite::No).unwrap().hashed, 1);
+    // Its times are not older than the look by a tick: not kept.
+    assert_eq!(tree.fingerprint(CacheWrite::No).unwrap().hashed, 1);
+}
+
+#[test]
+fn the_cache_file_carries_hashes_to_the_next_process_and_is_only_read_when_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write(dir.path(), "a", "1");
+    write(dir.path(), "b", "2");
+    let tree = Tree::new(dir.path())
+        .unwrap()
+        .with_cache_dir(Some(cache.path().to_owned()));
+    let future = SystemTime::now() + Duration::from_secs(3600);
+    cache::forget(tree.dir());
+    tree.fingerprint_as_of(CacheWrite::No, future).unwrap();
+    assert!(
+        !cache.path().join("trees").exists(),
+        "a read-only look writes nothing"
+    );
+    cache::forget(tree.dir());
+    let first = tree.fingerprint_as_of(CacheWrite::Yes, future).unwrap();
+    cache::forget(tree.dir());
+    let next = tree.fingerprint_as_of(CacheWrite::No, future).unwrap();
+    assert_eq!((next.fingerprint, next.hashed), (first.fingerprint, 0));
+
+    // A damaged file is an empty cache.
+    let file = fs::read_dir(cache.path().join("trees"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::write(&file, "goalkeeper tree cache 1\nnonsense\n").unwrap();
+    cache::forget(tree.dir());
+    assert_eq!(
+        tree.fingerprint_as_of(CacheWrite::No, future)
+            .unwrap()
+            .hashed,
+        2
+    );
+}

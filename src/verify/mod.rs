@@ -1,0 +1,72 @@
+//! `goalkeeper verify` (DESIGN.md §13): the checks run one after another
+//! in a directory ([`process`]), the fingerprint of its files taken as the
+//! run starts, and the run's evidence, which the caller records in the
+//! store, or prints as a record line ([`record`]) for a host's hook to
+//! store when the store cannot be written from where it runs.
+
+pub mod process;
+pub mod record;
+
+use crate::check::report::Ran;
+use crate::check::{CheckRun, Evidence, RunBy, Scope};
+use crate::error::Result;
+use crate::tree::{CacheWrite, Tree};
+
+/// Runs `commands` (the checks of `scope`) one after another in `tree`'s
+/// directory within `limits`, after taking the fingerprint of its files
+/// (which writes the cache file when it can). Returns the evidence and
+/// what each check printed. `started_ms` is the clock as the run starts.
+pub fn run_checks(
+    scope: Scope,
+    commands: &[String],
+    tree: &Tree,
+    limits: process::Limits,
+    by: RunBy,
+    started_ms: i64,
+) -> Result<(Evidence, Vec<Ran>)> {
+    let fingerprint = tree.fingerprint(CacheWrite::Yes)?.fingerprint;
+    let mut ran = Vec::with_capacity(commands.len());
+    for command in commands {
+        ran.push(process::run(command, tree.dir(), limits)?);
+    }
+    let evidence = Evidence {
+        run: run_id(),
+        scope,
+        dir: tree.dir().to_string_lossy().into_owned(),
+        fingerprint: fingerprint.as_str().to_owned(),
+        started_ms,
+        by,
+        checks: ran
+            .iter()
+            .map(|r| CheckRun {
+                command: r.command.clone(),
+                exit: r.exit,
+                ms: r.ms,
+            })
+            .collect(),
+    };
+    Ok((evidence, ran))
+}
+
+/// A run's random id: 128 bits from the system's random source, in
+/// hexadecimal (or, should it be unreadable, from the process, the clock
+/// and a counter).
+fn run_id() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        use sha2::{Digest, Sha256};
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let seed = format!(
+            "{}:{now}:{}",
+            std::process::id(),
+            COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        bytes.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
+    }
+    crate::tree::hex(&bytes)
+}
