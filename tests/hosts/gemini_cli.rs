@@ -6,9 +6,9 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::mock::{Api, MockModel, text, tool, usage};
+use crate::mock::{Api, MockModel, Step, text, tool, usage};
 use crate::{
-    Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
+    HookLog, Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
     goal_mode_counted, goal_mode_script, show, wrap_up_script,
 };
 
@@ -26,7 +26,10 @@ const GOAL: &str = "mcp_goalkeeper_goal";
 /// A world with goalkeeper installed into the project and the user's Gemini
 /// CLI set up for the mock (API-key auth).
 fn world() -> World {
-    let world = World::new();
+    world_of(World::new())
+}
+
+fn world_of(world: World) -> World {
     let out = world.goalkeeper_ok(&[
         "install",
         "gemini-cli",
@@ -211,4 +214,120 @@ fn a_model_that_only_talks_is_paused_by_the_runaway_guard() {
     assert_eq!(continuations, [0, 0, 1, 2, 3]);
     let (_, goal, _) = world.only_session();
     assert_eq!(goal.expect("the goal").status.as_str(), "paused");
+}
+
+// The shell tool.
+
+/// A call to Gemini CLI's shell tool, `run_shell_command`, running
+/// `command`.
+fn shell(command: &str) -> Step {
+    Step::tool("run_shell_command", json!({"command": command}))
+}
+
+/// A user policy (`~/.gemini/policies/goalkeeper.toml`) that lets the
+/// shell tool run commands starting with `prefix` without asking; without
+/// one, `gemini -p` does not offer the tool at all. (The same file in the
+/// project's `.gemini/policies/` had no effect in 0.61.)
+fn allow_shell(world: &World, prefix: &str) {
+    let dir = world.home().join(".gemini/policies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rule = format!(
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = {}\ndecision = \"allow\"\npriority = 100\n",
+        json!(prefix)
+    );
+    std::fs::write(dir.join("goalkeeper.toml"), rule).unwrap();
+}
+
+/// Adds hooks to the project's settings that save each `BeforeTool` and
+/// `AfterTool` event of the shell tool in `log`.
+fn log_shell_hooks(world: &World, log: &HookLog) {
+    let path = world.project().join(".gemini/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for event in ["BeforeTool", "AfterTool"] {
+        let hook = json!({"matcher": "run_shell_command", "hooks": [
+            {"type": "command", "command": log.command(event), "name": "log", "timeout": 30000}]});
+        match settings["hooks"][event].as_array_mut() {
+            Some(groups) => groups.push(hook),
+            None => settings["hooks"][event] = json!([hook]),
+        }
+    }
+    std::fs::write(&path, settings.to_string()).unwrap();
+}
+
+/// The function responses of a request, in order.
+fn function_responses(body: &Value) -> Vec<Value> {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p.get("functionResponse").map(|r| r["response"].clone()))
+        .collect()
+}
+
+const TODO_APPLY: &str = "goalkeeper --session-from gemini-cli todo apply";
+
+/// The shell runs unsandboxed and writes the store; a policy on a command
+/// prefix refuses a compound command that starts with it; `AfterTool`
+/// sees the command and the output with Gemini CLI's `Exit Code: N` line
+/// (none for 0), but no call id.
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn the_shell_writes_the_store_and_after_tool_sees_each_run() {
+    let init = format!(r#"{TODO_APPLY} '{{"op":"init","items":["Lexer"]}}'"#);
+    let rejected = format!(r#"{TODO_APPLY} '{{"op":"done","task":"Nope"}}'"#);
+    let done = format!(r#"{TODO_APPLY} '{{"op":"done","task":"Lexer"}}'"#);
+    let world = world_of(World::new().with_goalkeeper_on_path());
+    allow_shell(&world, TODO_APPLY);
+    let log = HookLog::new(&world);
+    log_shell_hooks(&world, &log);
+    let mock = MockModel::start(
+        Api::Gemini,
+        vec![
+            shell(&init),
+            shell(&rejected),
+            shell(&format!("{done} && echo more")),
+            shell(&done),
+            Step::text("Done."),
+        ],
+    );
+    run(&world, &mock, "Plan.", &[]);
+
+    let responses = function_responses(&mock.model_calls()[4]);
+    assert_eq!(
+        responses[2],
+        json!({"error": "Tool execution denied by policy."})
+    );
+    let (session, _, list) = world.only_session();
+    assert_eq!(list.counts().closed, 1, "{responses:#?}");
+
+    assert_eq!(log.events("BeforeTool").len(), 4);
+    let after = log.events("AfterTool");
+    assert_eq!(after.len(), 3, "{after:#?}");
+    assert_eq!(after[0]["session_id"], session.as_str());
+    assert_eq!(after[0]["tool_input"], json!({"command": init}));
+    let ok = after[0]["tool_response"]["llmContent"].as_str().unwrap();
+    assert!(
+        ok.starts_with("<untrusted_context>\nOutput: Remaining (1):\n"),
+        "{ok}"
+    );
+    assert!(!ok.contains("Exit Code"), "{ok}");
+    let failed = after[1]["tool_response"]["llmContent"].as_str().unwrap();
+    assert!(
+        failed.contains("\nExit Code: 1\nProcess Group PGID: "),
+        "{failed}"
+    );
+    assert!(after[1].get("tool_use_id").is_none(), "{:#}", after[1]);
+}
+
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn without_a_policy_the_shell_tool_is_not_offered() {
+    let world = world_of(World::new().with_goalkeeper_on_path());
+    let mock = MockModel::start(Api::Gemini, vec![Step::text("Done.")]);
+    run(&world, &mock, "Plan.", &[]);
+    let tools = mock.model_calls()[0]["tools"].to_string();
+    assert!(tools.contains("mcp_goalkeeper_todo"), "{tools}");
+    assert!(!tools.contains("run_shell_command"), "{tools}");
 }

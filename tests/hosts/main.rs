@@ -19,13 +19,38 @@ mod pi;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 
 use goalkeeper::goal::Goal;
 use goalkeeper::todo::TodoList;
 use goalkeeper::{SessionId, Store};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use mock::{Step, Usage, text, tool, usage};
+
+/// The name of [`bin_dir`], with a space in it.
+pub const BIN_DIR: &str = "goalkeeper bin";
+
+/// A directory whose path has a space, holding a link to the goalkeeper
+/// binary under test (and nothing else), shared by every test of this
+/// run: what a host's shell finds on `PATH`.
+pub fn bin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(BIN_DIR);
+        std::fs::create_dir_all(&dir).expect("bin dir");
+        let fresh = dir.join(format!("goalkeeper.{}", std::process::id()));
+        let _ = std::fs::remove_file(&fresh);
+        let exe = Path::new(env!("CARGO_BIN_EXE_goalkeeper"));
+        if std::fs::hard_link(exe, &fresh).is_err() {
+            std::fs::copy(exe, &fresh).expect("copy the goalkeeper binary");
+        }
+        // Renamed into place, so parallel test processes never see a
+        // half-written file.
+        std::fs::rename(&fresh, dir.join("goalkeeper")).expect("rename the goalkeeper binary");
+        dir
+    })
+}
 
 /// A pinned host from npm.
 pub struct Host {
@@ -99,14 +124,32 @@ impl World {
     /// empty settings file in the temporary directory, named by
     /// `GOALKEEPER_DB` and `GOALKEEPER_CONFIG`; `PATH` is the test's.
     pub fn new() -> World {
-        let mut world = World::at_default_places("project");
+        World::with_db_in(tempfile::tempdir().expect("temp dir"), None)
+    }
+
+    /// A world as [`World::new`], but outside the system's temporary
+    /// directory (under the build's `target/tmp`), whose `TMPDIR` is a
+    /// directory of its own beside the home: a host that refuses to set
+    /// up its sandbox helpers under a temporary directory (Codex) runs
+    /// its shell as it does on a user's machine.
+    pub fn outside_tmp() -> World {
+        let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join("worlds");
+        std::fs::create_dir_all(&parent).expect("mkdir");
+        let dir = tempfile::tempdir_in(&parent).expect("temp dir");
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).expect("mkdir");
+        World::with_db_in(dir, Some(tmp))
+    }
+
+    fn with_db_in(dir: tempfile::TempDir, tmp: Option<PathBuf>) -> World {
+        let mut world = World::in_dir(dir, "project");
         let root = world.root().to_owned();
         std::fs::write(root.join("config.toml"), "").expect("config");
         world.db = root.join("goalkeeper.db");
         world.env = vec![
             ("GOALKEEPER_DB", world.db.clone().into()),
             ("GOALKEEPER_CONFIG", root.join("config.toml").into()),
-            ("TMPDIR", root.into()),
+            ("TMPDIR", tmp.unwrap_or(root).into()),
             ("LANG", "C.UTF-8".into()),
         ];
         world
@@ -116,7 +159,10 @@ impl World {
     /// database and settings at their default places in the temporary
     /// home, as a user's does.
     pub fn at_default_places(project: &str) -> World {
-        let dir = tempfile::tempdir().expect("temp dir");
+        World::in_dir(tempfile::tempdir().expect("temp dir"), project)
+    }
+
+    fn in_dir(dir: tempfile::TempDir, project: &str) -> World {
         let project = dir.path().join(project);
         std::fs::create_dir(&project).expect("mkdir");
         let home = dir.path().join("home");
@@ -137,6 +183,14 @@ impl World {
         self.path = path.into();
         self.goalkeeper = goalkeeper;
         self
+    }
+
+    /// Runs every process with [`bin_dir`] first on `PATH` (the test's
+    /// `PATH` after it) and goalkeeper from there: a command the model
+    /// runs through a host's shell tool finds `goalkeeper`.
+    pub fn with_goalkeeper_on_path(self) -> World {
+        let path = format!("{}:{}", bin_dir().display(), self.path.to_string_lossy());
+        self.with_path(path, bin_dir().join("goalkeeper"))
     }
 
     pub fn root(&self) -> &Path {
@@ -256,6 +310,68 @@ pub fn show(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// Where the hook commands of [`HookLog::command`] leave each event a host
+/// sends them: one file per event, named by the event and the time.
+pub struct HookLog {
+    dir: PathBuf,
+}
+
+impl HookLog {
+    /// A log in `hook-log/` of the world's temporary directory.
+    pub fn new(world: &World) -> HookLog {
+        let dir = world.root().join("hook-log");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        HookLog { dir }
+    }
+
+    /// A shell command that saves its stdin (the event as the host sent
+    /// it) as the next event `name`.
+    pub fn command(&self, name: &str) -> String {
+        format!("cat > '{}/{name}-'$(date +%s%N).json", self.dir.display())
+    }
+
+    /// A [`HookLog::command`] that also keeps a copy of the file the
+    /// event's `transcript_path` names, as it was when the hook ran (see
+    /// [`HookLog::transcripts`]).
+    pub fn command_with_transcript(&self, name: &str) -> String {
+        format!(
+            "f='{}/{name}-'$(date +%s%N); cat > \"$f.json\"; \
+             cp \"$(sed -n 's/.*\"transcript_path\": *\"\\([^\"]*\\)\".*/\\1/p' \"$f.json\")\" \"$f.transcript\"",
+            self.dir.display()
+        )
+    }
+
+    /// The events `name` received, in order.
+    pub fn events(&self, name: &str) -> Vec<Value> {
+        self.files(name, ".json")
+            .iter()
+            .map(|text| serde_json::from_str(text).expect("a hook event is JSON"))
+            .collect()
+    }
+
+    /// The transcripts [`HookLog::command_with_transcript`] kept for the
+    /// events `name`, in order.
+    pub fn transcripts(&self, name: &str) -> Vec<String> {
+        self.files(name, ".transcript")
+    }
+
+    fn files(&self, name: &str, extension: &str) -> Vec<String> {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .expect("the hook log")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| {
+                let file = p.file_name().unwrap().to_string_lossy();
+                file.starts_with(&format!("{name}-")) && file.ends_with(extension)
+            })
+            .collect();
+        paths.sort();
+        paths
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("read"))
+            .collect()
+    }
 }
 
 /// How many times `needle` occurs in `haystack`.

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::mock::{Api, MockModel, usage};
+use crate::mock::{Api, MockModel, Step, usage};
 use crate::{
     Host, World, assert_goal_complete, assert_intact_context, assert_wrapped_up, count,
     goal_mode_counted, goal_mode_script, show, wrap_up_script,
@@ -26,7 +26,10 @@ fn agent_dir(world: &World) -> std::path::PathBuf {
 
 /// A world whose pi talks to `mock`, with goalkeeper installed.
 fn world(mock: &MockModel) -> World {
-    let world = World::new();
+    world_of(World::new(), mock)
+}
+
+fn world_of(world: World, mock: &MockModel) -> World {
     let dir = agent_dir(&world);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -47,8 +50,14 @@ fn world(mock: &MockModel) -> World {
 }
 
 fn run(world: &World, prompt: &str) -> Output {
+    run_with(world, prompt, &[])
+}
+
+/// [`run`] with more environment for pi.
+fn run_with(world: &World, prompt: &str, env: &[(&str, &std::path::Path)]) -> Output {
     let output = world
         .command(PI.executable())
+        .envs(env.iter().copied())
         .args(["--provider", "mock", "--model", "mock-model", "-p", prompt])
         .env("PI_CODING_AGENT_DIR", agent_dir(world))
         .env("PI_OFFLINE", "1")
@@ -168,4 +177,84 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
     }
 
     assert_wrapped_up(&world, counted);
+}
+
+// The shell tool.
+
+/// A call to pi's shell tool, `bash`, running `command`.
+fn shell(command: &str) -> Step {
+    Step::tool("bash", json!({"command": command}))
+}
+
+/// A project extension that appends each `tool_call`, `tool_result` and
+/// `tool_execution_end` event to the file `$EVENT_LOG` (one JSON line
+/// each, `{"name", "event"}`), and puts the session id in the environment
+/// of pi's process as `HOST_SESSION`, where `bash` finds it.
+const EVENT_LOG_EXTENSION: &str = r#"
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { appendFileSync } from "node:fs";
+
+function log(name: string, event: unknown): void {
+  appendFileSync(process.env.EVENT_LOG as string, JSON.stringify({ name, event }) + "\n");
+}
+
+export default function (pi: ExtensionAPI) {
+  pi.on("session_start", (_event, ctx) => {
+    process.env.HOST_SESSION = ctx.sessionManager.getSessionId();
+  });
+  pi.on("tool_call", (event) => log("tool_call", event));
+  pi.on("tool_result", (event) => log("tool_result", event));
+  pi.on("tool_execution_end", (event) => log("tool_execution_end", event));
+}
+"#;
+
+/// The events `name` of an event log, in order.
+fn logged(log: &std::path::Path, name: &str) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .expect("the event log")
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+        .filter(|entry| entry["name"] == name)
+        .map(|entry| entry["event"].clone())
+        .collect()
+}
+
+/// pi runs every command, unsandboxed: `bash` writes the store, in the
+/// session an extension put in the environment. An extension sees the
+/// command and the real output in `tool_result`, the exit status only as
+/// text (and `isError`).
+#[test]
+#[ignore = "needs pi from npm: scripts/install-host.sh pi"]
+fn bash_writes_the_store_and_extensions_see_each_run() {
+    let todo = r#"goalkeeper --session "$HOST_SESSION" todo apply"#;
+    let init = format!(r#"{todo} '{{"op":"init","items":["Lexer"]}}'"#);
+    let rejected = format!(r#"{todo} '{{"op":"done","task":"Nope"}}'"#);
+    let mock = MockModel::start(
+        Api::ChatCompletions,
+        vec![shell(&init), shell(&rejected), Step::text("Done.")],
+    );
+    let world = world_of(World::new().with_goalkeeper_on_path(), &mock);
+    std::fs::write(
+        world.project().join(".pi/extensions/log.ts"),
+        EVENT_LOG_EXTENSION,
+    )
+    .unwrap();
+    let log = world.root().join("events.jsonl");
+    run_with(&world, "Plan.", &[("EVENT_LOG", &log)]);
+
+    let (_, _, list) = world.only_session();
+    assert_eq!(list.counts().total, 1, "the list is in pi's session");
+    let results = logged(&log, "tool_result");
+    assert_eq!(results.len(), 2, "{results:#?}");
+    assert_eq!(results[0]["input"], json!({"command": init}));
+    assert_eq!(results[0]["isError"], false);
+    let text = results[0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Remaining (1):\n"), "{text}");
+    assert_eq!(results[1]["isError"], true);
+    let text = results[1]["content"][0]["text"].as_str().unwrap();
+    assert!(text.ends_with("\n\n\nCommand exited with code 1"), "{text}");
+    let calls = logged(&log, "tool_call");
+    assert_eq!(results[1]["toolCallId"], calls[1]["toolCallId"]);
+    let ends = logged(&log, "tool_execution_end");
+    assert!(ends[1].get("input").is_none(), "{:#}", ends[1]);
 }

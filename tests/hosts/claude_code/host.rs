@@ -12,9 +12,8 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -22,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::model::MockModel;
-use crate::{Host, World};
+use crate::{Host, World, bin_dir};
 
 /// The Claude Code the suite runs.
 pub const CLAUDE_CODE: Host = Host {
@@ -59,26 +58,6 @@ macro_rules! require_claude {
     };
 }
 pub(crate) use require_claude;
-
-/// A directory whose path has a space, holding a link to the goalkeeper
-/// binary under test, shared by every test of this run.
-fn bin_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude code bin");
-        std::fs::create_dir_all(&dir).expect("bin dir");
-        let fresh = dir.join(format!("goalkeeper.{}", std::process::id()));
-        let _ = std::fs::remove_file(&fresh);
-        let exe = Path::new(env!("CARGO_BIN_EXE_goalkeeper"));
-        if std::fs::hard_link(exe, &fresh).is_err() {
-            std::fs::copy(exe, &fresh).expect("copy the goalkeeper binary");
-        }
-        // Renamed into place, so parallel test processes never see a
-        // half-written file.
-        std::fs::rename(&fresh, dir.join("goalkeeper")).expect("rename the goalkeeper binary");
-        dir
-    })
-}
 
 /// A fresh Claude Code session id (a UUID, as `--session-id` requires).
 pub fn new_session_id() -> String {

@@ -23,7 +23,7 @@ fn the_installed_files_name_no_machine_path() {
     let goal = std::fs::read_to_string(project.project().join(".claude/commands/goal.md")).unwrap();
     for text in [&settings, &mcp.to_string(), &goal] {
         assert!(!text.contains(&*project.home().to_string_lossy()), "{text}");
-        assert!(!text.contains("claude code bin"), "{text}");
+        assert!(!text.contains(crate::BIN_DIR), "{text}");
     }
     assert_eq!(mcp["mcpServers"]["goalkeeper"]["command"], "goalkeeper");
     let settings: Value = serde_json::from_str(&settings).unwrap();
@@ -63,7 +63,7 @@ fn installed_from_a_path_with_a_space_everything_runs() {
         .as_str()
         .unwrap();
     assert!(
-        hook.starts_with('\'') && hook.contains("claude code bin"),
+        hook.starts_with('\'') && hook.contains(crate::BIN_DIR),
         "{hook}"
     );
     let session = new_session_id();

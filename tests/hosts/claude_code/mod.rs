@@ -15,6 +15,7 @@ mod context;
 mod continuation;
 mod fork;
 mod install;
+mod shell;
 mod stop_cap;
 mod subagent;
 mod todo_tools;

@@ -18,6 +18,14 @@ impl Step {
         Step::tool("mcp__goalkeeper__goal", input)
     }
 
+    /// A call to Claude Code's shell tool, `Bash`, running `command`.
+    pub fn bash(command: &str) -> Step {
+        Step::tool(
+            "Bash",
+            serde_json::json!({"command": command, "description": "Run goalkeeper"}),
+        )
+    }
+
     /// The same step with the usage the Messages API reports: the input
     /// without the cache, the output, the cache writes and reads.
     pub fn messages_usage(
