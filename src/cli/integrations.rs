@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use crate::integrations::host_session::Host;
+use crate::integrations::host_session::{Host, Wiring};
 use crate::integrations::{HookReply, claude_code, codex, gemini_cli, install, pi, statusline};
 use crate::{Error, SessionId};
 use clap::Subcommand;
@@ -111,11 +111,13 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
             stdout: None,
             notes: vec![note],
         },
-        Ok(input) => match ctx
-            .store()
-            .and_then(|store| Ok((store, ctx.host_injector(command.host())?)))
-        {
-            Ok((mut store, injector)) => match command {
+        Ok(input) => match ctx.store().and_then(|store| {
+            let host = command.host();
+            // As a plugin the host names goalkeeper's tools otherwise.
+            let wiring = Wiring::of_env(host, |var| std::env::var(var).ok());
+            Ok((store, ctx.host_injector(host, wiring)?, wiring))
+        }) {
+            Ok((mut store, injector, wiring)) => match command {
                 HookCommand::ClaudeCode => {
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
@@ -129,6 +131,7 @@ fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
                         ctx.now_ms,
                         super::hook_wait() / 4,
                         claude_code::cap_from(cap.as_deref()),
+                        wiring,
                     )
                 }
                 HookCommand::GeminiCli => {

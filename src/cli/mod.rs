@@ -41,7 +41,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::integrations::host_session::{self, Host};
+use crate::integrations::host_session::{self, Host, Wiring};
 use crate::prompt::Injector;
 use crate::settings::Settings;
 use crate::store::Location;
@@ -220,16 +220,17 @@ impl Context {
         Injector::from_settings(self.settings()?)
     }
 
-    /// The injector naming the tools as `host` shows them to the model.
-    fn host_injector(&self, host: Host) -> Result<Injector, Error> {
-        Ok(self.injector()?.with_tool_names(host.tool_names()))
+    /// The injector naming the tools as `host`, wired as `wiring`, shows
+    /// them to the model.
+    fn host_injector(&self, host: Host, wiring: Wiring) -> Result<Injector, Error> {
+        Ok(self.injector()?.with_tool_names(host.tool_names(wiring)))
     }
 
     /// The injector for `--active-tools`: when they are a host's names for
     /// the tools (`mcp__goalkeeper__todo`), the prompts use those names.
     fn injector_for(&self, active_tools: &[String]) -> Result<Injector, Error> {
         match Host::naming_tools(active_tools) {
-            Some(host) => self.host_injector(host),
+            Some((host, wiring)) => self.host_injector(host, wiring),
             None => self.injector(),
         }
     }

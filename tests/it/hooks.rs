@@ -574,3 +574,59 @@ fn install_updates_an_earlier_pre_tool_use_matcher() {
         earlier.to_string()
     );
 }
+
+/// Run as Claude Code's plugin (Claude Code sets `CLAUDE_PLUGIN_ROOT` for
+/// a plugin's hooks), the hook names the tools as Claude Code shows a
+/// plugin's (`mcp__plugin_goalkeeper_goalkeeper__…`) in what the model
+/// reads, and allows their calls; run from a project's settings, the
+/// names `install` wrote, and no allowing.
+#[test]
+fn as_a_plugin_the_hooks_use_the_plugins_names() {
+    let env = TestEnv::new();
+    as_session(&env, &["goal", "set", "Ship it"]);
+    as_session(&env, &["todo", "init", "--item", "Write code"]);
+    let run = |plugin: bool, input: &str| {
+        let mut cmd = env.cmd(&["hook", "claude-code"]);
+        if plugin {
+            cmd.env("CLAUDE_PLUGIN_ROOT", "/plugins/goalkeeper");
+        }
+        let output = cmd.write_stdin(input).output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        serde_json::from_str::<Value>(&stdout).unwrap_or(Value::Null)
+    };
+    let stop = event("Stop", json!({"stop_hook_active": false}));
+    let reason = |reply: Value| reply["reason"].as_str().unwrap().to_owned();
+    let as_plugin = reason(run(true, &stop));
+    assert!(
+        as_plugin.contains("`mcp__plugin_goalkeeper_goalkeeper__todo`")
+            && !as_plugin.contains("mcp__goalkeeper__"),
+        "{as_plugin}"
+    );
+    let as_installed = reason(run(false, &stop));
+    assert!(
+        as_installed.contains("`mcp__goalkeeper__todo`") && !as_installed.contains("plugin"),
+        "{as_installed}"
+    );
+    let call = |tool: &str| {
+        event(
+            "PreToolUse",
+            json!({"tool_name": tool, "tool_input": {"op": "view"}, "tool_use_id": "toolu_1"}),
+        )
+    };
+    let allowed = run(true, &call("mcp__plugin_goalkeeper_goalkeeper__todo"));
+    assert_eq!(
+        allowed["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{allowed}"
+    );
+    assert_eq!(run(false, &call("mcp__goalkeeper__todo")), Value::Null);
+    let bash = event(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper goal drop"}}),
+    );
+    let denied = run(true, &bash);
+    let why = denied["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains("/goalkeeper:goal"), "{why}");
+}

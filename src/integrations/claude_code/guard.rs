@@ -14,6 +14,8 @@
 
 use serde_json::{Value, json};
 
+use super::super::host_session::HostNames;
+
 /// Global options that take a value.
 const VALUE_OPTIONS: [&str; 5] = ["--db", "--session", "--session-from", "--config", "--set"];
 
@@ -32,8 +34,9 @@ const USER_ONLY: [(&str, &str); 10] = [
 ];
 
 /// The reply to a `PreToolUse` event: a denial for a `Bash` command that
-/// runs a user-only goalkeeper command, else nothing.
-pub(super) fn pre_tool_use(event: &Value) -> Option<Value> {
+/// runs a user-only goalkeeper command, else nothing. The reason names
+/// goalkeeper's tools and command as Claude Code shows them (`names`).
+pub(super) fn pre_tool_use(event: &Value, names: &HostNames) -> Option<Value> {
     if event.get("tool_name").and_then(Value::as_str) != Some("Bash") {
         return None;
     }
@@ -41,8 +44,10 @@ pub(super) fn pre_tool_use(event: &Value) -> Option<Value> {
         .pointer("/tool_input/command")
         .and_then(Value::as_str)?;
     let (group, sub) = user_only_command(command)?;
+    let (todo, goal) = (names.todo, names.goal);
+    let command = names.goal_command.unwrap_or("/goal");
     let reason = format!(
-        "goalkeeper: `goalkeeper {group} {sub}` is for the user only; an agent may not run it. Use the mcp__goalkeeper__todo and mcp__goalkeeper__goal tools for your own changes. If the goal, its budget or the list needs a change only the user can make, say so and ask the user (in Claude Code: /goal)."
+        "goalkeeper: `goalkeeper {group} {sub}` is for the user only; an agent may not run it. Use the {todo} and {goal} tools for your own changes. If the goal, its budget or the list needs a change only the user can make, say so and ask the user (in Claude Code: {command})."
     );
     Some(json!({"hookSpecificOutput": {
         "hookEventName": "PreToolUse",
@@ -205,9 +210,11 @@ mod tests {
 
     #[test]
     fn a_denial_names_the_command_and_the_tools() {
+        use crate::integrations::host_session::{Host, Wiring};
         let event =
             json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper goal budget 5"}});
-        let reply = pre_tool_use(&event).unwrap();
+        let config = Host::ClaudeCode.names(Wiring::Config);
+        let reply = pre_tool_use(&event, &config).unwrap();
         let out = &reply["hookSpecificOutput"];
         assert_eq!(out["permissionDecision"], "deny");
         let reason = out["permissionDecisionReason"].as_str().unwrap();
@@ -215,8 +222,25 @@ mod tests {
             reason.contains("`goalkeeper goal budget` is for the user only"),
             "{reason}"
         );
+        assert!(
+            reason.contains("Use the mcp__goalkeeper__todo and mcp__goalkeeper__goal tools")
+                && reason.ends_with("(in Claude Code: /goal)."),
+            "{reason}"
+        );
+        // As a plugin, Claude Code's names for the plugin's tools and command.
+        let plugin = Host::ClaudeCode.names(Wiring::Plugin);
+        let reply = pre_tool_use(&event, &plugin).unwrap();
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains("Use the mcp__plugin_goalkeeper_goalkeeper__todo and mcp__plugin_goalkeeper_goalkeeper__goal tools")
+                && reason.ends_with("(in Claude Code: /goalkeeper:goal)."),
+            "{reason}"
+        );
+        assert!(!reason.contains("mcp__goalkeeper__"), "{reason}");
         let other =
             json!({"tool_name": "Read", "tool_input": {"command": "goalkeeper goal budget 5"}});
-        assert_eq!(pre_tool_use(&other), None);
+        assert_eq!(pre_tool_use(&other, &config), None);
     }
 }
