@@ -43,7 +43,7 @@ use serde_json::Value;
 
 pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
-pub use subagent::calling_subagent;
+pub use subagent::{calling_session, calling_subagent};
 
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;
