@@ -6,7 +6,9 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use crate::integrations::host_session::{Host, Wiring};
-use crate::integrations::{HookReply, claude_code, codex, gemini_cli, install, pi, statusline};
+use crate::integrations::{
+    HookReply, claude_code, codex, gemini_cli, install, package, pi, statusline,
+};
 use crate::{Error, SessionId};
 use clap::Subcommand;
 use serde_json::Value;
@@ -78,6 +80,32 @@ pub(crate) enum InstallCommand {
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
     },
+}
+
+/// `goalkeeper package OUT`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct PackageArgs {
+    /// A new or empty directory for the packages
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+}
+
+/// Writes the packages ([`package::write`]) with this executable inside.
+pub(crate) fn package(ctx: &Context, args: PackageArgs) -> Result<Outcome, Error> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "cannot find this executable's path".into(),
+        source,
+    })?;
+    let written = package::write(&args.out, &exe)?;
+    if ctx.json {
+        print_json(&written);
+    } else {
+        for package in written {
+            out!("{}", package.path.display());
+            out!("  {}", package.about);
+        }
+    }
+    Ok(Outcome::Success)
 }
 
 /// Hook input is small; this bounds a runaway writer.

@@ -145,6 +145,8 @@ enum Command {
     /// Wire goalkeeper into an agent's configuration
     #[command(subcommand)]
     Install(integrations::InstallCommand),
+    /// Write goalkeeper as each host's plugin, extension and package, with this binary inside
+    Package(integrations::PackageArgs),
     /// Assemble the system prompt from AGENTS.md, workspace files and skills
     SystemPrompt(resources::SystemPromptArgs),
     /// Keep AGENTS.md the single source of agent instructions
@@ -446,6 +448,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Command::Hook(command) => integrations::hook(&ctx, command),
         Command::Statusline => integrations::statusline(&ctx),
         Command::Install(command) => integrations::install(&ctx, command),
+        Command::Package(args) => integrations::package(&ctx, args),
         #[cfg(feature = "watch")]
         Command::Watch(args) => {
             let given = matches.and_then(|m| m.value_source("session"))

@@ -37,25 +37,65 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
-use super::host_session::Host;
+use super::host_session::{Host, Wiring};
 use crate::error::{Error, Result};
 use crate::user_files::json::{Json, Object};
 use crate::user_files::{UserDir, UserFile};
 
-/// The hook events goalkeeper handles, with their matcher.
-const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
-    ("SessionStart", None),
-    ("UserPromptSubmit", None),
-    // Claude Code reads a matcher with `|` as a list of tool names.
-    (
-        "PreToolUse",
-        Some("Bash|mcp__goalkeeper__todo|mcp__goalkeeper__goal"),
-    ),
-    ("Stop", None),
-    ("SubagentStop", None),
-    ("PreCompact", None),
-    ("SessionEnd", None),
+/// The hook events goalkeeper handles; `PreToolUse` with its matcher
+/// ([`pre_tool_use_matcher`]).
+const HOOK_EVENTS: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
 ];
+
+/// The tools `PreToolUse` runs for: `Bash` (the guard) and goalkeeper's
+/// two, as Claude Code names them when wired as `wiring`. Claude Code
+/// reads a matcher with `|` as a list of tool names.
+fn pre_tool_use_matcher(wiring: Wiring) -> String {
+    let names = Host::ClaudeCode.names(wiring);
+    format!("Bash|{}|{}", names.todo, names.goal)
+}
+
+/// Each hook event with its matcher, when it has one.
+fn hook_events(wiring: Wiring) -> impl Iterator<Item = (&'static str, Option<String>)> {
+    HOOK_EVENTS.into_iter().map(move |event| {
+        let matcher = (event == "PreToolUse").then(|| pre_tool_use_matcher(wiring));
+        (event, matcher)
+    })
+}
+
+/// One hook handler running `command`, with the timeout.
+fn hook_handler(command: &str) -> Json {
+    Json::from(json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}))
+}
+
+/// A hook group: `matcher`, when there is one, and the handler running
+/// `command`.
+fn hook_group(matcher: Option<&str>, command: &str) -> Json {
+    let mut group = Object::new();
+    if let Some(matcher) = matcher {
+        group.insert("matcher", matcher);
+    }
+    group.insert("hooks", Json::Array(vec![hook_handler(command)]));
+    Json::Object(group)
+}
+
+/// The MCP server entry running `command` (Claude Code starts it without
+/// a shell), with `alwaysLoad` so its tools are not deferred behind
+/// Claude Code's tool search (the todo tool is used every turn).
+fn mcp_server(command: &str) -> Json {
+    Json::from(json!({
+        "command": command,
+        "args": ["mcp", "--session-from", Host::ClaudeCode.as_str()],
+        "alwaysLoad": true,
+    }))
+}
 
 /// Seconds Claude Code waits for one hook before giving up on it: far
 /// above a hook's usual milliseconds, below Claude Code's own 60-second
@@ -171,7 +211,7 @@ pub fn install_claude_code(
     let word = command.shell_word();
     let settings_changes = edit_settings(&mut settings, &word, &dir.path().join(settings_rel))?;
     let mcp_change = edit_mcp(&mut mcp, command, &dir.path().join(mcp_rel))?;
-    let goal_text = goal_command(&word);
+    let goal_text = goal_command(&word, Wiring::Config);
     let (goal_change, write_goal) = goal_change(
         goal_file.as_ref().map(|f| f.bytes()),
         &goal_text,
@@ -222,8 +262,8 @@ pub fn install_claude_code(
 fn edit_settings(settings: &mut Object, word: &str, path: &Path) -> Result<Vec<String>> {
     let hook = format!("{word} hook claude-code");
     let mut changes = Vec::new();
-    for (event, matcher) in HOOK_EVENTS {
-        changes.push(set_hook(settings, event, matcher, &hook)?);
+    for (event, matcher) in hook_events(Wiring::Config) {
+        changes.push(set_hook(settings, event, matcher.as_deref(), &hook)?);
     }
     let status = format!("{word} statusline");
     let existing = settings
@@ -250,7 +290,7 @@ fn edit_settings(settings: &mut Object, word: &str, path: &Path) -> Result<Vec<S
         "goalkeeper",
     )?);
     let permissions = object_at(settings, "permissions", path)?;
-    for tool in Host::ClaudeCode.model_tool_names() {
+    for tool in Host::ClaudeCode.names(Wiring::Config).tools() {
         changes.push(format!(
             "permissions.{}",
             add_to_list(permissions, "allow", tool)?
@@ -262,11 +302,7 @@ fn edit_settings(settings: &mut Object, word: &str, path: &Path) -> Result<Vec<S
 /// Adds the `goalkeeper` server to `.mcp.json` (at `path`), unless one of
 /// that name runs something else; returns what changed.
 fn edit_mcp(mcp: &mut Object, command: &Executable, path: &Path) -> Result<String> {
-    let server = Json::from(json!({
-        "command": command.0,
-        "args": ["mcp", "--session-from", "claude-code"],
-        "alwaysLoad": true,
-    }));
+    let server = mcp_server(&command.0);
     let servers = object_at(mcp, "mcpServers", path)?;
     Ok(match servers.get("goalkeeper") {
         Some(existing) if *existing == server => {
@@ -313,24 +349,72 @@ fn goal_change(old: Option<&[u8]>, text: &str, path: &Path) -> (String, bool) {
     }
 }
 
-/// The `/goal` command file for executable `word`. Claude Code runs its
-/// `` !`…` `` line itself (no `PreToolUse` hook sees it), with
-/// `$ARGUMENTS` and `${CLAUDE_SESSION_ID}` filled in, and sends the output
-/// to the model with the rest of the file.
-fn goal_command(word: &str) -> String {
+/// The `/goal` command file for executable `word`, wired as `wiring`.
+/// Claude Code runs its `` !`…` `` line itself (no `PreToolUse` hook sees
+/// it), with `$ARGUMENTS` and `${CLAUDE_SESSION_ID}` filled in, and sends
+/// the output to the model with the rest of the file. As a plugin's
+/// command it is `/goalkeeper:goal`, and runs the plugin's own binary.
+fn goal_command(word: &str, wiring: Wiring) -> String {
+    let command = Host::ClaudeCode
+        .names(wiring)
+        .goal_command
+        .unwrap_or("/goal");
+    let mark = match wiring {
+        Wiring::Config => format!("{GOAL_COMMAND_MARK}; remove this line to keep your own edits\n"),
+        Wiring::Plugin => String::new(),
+    };
     format!(
         "---
-{GOAL_COMMAND_MARK}; remove this line to keep your own edits
-description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N], show, pause, resume, budget N|none, drop
+{mark}description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N], show, pause, resume, budget N|none, drop
 argument-hint: set OBJECTIVE [--budget N] | show | pause | resume | budget N|none | drop
 allowed-tools: Bash({word} --session:*)
 disable-model-invocation: true
 ---
 !`{word} --session \"${{CLAUDE_SESSION_ID}}\" goal $ARGUMENTS`
 
-The user changed this session's goal with `/goal`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal.
+The user changed this session's goal with `{command}`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal.
 "
     )
+}
+
+/// The executable as a plugin's hooks name it: the plugin's own
+/// `bin/goalkeeper`, found through the variable Claude Code sets (and
+/// fills in before the shell reads the line).
+pub(crate) const PLUGIN_EXECUTABLE: &str = "\"${CLAUDE_PLUGIN_ROOT}/bin/goalkeeper\"";
+
+/// The files of Claude Code's goalkeeper plugin (beside its `bin/`), from
+/// the same hooks, server and command `install claude-code` writes into a
+/// project: `hooks/hooks.json`, `.mcp.json` and `commands/goal.md`.
+/// `plugin.json` and the marketplace are the package's ([`super::package`]).
+pub(crate) fn plugin_files() -> Vec<(&'static str, String)> {
+    let command = PLUGIN_EXECUTABLE;
+    let hook = format!("{command} hook {}", Host::ClaudeCode.as_str());
+    let mut events = Object::new();
+    for (event, matcher) in hook_events(Wiring::Plugin) {
+        events.insert(
+            event,
+            Json::Array(vec![hook_group(matcher.as_deref(), &hook)]),
+        );
+    }
+    let mut hooks = Object::new();
+    hooks.insert("hooks", Json::Object(events));
+    // Claude Code fills in `${CLAUDE_PLUGIN_ROOT}` in an MCP server's
+    // command; it is started without a shell, so no quotes.
+    let server = mcp_server("${CLAUDE_PLUGIN_ROOT}/bin/goalkeeper");
+    let mut servers = Object::new();
+    servers.insert("goalkeeper", server);
+    let mut mcp = Object::new();
+    mcp.insert("mcpServers", Json::Object(servers));
+    vec![
+        ("hooks/hooks.json", Json::Object(hooks).to_pretty()),
+        (".mcp.json", Json::Object(mcp).to_pretty()),
+        // The plugin's `bin/` is on the `PATH` of the commands Claude Code
+        // runs for the user (not on its hooks').
+        (
+            "commands/goal.md",
+            goal_command("goalkeeper", Wiring::Plugin),
+        ),
+    ]
 }
 
 /// Whether a command is goalkeeper's `… <tail>` from an earlier install.
@@ -396,15 +480,7 @@ fn set_hook(
             "`hooks.{event}` in .claude/settings.json is not a list; fix it, then install again (nothing was changed)"
         )));
     };
-    let mut wanted = Object::new();
-    if let Some(matcher) = matcher {
-        wanted.insert("matcher", matcher);
-    }
-    wanted.insert(
-        "hooks",
-        Json::from(json!([{"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_SECONDS}])),
-    );
-    let wanted = Json::Object(wanted);
+    let wanted = hook_group(matcher, hook);
     let ours = |entry: &Json| {
         entry
             .get("command")

@@ -20,6 +20,7 @@ pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod package;
 pub mod pi;
 pub mod statusline;
 pub mod usage_log;

@@ -32,6 +32,7 @@ mod mcp_protocol;
 mod mcp_python;
 mod message_sequence;
 mod no_progress;
+mod package;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod prompts;

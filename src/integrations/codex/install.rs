@@ -61,6 +61,63 @@ const ENV_VARS: [&str; 4] = [
     "XDG_DATA_HOME",
 ];
 
+/// The MCP server's arguments.
+const SERVER_ARGS: [&str; 3] = ["mcp", "--session-from", HOST];
+
+/// What a Codex plugin's hooks name goalkeeper: the plugin's own binary,
+/// through the variable Codex fills in before the shell reads the line.
+pub(crate) const PLUGIN_EXECUTABLE: &str = "\"${PLUGIN_ROOT}/bin/goalkeeper\"";
+
+/// Where a plugin's hooks and server are, relative to the plugin:
+/// `.codex-plugin/plugin.json` points Codex at them, so that Claude Code's
+/// files (`hooks/hooks.json`, `.mcp.json`) in the same plugin stay
+/// Claude Code's.
+pub(crate) const PLUGIN_HOOKS: &str = "codex/hooks.json";
+pub(crate) const PLUGIN_MCP: &str = "codex/mcp.json";
+
+/// The hook command for executable `word` (a shell word).
+fn hook_command(word: &str) -> String {
+    format!("{word} hook {HOST}")
+}
+
+/// One hook group: the handler running `hook`, with the timeout.
+fn hook_group(hook: &str) -> Json {
+    Json::from(json!({"hooks": [
+        {"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_S}
+    ]}))
+}
+
+/// The hooks and the MCP server of Codex's goalkeeper plugin, from the same
+/// events, commands and server `install codex` writes into the user's
+/// configuration: [`PLUGIN_HOOKS`] and [`PLUGIN_MCP`]. The server runs
+/// the plugin's binary from the plugin's folder (Codex does not fill in
+/// variables in a server's command), with its tools approved and
+/// goalkeeper's variables passed, as `install codex` sets them.
+pub(crate) fn plugin_files() -> Vec<(&'static str, String)> {
+    let hook = hook_command(PLUGIN_EXECUTABLE);
+    let mut events = Object::new();
+    for (event, _) in HOOK_EVENTS {
+        events.insert(event, Json::Array(vec![hook_group(&hook)]));
+    }
+    let mut hooks = Object::new();
+    hooks.insert("hooks", Json::Object(events));
+    let server = Json::from(json!({
+        "command": "./bin/goalkeeper",
+        "cwd": "./",
+        "args": SERVER_ARGS,
+        "env_vars": ENV_VARS,
+        "default_tools_approval_mode": "approve",
+    }));
+    let mut servers = Object::new();
+    servers.insert("goalkeeper", server);
+    let mut mcp = Object::new();
+    mcp.insert("mcpServers", Json::Object(servers));
+    vec![
+        (PLUGIN_HOOKS, Json::Object(hooks).to_pretty()),
+        (PLUGIN_MCP, Json::Object(mcp).to_pretty()),
+    ]
+}
+
 /// Codex's configuration directory: `dir` when given, else `$CODEX_HOME`,
 /// else `~/.codex`.
 pub fn codex_home(dir: Option<&Path>) -> Result<PathBuf> {
@@ -116,7 +173,7 @@ pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<I
     let mut config = parse_config(config_file.as_ref().map(|f| f.bytes()), &config_path)?;
 
     // Codex runs hooks through a shell.
-    let hook = format!("{} hook {HOST}", command.shell_word());
+    let hook = hook_command(&command.shell_word());
     let mut hook_changes = Vec::new();
     let mut config_changes = Vec::new();
     for (event, snake) in HOOK_EVENTS {
@@ -237,7 +294,7 @@ fn add_server(config: &mut DocumentMut, command: &str, path: &Path) -> Result<St
     let mut server = Table::new();
     server.insert("command", value(command));
     let mut args = toml_edit::Array::new();
-    for arg in ["mcp", "--session-from", HOST] {
+    for arg in SERVER_ARGS {
         args.push(arg);
     }
     server.insert("args", value(args));
@@ -293,8 +350,6 @@ fn add_hook(
             return Ok((g, h, format!("hooks.{event}: already present")));
         }
     }
-    groups.push(Json::from(json!({"hooks": [
-        {"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_S}
-    ]})));
+    groups.push(hook_group(hook));
     Ok((groups.len() - 1, 0, format!("hooks.{event}: added")))
 }

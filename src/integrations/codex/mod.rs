@@ -41,6 +41,7 @@ mod subagent;
 
 use serde_json::Value;
 
+pub(crate) use install::{PLUGIN_HOOKS, PLUGIN_MCP, plugin_files};
 pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
 pub use subagent::{calling_session, calling_subagent};

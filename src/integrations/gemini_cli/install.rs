@@ -44,6 +44,98 @@ pub const HOOK_EVENTS: [(&str, Option<&str>); 6] = [
 /// bound their own database wait well below this.
 pub const HOOK_TIMEOUT_MS: u64 = 30_000;
 
+/// The MCP server's arguments.
+const SERVER_ARGS: [&str; 3] = ["mcp", "--session-from", HOST];
+
+/// The hook command for executable `word` (a shell word).
+fn hook_command(word: &str) -> String {
+    format!("{word} hook {HOST}")
+}
+
+/// One hook group: `matcher`, when there is one, and the handler running
+/// `hook`, named and with the timeout.
+fn hook_group(matcher: Option<&str>, hook: &str) -> Json {
+    let mut group = Object::new();
+    if let Some(matcher) = matcher {
+        group.insert("matcher", matcher);
+    }
+    group.insert(
+        "hooks",
+        Json::from(
+            json!([{"type": "command", "name": "goalkeeper", "command": hook, "timeout": HOOK_TIMEOUT_MS}]),
+        ),
+    );
+    Json::Object(group)
+}
+
+/// The variables a user may set for the extension (`gemini extensions
+/// config goalkeeper`), which Gemini CLI then passes to its MCP server and
+/// hooks: an extension's processes get Gemini CLI's environment filtered,
+/// and only a listed setting reaches them for sure.
+const EXTENSION_SETTINGS: [(&str, &str, &str); 2] = [
+    (
+        "Database",
+        "GOALKEEPER_DB",
+        "goalkeeper's database, a SQLite file or a postgres:// URL (empty: the default file)",
+    ),
+    (
+        "Settings file",
+        "GOALKEEPER_CONFIG",
+        "goalkeeper's settings file (empty: the default)",
+    ),
+];
+
+/// `gemini-extension.json`'s parts goalkeeper decides, from the same server
+/// `install gemini-cli` writes into a project: the MCP server (the
+/// extension's binary, through the `${extensionPath}` Gemini CLI fills
+/// in) and the settings. An extension's server cannot be trusted by the
+/// extension itself (Gemini CLI drops its `trust`): the user's policy
+/// allows its tools ([`user_policy`]).
+pub(crate) fn extension_manifest(name: &str, version: &str, description: &str) -> String {
+    let settings: Vec<serde_json::Value> = EXTENSION_SETTINGS
+        .iter()
+        .map(|(name, var, about)| json!({"name": name, "description": about, "envVar": var}))
+        .collect();
+    let manifest = json!({
+        "name": name,
+        "version": version,
+        "description": description,
+        "mcpServers": {"goalkeeper": {
+            "command": "${extensionPath}/bin/goalkeeper",
+            "args": SERVER_ARGS,
+        }},
+        "settings": settings,
+    });
+    Json::from(manifest).to_pretty()
+}
+
+/// The extension's `hooks/hooks.json` and `commands/goal.toml`, from the
+/// same events and timeouts `install gemini-cli` writes into a project.
+/// The `/goal` command runs the installed extension's binary, in Gemini
+/// CLI's home (`$GEMINI_CLI_HOME`, else `$HOME`; Gemini CLI fills in no
+/// variable in a command) through a shell that splits the
+/// words Gemini CLI passes as one, and asks the user before it runs.
+pub(crate) fn extension_files() -> Vec<(&'static str, String)> {
+    let hook = hook_command("\"${extensionPath}/bin/goalkeeper\"");
+    let mut events = Object::new();
+    for (event, matcher) in HOOK_EVENTS {
+        events.insert(event, Json::Array(vec![hook_group(matcher, &hook)]));
+    }
+    let mut hooks = Object::new();
+    hooks.insert("hooks", Json::Object(events));
+    let goal = format!(
+        r#"description = "Steer this session's goal (goalkeeper): set OBJECTIVE [--budget N], show, pause, resume, budget N|none, drop"
+prompt = """!{{sh -c 'set -f; exec "${{GEMINI_CLI_HOME:-$HOME}}/.gemini/extensions/goalkeeper/bin/goalkeeper" --session-from {HOST} goal $1' goal {{{{args}}}}}}
+
+The user changed this session's goal with `/goal`; goalkeeper's answer is above. Acknowledge it in one short sentence and carry on. Only the user sets, pauses, budgets or drops the goal."""
+"#
+    );
+    vec![
+        ("hooks/hooks.json", Json::Object(hooks).to_pretty()),
+        ("commands/goal.toml", goal),
+    ]
+}
+
 /// Installs into `project` with `command` as the goalkeeper executable.
 pub fn install_gemini_cli(
     project: &Path,
@@ -64,14 +156,12 @@ pub fn install_gemini_cli(
     } else {
         servers.insert(
             "goalkeeper",
-            Json::from(
-                json!({"command": command.0, "args": ["mcp", "--session-from", HOST], "trust": true}),
-            ),
+            Json::from(json!({"command": command.0, "args": SERVER_ARGS, "trust": true})),
         );
         "mcpServers.goalkeeper: added (trusted, so its tools run without confirmation)".to_owned()
     });
     // Gemini CLI runs hooks through a shell.
-    let hook = format!("{} hook {HOST}", command.shell_word());
+    let hook = hook_command(&command.shell_word());
     for (event, matcher) in HOOK_EVENTS {
         changes.push(add_hook(&mut settings, event, matcher, &hook, &path)?);
     }
@@ -117,16 +207,6 @@ fn add_hook(
     if present {
         return Ok(format!("hooks.{event}: already present"));
     }
-    let mut group = Object::new();
-    if let Some(matcher) = matcher {
-        group.insert("matcher", matcher);
-    }
-    group.insert(
-        "hooks",
-        Json::from(
-            json!([{"type": "command", "name": "goalkeeper", "command": hook, "timeout": HOOK_TIMEOUT_MS}]),
-        ),
-    );
-    groups.push(Json::Object(group));
+    groups.push(hook_group(matcher, hook));
     Ok(format!("hooks.{event}: added"))
 }

@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 
 pub use chat_file::response_usage;
 pub use install::install_gemini_cli;
+pub(crate) use install::{extension_files, extension_manifest};
 
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;

@@ -38,6 +38,7 @@ use crate::todo::Actor;
 mod install;
 
 pub use install::install_pi;
+pub(crate) use install::package_extension;
 
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.
