@@ -3,7 +3,7 @@
 //! agent: problems go to stderr and the exit status stays 0.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::integrations::host_session::{Host, Wiring};
 use crate::integrations::{
@@ -53,7 +53,7 @@ pub(crate) enum InstallCommand {
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
     },
-    /// Add the MCP server (trusted) and the hooks to a Gemini CLI project
+    /// Add the MCP server (trusted) and the hooks to a Gemini CLI project; with goalkeeper's extension installed, offer the policy its tools need
     GeminiCli {
         /// The project directory [default: the current directory]
         #[arg(long, value_name = "DIR")]
@@ -61,6 +61,9 @@ pub(crate) enum InstallCommand {
         /// How the hooks should run goalkeeper [default: this executable's path]
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
+        /// Write the user policy ~/.gemini/policies/goalkeeper.toml, which lets the extension's tools run without asking
+        #[arg(long)]
+        policy: bool,
     },
     /// Add the MCP server and the trusted hooks to the user's Codex configuration
     Codex {
@@ -240,9 +243,21 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         InstallCommand::GeminiCli {
             project: dir,
             command,
+            policy,
         } => {
+            // Without a home, there is no extension either.
+            let gemini = gemini_cli::gemini_dir();
+            if let Ok(gemini) = &gemini
+                && gemini_cli::extension_installed(gemini)
+            {
+                return gemini_extension(ctx, gemini, policy);
+            }
             let (command, note) = chosen(command)?;
-            let report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
+            let mut report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
+            if policy {
+                let written = gemini_cli::install_user_policy(&gemini?, ctx.now_ms)?;
+                report.files.extend(written.files);
+            }
             (report, note)
         }
         InstallCommand::Codex {
@@ -276,6 +291,62 @@ pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome,
         }
         if let Some(note) = note {
             out!("{note}");
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// `install gemini-cli` with goalkeeper's extension installed: its hooks
+/// and server serve every project, so no project gets its own; what it
+/// lacks is the user policy that lets its tools run without asking, which
+/// `--policy` writes, and which is offered on a terminal.
+fn gemini_extension(ctx: &Context, gemini: &Path, policy: bool) -> Result<Outcome, Error> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let path = gemini.join(gemini_cli::POLICY_PATH);
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let write = policy
+        || (interactive
+            && !path.exists()
+            && {
+                out!(
+                    "goalkeeper's Gemini CLI extension is installed: its hooks and MCP server serve every project."
+                );
+                out!(
+                    "Gemini CLI asks before each call of an extension's tools (and refuses them in `gemini -p`) unless a policy of yours allows them."
+                );
+                let _ = write!(
+                    std::io::stdout(),
+                    "Write {} to allow goalkeeper's tools? [y/N] ",
+                    path.display()
+                );
+                let _ = std::io::stdout().flush();
+                let mut answer = String::new();
+                let _ = std::io::stdin().lock().read_line(&mut answer);
+                matches!(answer.trim(), "y" | "Y" | "yes")
+            });
+    let report = if write {
+        gemini_cli::install_user_policy(gemini, ctx.now_ms)?
+    } else {
+        install::InstallReport { files: Vec::new() }
+    };
+    if ctx.json {
+        print_json(&report);
+        return Ok(Outcome::Success);
+    }
+    out!(
+        "goalkeeper's extension is installed in {}: nothing written to the project (the extension serves every project)",
+        gemini.join("extensions/goalkeeper").display()
+    );
+    for line in report.lines() {
+        out!("{line}");
+    }
+    if !write && !path.exists() {
+        out!(
+            "note: Gemini CLI runs the extension's tools without asking only under a policy of yours; `goalkeeper install gemini-cli --policy` writes {}:",
+            path.display()
+        );
+        for line in gemini_cli::user_policy().lines().skip(3) {
+            out!("  {line}");
         }
     }
     Ok(Outcome::Success)

@@ -630,3 +630,48 @@ fn as_a_plugin_the_hooks_use_the_plugins_names() {
         .unwrap();
     assert!(why.contains("/goalkeeper:goal"), "{why}");
 }
+
+/// With goalkeeper's Gemini CLI extension installed, `install gemini-cli`
+/// writes nothing into the project (the extension serves every project):
+/// without a terminal it says how to write the policy the extension's
+/// tools need, and `--policy` writes it.
+#[test]
+fn install_gemini_cli_with_the_extension_offers_the_policy() {
+    let env = TestEnv::new();
+    let home = env.dir().join("home");
+    let extension = home.join(".gemini/extensions/goalkeeper");
+    std::fs::create_dir_all(&extension).unwrap();
+    std::fs::write(extension.join("gemini-extension.json"), "{}").unwrap();
+    let project = env.dir().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let install = |extra: &[&str]| {
+        let mut args = vec![
+            "install",
+            "gemini-cli",
+            "--project",
+            project.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let output = env.cmd(&args).env("HOME", &home).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let policy = home.join(".gemini/policies/goalkeeper.toml");
+    let offered = install(&[]);
+    assert!(
+        offered.contains("nothing written to the project")
+            && offered.contains("`goalkeeper install gemini-cli --policy` writes")
+            && offered.contains("mcpName = \"goalkeeper\""),
+        "{offered}"
+    );
+    assert!(!policy.exists());
+    assert_eq!(std::fs::read_dir(&project).unwrap().count(), 0);
+    let written = install(&["--policy"]);
+    assert!(written.contains("policy: written"), "{written}");
+    assert!(
+        std::fs::read_to_string(&policy)
+            .unwrap()
+            .contains("decision = \"allow\"")
+    );
+    assert_eq!(std::fs::read_dir(&project).unwrap().count(), 0);
+}

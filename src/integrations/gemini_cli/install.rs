@@ -13,14 +13,14 @@
 //! changes nothing. A file that is not a JSON object (or whose `hooks` or
 //! `mcpServers` is not an object) is refused and nothing is written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::error::{Error, Result};
 use crate::integrations::host_session::Host;
 use crate::integrations::install::{
-    Executable, InstallReport, object_at, read_object, write_if_changed,
+    Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
 };
 use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
@@ -134,6 +134,91 @@ The user changed this session's goal with `/goal`; goalkeeper's answer is above.
         ("hooks/hooks.json", Json::Object(hooks).to_pretty()),
         ("commands/goal.toml", goal),
     ]
+}
+
+/// Gemini CLI's user folder: `$GEMINI_CLI_HOME/.gemini`, else
+/// `$HOME/.gemini`, as Gemini CLI finds it.
+pub fn gemini_dir() -> Result<PathBuf> {
+    ["GEMINI_CLI_HOME", "HOME"]
+        .into_iter()
+        .find_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
+        .map(|home| PathBuf::from(home).join(".gemini"))
+        .ok_or_else(|| {
+            Error::Usage(
+                "cannot find Gemini CLI's folder: neither GEMINI_CLI_HOME nor HOME is set".into(),
+            )
+        })
+}
+
+/// Whether goalkeeper's extension is installed in Gemini CLI's folder
+/// `gemini` (`gemini extensions install`): its hooks and server then serve
+/// every project, and a project needs none of its own.
+pub fn extension_installed(gemini: &Path) -> bool {
+    gemini
+        .join("extensions/goalkeeper/gemini-extension.json")
+        .is_file()
+}
+
+/// Where the user policy goes, relative to Gemini CLI's folder.
+pub const POLICY_PATH: &str = "policies/goalkeeper.toml";
+
+/// How the policy goalkeeper wrote begins.
+const POLICY_MARK: &str = "# written by `goalkeeper install gemini-cli --policy`";
+
+/// The user policy that lets the extension's tools run without a
+/// confirmation: Gemini CLI ignores an extension's own rule that allows
+/// its tools, so the user's must (and `gemini -p` has nobody to ask).
+pub fn user_policy() -> String {
+    format!(
+        "{POLICY_MARK}; remove this line to keep your own edits
+# goalkeeper's todo and goal tools run without asking (Gemini CLI ignores an
+# extension's own rule that would allow them).
+[[rule]]
+mcpName = \"goalkeeper\"
+toolName = \"*\"
+decision = \"allow\"
+priority = 100
+"
+    )
+}
+
+/// Writes [`user_policy`] into Gemini CLI's folder `gemini`. A policy file
+/// of that name goalkeeper did not write is refused (it may be the user's
+/// own); one it wrote is replaced, the previous version backed up; a
+/// second run changes nothing.
+pub fn install_user_policy(gemini: &Path, now_ms: i64) -> Result<InstallReport> {
+    std::fs::create_dir_all(gemini).map_err(|source| Error::Io {
+        what: format!("cannot create {}", gemini.display()),
+        source,
+    })?;
+    let dir = UserDir::lock(gemini)?;
+    let rel = Path::new(POLICY_PATH);
+    let path = dir.path().join(rel);
+    let existing = dir.read(rel)?;
+    if let Some(file) = &existing
+        && !file.bytes().starts_with(POLICY_MARK.as_bytes())
+    {
+        return Err(Error::Rejected(format!(
+            "{} exists and was not written by goalkeeper; add this rule to it yourself, or move it away and install again (nothing was changed):\n{}",
+            path.display(),
+            user_policy().lines().skip(3).collect::<Vec<_>>().join("\n")
+        )));
+    }
+    let stamp = crate::time::utc_stamp(now_ms);
+    let done = dir.replace(rel, user_policy().as_bytes(), existing.as_ref(), &stamp)?;
+    let change = if done.written {
+        "policy: written (goalkeeper's tools run without asking)"
+    } else {
+        "policy: already present"
+    };
+    Ok(InstallReport {
+        files: vec![FileReport {
+            path: done.path,
+            backup: done.backup,
+            changes: vec![change.to_owned()],
+            written: done.written,
+        }],
+    })
 }
 
 /// Installs into `project` with `command` as the goalkeeper executable.

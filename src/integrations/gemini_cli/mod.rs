@@ -31,7 +31,10 @@ mod install;
 use serde_json::{Value, json};
 
 pub use chat_file::response_usage;
-pub use install::install_gemini_cli;
+pub use install::{
+    POLICY_PATH, extension_installed, gemini_dir, install_gemini_cli, install_user_policy,
+    user_policy,
+};
 pub(crate) use install::{extension_files, extension_manifest};
 
 use super::hook_event::{self, Hook, HookReply, additional_context};
