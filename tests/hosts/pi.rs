@@ -20,12 +20,21 @@ pub const PI: Host = Host {
     bin_var: "GOALKEEPER_PI_BIN",
 };
 
-fn agent_dir(world: &World) -> std::path::PathBuf {
+pub fn agent_dir(world: &World) -> std::path::PathBuf {
     world.home().join(".pi/agent")
 }
 
 /// A world whose pi talks to `mock`, with goalkeeper installed.
 fn world(mock: &MockModel) -> World {
+    let world = bare_world(mock);
+    let out = world.goalkeeper_ok(&["install", "pi"]);
+    assert!(out.contains("extension: written"), "{out}");
+    world
+}
+
+/// A world whose pi talks to `mock`, with nothing of goalkeeper's
+/// installed.
+pub fn bare_world(mock: &MockModel) -> World {
     let world = World::new();
     let dir = agent_dir(&world);
     std::fs::create_dir_all(&dir).unwrap();
@@ -41,12 +50,10 @@ fn world(mock: &MockModel) -> World {
         .to_string(),
     )
     .unwrap();
-    let out = world.goalkeeper_ok(&["install", "pi"]);
-    assert!(out.contains("extension: written"), "{out}");
     world
 }
 
-fn run(world: &World, prompt: &str) -> Output {
+pub fn run(world: &World, prompt: &str) -> Output {
     let output = world
         .command(PI.executable())
         .args(["--provider", "mock", "--model", "mock-model", "-p", prompt])
@@ -88,12 +95,19 @@ fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
 #[test]
 #[ignore = "needs pi from npm: scripts/install-host.sh pi"]
 fn goal_mode_runs_through_pi() {
+    goal_mode(world);
+}
+
+/// The standard goal-mode run in a world `world_of` sets up for the
+/// scripted model: the tools, the goal-mode context, the continuation and
+/// the usage, as the model and the store saw them.
+pub fn goal_mode(world_of: impl FnOnce(&MockModel) -> World) -> World {
     let objective = "Ship the parser";
     let steps = goal_mode_script("todo", "goal");
     // (pi counts each message as it ends.)
     let counted = goal_mode_counted(&steps);
     let mock = MockModel::start(Api::ChatCompletions, steps);
-    let world = world(&mock);
+    let world = world_of(&mock);
     let output = run(&world, "Build the parser.");
 
     let calls = mock.model_calls();
@@ -141,6 +155,7 @@ fn goal_mode_runs_through_pi() {
     );
 
     assert_eq!(goal.tokens_used, counted);
+    world
 }
 
 #[test]
