@@ -91,15 +91,32 @@ pub(crate) struct PackageArgs {
     /// A new or empty directory for the packages
     #[arg(value_name = "OUT")]
     out: PathBuf,
+    /// The goalkeeper binary the packages carry [default: this executable]
+    #[arg(long, value_name = "PATH", requires = "target")]
+    binary: Option<PathBuf>,
+    /// The Rust target that binary was built for, e.g. aarch64-apple-darwin [default: this executable's]
+    #[arg(long, value_name = "TRIPLE", requires = "binary")]
+    target: Option<String>,
 }
 
-/// Writes the packages ([`package::write`]) with this executable inside.
+/// Writes the packages ([`package::write`]) with this executable inside,
+/// or another target's build.
 pub(crate) fn package(ctx: &Context, args: PackageArgs) -> Result<Outcome, Error> {
-    let exe = std::env::current_exe().map_err(|source| Error::Io {
-        what: "cannot find this executable's path".into(),
-        source,
-    })?;
-    let written = package::write(&args.out, &exe)?;
+    let platform = package::platform(args.target.as_deref())?;
+    let binary = match args.binary {
+        Some(binary) => binary,
+        None => std::env::current_exe().map_err(|source| Error::Io {
+            what: "cannot find this executable's path".into(),
+            source,
+        })?,
+    };
+    if !binary.is_file() {
+        return Err(Error::Usage(format!(
+            "{} is not a file; give the goalkeeper binary built for the target",
+            binary.display()
+        )));
+    }
+    let written = package::write(&args.out, &binary, platform)?;
     if ctx.json {
         print_json(&written);
     } else {

@@ -179,3 +179,56 @@ fn a_directory_that_holds_anything_is_refused() {
         "keep me"
     );
 }
+
+/// A release packages each target's build on one machine: `--binary` and
+/// `--target` name it, and the npm package is that platform's. A target
+/// no release builds for is refused, and nothing is written.
+#[test]
+fn another_targets_build_is_packaged_as_that_platforms() {
+    let env = TestEnv::new();
+    let binary = env.dir().join("goalkeeper-mac");
+    std::fs::write(&binary, "not really a mac binary").unwrap();
+    let out = env.dir().join("out");
+    env.ok(&[
+        "package",
+        out.to_str().unwrap(),
+        "--binary",
+        binary.to_str().unwrap(),
+        "--target",
+        "aarch64-apple-darwin",
+    ]);
+    let manifest = json(&out.join("npm/goalkeeper-darwin-arm64/package.json"));
+    assert_eq!(manifest["os"], serde_json::json!(["darwin"]));
+    assert_eq!(manifest["cpu"], serde_json::json!(["arm64"]));
+    assert!(manifest.get("libc").is_none(), "{manifest:#}");
+    for copy in [
+        "npm/goalkeeper-darwin-arm64/bin/goalkeeper",
+        "gemini-cli/bin/goalkeeper",
+        "marketplace/plugins/goalkeeper/bin/goalkeeper",
+        "pi/bin/goalkeeper",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(copy)).unwrap(),
+            "not really a mac binary"
+        );
+    }
+    let elsewhere = env.dir().join("elsewhere");
+    let output = env
+        .cmd(&[
+            "package",
+            elsewhere.to_str().unwrap(),
+            "--binary",
+            binary.to_str().unwrap(),
+            "--target",
+            "riscv64gc-unknown-linux-gnu",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8(output.stderr).unwrap().starts_with(
+            "goalkeeper: no release is built for riscv64gc-unknown-linux-gnu, so there are no packages for it; the release targets are x86_64-unknown-linux-musl,"
+        )
+    );
+    assert!(!elsewhere.exists());
+}

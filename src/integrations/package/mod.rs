@@ -44,18 +44,29 @@ pub struct Written {
 /// One file of a package: its path in the package, its text.
 type File = (String, String);
 
-/// Writes every package into `out` (a new or empty directory), each with
-/// a copy of `binary`. Refuses an `out` that holds anything, writing
-/// nothing.
-pub fn write(out: &Path, binary: &Path) -> Result<Vec<Written>> {
-    let Some(platform) = npm::Platform::this() else {
-        return Err(Error::Usage(format!(
-            "no release is built for this machine ({} {}), so there is no npm package for it; build on one of {}",
-            std::env::consts::OS,
-            std::env::consts::ARCH,
-            npm::PLATFORMS.map(|p| p.target).join(", ")
-        )));
+/// The platform of a build for `target` (a Rust target triple), else of
+/// this goalkeeper's own.
+pub fn platform(target: Option<&str>) -> Result<npm::Platform> {
+    let found = match target {
+        Some(triple) => npm::Platform::of_target(triple),
+        None => npm::Platform::this(),
     };
+    found.ok_or_else(|| {
+        let what = match target {
+            Some(triple) => triple.to_owned(),
+            None => format!("this machine ({} {})", std::env::consts::OS, std::env::consts::ARCH),
+        };
+        Error::Usage(format!(
+            "no release is built for {what}, so there are no packages for it; the release targets are {}",
+            npm::PLATFORMS.map(|p| p.target).join(", ")
+        ))
+    })
+}
+
+/// Writes every package into `out` (a new or empty directory), each with
+/// a copy of `binary`, a build for `platform`. Refuses an `out` that holds
+/// anything, writing nothing.
+pub fn write(out: &Path, binary: &Path, platform: npm::Platform) -> Result<Vec<Written>> {
     let busy = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
     if busy {
         return Err(Error::Rejected(format!(

@@ -18,6 +18,10 @@ pub struct Platform {
     pub cpu: &'static str,
     /// The Rust target the release builds for it (static on Linux).
     pub target: &'static str,
+    /// The C library a build for it needs, as npm's `libc` field names
+    /// it: glibc for a GNU Linux build; none for a static (musl) one,
+    /// which runs on either.
+    pub libc: Option<&'static str>,
 }
 
 /// Every platform of a release, in the order the launcher lists them.
@@ -26,45 +30,76 @@ pub const PLATFORMS: [Platform; 5] = [
         os: "linux",
         cpu: "x64",
         target: "x86_64-unknown-linux-musl",
+        libc: None,
     },
     Platform {
         os: "linux",
         cpu: "arm64",
         target: "aarch64-unknown-linux-musl",
+        libc: None,
     },
     Platform {
         os: "darwin",
         cpu: "x64",
         target: "x86_64-apple-darwin",
+        libc: None,
     },
     Platform {
         os: "darwin",
         cpu: "arm64",
         target: "aarch64-apple-darwin",
+        libc: None,
     },
     Platform {
         os: "win32",
         cpu: "x64",
         target: "x86_64-pc-windows-msvc",
+        libc: None,
     },
 ];
 
 impl Platform {
     /// The platform this goalkeeper was built for, when a release builds
-    /// for it.
+    /// for it (a GNU build on Linux needs glibc).
     pub fn this() -> Option<Platform> {
-        let os = match std::env::consts::OS {
+        let env = if cfg!(target_env = "gnu") { "gnu" } else { "" };
+        Platform::of(std::env::consts::ARCH, std::env::consts::OS, env)
+    }
+
+    /// The platform of the Rust target `triple` (`x86_64-unknown-linux-gnu`),
+    /// when a release builds for its system and processor.
+    pub fn of_target(triple: &str) -> Option<Platform> {
+        let arch = triple.split('-').next()?;
+        let os = if triple.contains("-linux-") {
+            "linux"
+        } else if triple.contains("-apple-darwin") {
+            "macos"
+        } else if triple.contains("-windows-") {
+            "windows"
+        } else {
+            return None;
+        };
+        let env = if triple.ends_with("-gnu") { "gnu" } else { "" };
+        Platform::of(arch, os, env)
+    }
+
+    /// The platform of Rust's `arch` and `os` names; `env` `gnu` on Linux
+    /// needs glibc.
+    fn of(arch: &str, os: &str, env: &str) -> Option<Platform> {
+        let os = match os {
             "linux" => "linux",
             "macos" => "darwin",
             "windows" => "win32",
             _ => return None,
         };
-        let cpu = match std::env::consts::ARCH {
+        let cpu = match arch {
             "x86_64" => "x64",
             "aarch64" => "arm64",
             _ => return None,
         };
-        PLATFORMS.into_iter().find(|p| p.os == os && p.cpu == cpu)
+        let platform = PLATFORMS.into_iter().find(|p| p.os == os && p.cpu == cpu)?;
+        let libc = (os == "linux" && env == "gnu").then_some("glibc");
+        Some(Platform { libc, ..platform })
     }
 
     /// Its npm package: `goalkeeper-linux-x64`.
@@ -90,12 +125,6 @@ impl Platform {
 /// Every platform package by its launcher key.
 pub fn platform_packages() -> Vec<(String, String)> {
     PLATFORMS.iter().map(|p| (p.key(), p.package())).collect()
-}
-
-/// The C library this build needs, as npm's `libc` field names it: glibc
-/// for a GNU build; none for a static (musl) one, which runs on either.
-fn libc() -> Option<&'static str> {
-    cfg!(all(target_os = "linux", target_env = "gnu")).then_some("glibc")
 }
 
 /// The fields every package shares.
@@ -132,7 +161,7 @@ pub fn optional_dependencies(version: &str) -> Value {
     )
 }
 
-/// `package.json` of `platform`'s package, holding this build.
+/// `package.json` of `platform`'s package, holding its build.
 pub fn platform_manifest(platform: &Platform, version: &str) -> String {
     let description = format!(
         "goalkeeper's binary for {} {}; installed by the goalkeeper package",
@@ -141,7 +170,7 @@ pub fn platform_manifest(platform: &Platform, version: &str) -> String {
     let mut fields = common(&platform.package(), version, &description);
     fields.insert("os".into(), json!([platform.os]));
     fields.insert("cpu".into(), json!([platform.cpu]));
-    if let Some(libc) = libc() {
+    if let Some(libc) = platform.libc {
         fields.insert("libc".into(), json!([libc]));
     }
     fields.insert(
@@ -206,4 +235,43 @@ if (run.signal !== null) {{
 process.exit(run.status ?? 1);
 "#
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_names_its_platform() {
+        let linux = Platform::of_target("x86_64-unknown-linux-musl").unwrap();
+        assert_eq!(
+            (linux.package(), linux.libc),
+            ("goalkeeper-linux-x64".into(), None)
+        );
+        let gnu = Platform::of_target("aarch64-unknown-linux-gnu").unwrap();
+        assert_eq!(
+            (gnu.package(), gnu.libc),
+            ("goalkeeper-linux-arm64".into(), Some("glibc"))
+        );
+        let mac = Platform::of_target("aarch64-apple-darwin").unwrap();
+        assert_eq!(
+            (mac.package(), mac.exe()),
+            ("goalkeeper-darwin-arm64".into(), "goalkeeper")
+        );
+        let windows = Platform::of_target("x86_64-pc-windows-msvc").unwrap();
+        assert_eq!(
+            (windows.package(), windows.exe()),
+            ("goalkeeper-win32-x64".into(), "goalkeeper.exe")
+        );
+        for target in [
+            "riscv64gc-unknown-linux-gnu",
+            "x86_64-unknown-freebsd",
+            "wasm32-wasip1",
+        ] {
+            assert_eq!(Platform::of_target(target), None, "{target}");
+        }
+        for platform in PLATFORMS {
+            assert_eq!(Platform::of_target(platform.target), Some(platform));
+        }
+    }
 }
