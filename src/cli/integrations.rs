@@ -3,86 +3,54 @@
 //! agent: problems go to stderr and the exit status stays 0.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::integrations::adapter::{HookEnv, InstallRequest};
 use crate::integrations::host_session::{Host, Wiring};
-use crate::integrations::{
-    HookReply, claude_code, codex, gemini_cli, install, package, pi, statusline,
-};
+use crate::integrations::{HookReply, install, package, statusline};
 use crate::{Error, SessionId};
-use clap::Subcommand;
 use serde_json::Value;
 
 use super::{Context, Outcome, print_json};
 
-#[derive(Debug, Subcommand)]
-#[command(defer = true)]
-pub(crate) enum HookCommand {
-    /// Handle one Claude Code hook event (JSON on stdin)
-    ClaudeCode,
-    /// Handle one Gemini CLI hook event (JSON on stdin)
-    GeminiCli,
-    /// Handle one Codex hook event (JSON on stdin)
-    Codex,
-    /// Handle one event of goalkeeper's pi extension (JSON on stdin)
-    Pi,
+/// `goalkeeper hook HOST`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HookArgs {
+    /// The host whose hook event this is (JSON on stdin)
+    #[arg(value_name = "HOST")]
+    pub(crate) host: Host,
 }
 
-impl HookCommand {
-    /// The host whose hook event this is.
-    fn host(&self) -> Host {
-        match self {
-            HookCommand::ClaudeCode => Host::ClaudeCode,
-            HookCommand::GeminiCli => Host::GeminiCli,
-            HookCommand::Codex => Host::Codex,
-            HookCommand::Pi => Host::Pi,
-        }
+/// `goalkeeper install HOST`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InstallArgs {
+    /// The host to wire goalkeeper into
+    #[arg(value_name = "HOST")]
+    host: Host,
+    /// The project directory (claude-code, gemini-cli, pi) [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Codex's configuration directory (codex) [default: $CODEX_HOME, else ~/.codex]
+    #[arg(long, value_name = "DIR")]
+    codex_home: Option<PathBuf>,
+    /// The goalkeeper executable the configuration runs
+    /// [default: `goalkeeper` when that is this executable on PATH, else this executable's path]
+    #[arg(long, value_name = "CMD")]
+    command: Option<String>,
+    /// Write the user policy ~/.gemini/policies/goalkeeper.toml, which lets the Gemini CLI extension's tools run without asking (gemini-cli)
+    #[arg(long)]
+    policy: bool,
+}
+
+/// The hosts as clap's values: [`Host::ALL`], by their names.
+impl clap::ValueEnum for Host {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Host::ALL
     }
-}
 
-#[derive(Debug, Subcommand)]
-#[command(defer = true)]
-pub(crate) enum InstallCommand {
-    /// Add the hooks, the status line and the MCP server to a Claude Code project
-    ClaudeCode {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// The goalkeeper executable the hooks and the MCP server run
-        /// [default: `goalkeeper` when that is this executable on PATH, else this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-    /// Add the MCP server (trusted) and the hooks to a Gemini CLI project; with goalkeeper's extension installed, offer the policy its tools need
-    GeminiCli {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// How the hooks should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-        /// Write the user policy ~/.gemini/policies/goalkeeper.toml, which lets the extension's tools run without asking
-        #[arg(long)]
-        policy: bool,
-    },
-    /// Add the MCP server and the trusted hooks to the user's Codex configuration
-    Codex {
-        /// Codex's configuration directory [default: $CODEX_HOME, else ~/.codex]
-        #[arg(long, value_name = "DIR")]
-        codex_home: Option<PathBuf>,
-        /// How the hooks should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-    /// Write goalkeeper's extension (tools, context, continuations, usage) into a pi project
-    Pi {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// How the extension should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
 }
 
 /// `goalkeeper package OUT`.
@@ -141,8 +109,8 @@ fn read_input() -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8 text; ignored".to_owned())
 }
 
-pub(crate) fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error> {
-    let reply = super::within_hook_wait(|| hook_reply(ctx, command));
+pub(crate) fn hook(ctx: &Context, args: HookArgs) -> Result<Outcome, Error> {
+    let reply = super::within_hook_wait(|| hook_reply(ctx, args));
     for note in &reply.notes {
         note!("{note}");
     }
@@ -153,41 +121,29 @@ pub(crate) fn hook(ctx: &Context, command: HookCommand) -> Result<Outcome, Error
 }
 
 /// One hook event's reply, printed by [`hook`].
-fn hook_reply(ctx: &Context, command: HookCommand) -> HookReply {
+fn hook_reply(ctx: &Context, args: HookArgs) -> HookReply {
+    let host = args.host;
+    let var = |name: &str| std::env::var(name).ok();
     match read_input() {
         Err(note) => HookReply {
             stdout: None,
             notes: vec![note],
         },
         Ok(input) => match ctx.store().and_then(|store| {
-            let host = command.host();
             // As a plugin the host names goalkeeper's tools otherwise.
-            let wiring = Wiring::of_env(host, |var| std::env::var(var).ok());
-            Ok((store, ctx.host_injector(host, wiring)?, wiring))
+            let wiring = Wiring::of_env(host, var);
+            Ok((store, ctx.host_injector(host, wiring)?))
         }) {
-            Ok((mut store, injector, wiring)) => match command {
-                HookCommand::ClaudeCode => {
+            Ok((mut store, injector)) => {
+                let env = HookEnv {
+                    now_ms: ctx.now_ms,
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
-                    // Claude Code's own cap, from the environment it
-                    // passes its hooks.
-                    let cap = std::env::var(claude_code::CAP_VAR).ok();
-                    claude_code::handle_within(
-                        &mut store,
-                        &injector,
-                        &input,
-                        ctx.now_ms,
-                        super::hook_wait() / 4,
-                        claude_code::cap_from(cap.as_deref()),
-                        wiring,
-                    )
-                }
-                HookCommand::GeminiCli => {
-                    gemini_cli::handle(&mut store, &injector, &input, ctx.now_ms)
-                }
-                HookCommand::Codex => codex::handle(&mut store, &injector, &input, ctx.now_ms),
-                HookCommand::Pi => pi::handle(&mut store, &injector, &input, ctx.now_ms),
-            },
+                    read_time: super::hook_wait() / 4,
+                    var: &var,
+                };
+                host.adapter().handle(&mut store, &injector, &input, &env)
+            }
             Err(e) => HookReply {
                 stdout: None,
                 notes: vec![format!("{}; the hook did nothing", super::hint::Hinted(&e))],
@@ -234,139 +190,62 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
     })
 }
 
-pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
-    let project = |dir: Option<PathBuf>| match dir {
-        Some(dir) => Ok(dir),
-        None => std::env::current_dir().map_err(|source| Error::Io {
-            what: "cannot read the current directory".into(),
-            source,
-        }),
+pub(crate) fn install(ctx: &Context, args: InstallArgs) -> Result<Outcome, Error> {
+    let adapter = args.host.adapter();
+    let takes = adapter.install_flags();
+    let given = [
+        ("--project", args.project.is_some()),
+        ("--codex-home", args.codex_home.is_some()),
+        ("--policy", args.policy),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(flag, on)| *on && !takes.contains(flag)) {
+        return Err(Error::Usage(format!(
+            "`install {}` does not take {flag}; it takes {} and --command",
+            args.host,
+            takes.join(", ")
+        )));
+    }
+    let (command, note) = match args.command {
+        Some(command) => (install::Executable(command), None),
+        None => executable()?,
     };
-    let chosen = |command: Option<String>| match command {
-        Some(command) => Ok((install::Executable(command), None)),
-        None => executable(),
+    let injector = ctx.injector()?;
+    let ask = |question: &str| ask(question);
+    let request = InstallRequest {
+        dir: args.project.as_deref().or(args.codex_home.as_deref()),
+        command: &command,
+        policy: args.policy,
+        templates: injector.templates(),
+        now_ms: ctx.now_ms,
+        ask: &ask,
     };
-    let (report, note) = match command {
-        InstallCommand::ClaudeCode {
-            project: dir,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let report = install::install_claude_code(&project(dir)?, &command, ctx.now_ms)?;
-            let next = install::CLAUDE_CODE_NEXT;
-            let note = note.map_or_else(|| next.to_owned(), |n| format!("{n}\n{next}"));
-            (report, Some(note))
-        }
-        InstallCommand::GeminiCli {
-            project: dir,
-            command,
-            policy,
-        } => {
-            // Without a home, there is no extension either.
-            let gemini = gemini_cli::gemini_dir();
-            if let Ok(gemini) = &gemini
-                && gemini_cli::extension_installed(gemini)
-            {
-                return gemini_extension(ctx, gemini, policy);
-            }
-            let (command, note) = chosen(command)?;
-            let mut report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
-            if policy {
-                let written = gemini_cli::install_user_policy(&gemini?, ctx.now_ms)?;
-                report.files.extend(written.files);
-            }
-            (report, note)
-        }
-        InstallCommand::Codex {
-            codex_home,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let home = codex::codex_home(codex_home.as_deref())?;
-            (codex::install_codex(&home, &command, ctx.now_ms)?, note)
-        }
-        InstallCommand::Pi {
-            project: dir,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let templates = ctx.injector()?;
-            let report = pi::install_pi(
-                &project(dir)?,
-                &command.0,
-                templates.templates(),
-                ctx.now_ms,
-            )?;
-            (report, note)
-        }
-    };
+    let installed = adapter.install(&request)?;
     if ctx.json {
-        print_json(&report);
+        print_json(&installed.report);
     } else {
-        for line in report.lines() {
+        for line in installed.report.lines() {
             out!("{line}");
         }
-        if let Some(note) = note {
+        for note in note.iter().chain(&installed.notes) {
             out!("{note}");
         }
     }
     Ok(Outcome::Success)
 }
 
-/// `install gemini-cli` with goalkeeper's extension installed: its hooks
-/// and server serve every project, so no project gets its own; what it
-/// lacks is the user policy that lets its tools run without asking, which
-/// `--policy` writes, and which is offered on a terminal.
-fn gemini_extension(ctx: &Context, gemini: &Path, policy: bool) -> Result<Outcome, Error> {
+/// Asks the person at the terminal `question`; true for a yes. False
+/// without a terminal (a script, CI), where nobody answers.
+fn ask(question: &str) -> bool {
     use std::io::{BufRead, IsTerminal, Write};
-    let path = gemini.join(gemini_cli::POLICY_PATH);
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let write = policy
-        || (interactive
-            && !path.exists()
-            && {
-                out!(
-                    "goalkeeper's Gemini CLI extension is installed: its hooks and MCP server serve every project."
-                );
-                out!(
-                    "Gemini CLI asks before each call of an extension's tools (and refuses them in `gemini -p`) unless a policy of yours allows them."
-                );
-                let _ = write!(
-                    std::io::stdout(),
-                    "Write {} to allow goalkeeper's tools? [y/N] ",
-                    path.display()
-                );
-                let _ = std::io::stdout().flush();
-                let mut answer = String::new();
-                let _ = std::io::stdin().lock().read_line(&mut answer);
-                matches!(answer.trim(), "y" | "Y" | "yes")
-            });
-    let report = if write {
-        gemini_cli::install_user_policy(gemini, ctx.now_ms)?
-    } else {
-        install::InstallReport { files: Vec::new() }
-    };
-    if ctx.json {
-        print_json(&report);
-        return Ok(Outcome::Success);
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return false;
     }
-    out!(
-        "goalkeeper's extension is installed in {}: nothing written to the project (the extension serves every project)",
-        gemini.join("extensions/goalkeeper").display()
-    );
-    for line in report.lines() {
-        out!("{line}");
-    }
-    if !write && !path.exists() {
-        out!(
-            "note: Gemini CLI runs the extension's tools without asking only under a policy of yours; `goalkeeper install gemini-cli --policy` writes {}:",
-            path.display()
-        );
-        for line in gemini_cli::user_policy().lines().skip(3) {
-            out!("  {line}");
-        }
-    }
-    Ok(Outcome::Success)
+    let mut stdout = std::io::stdout();
+    let _ = write!(stdout, "{question}");
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
 /// `goalkeeper` when that word on `PATH` runs this executable (the

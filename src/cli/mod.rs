@@ -137,14 +137,12 @@ enum Command {
     /// Serve the todo and goal tools over MCP on stdio
     #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
-    /// Handle an agent hook event (JSON on stdin)
-    #[command(subcommand)]
-    Hook(integrations::HookCommand),
+    /// Handle one hook event of a host (JSON on stdin)
+    Hook(integrations::HookArgs),
     /// Print one status line (Claude Code statusLine JSON on stdin)
     Statusline,
-    /// Wire goalkeeper into an agent's configuration
-    #[command(subcommand)]
-    Install(integrations::InstallCommand),
+    /// Wire goalkeeper into a host's configuration, or finish the install of its package
+    Install(integrations::InstallArgs),
     /// Write goalkeeper as each host's plugin, extension and package, with this binary inside
     Package(integrations::PackageArgs),
     /// Assemble the system prompt from AGENTS.md, workspace files and skills

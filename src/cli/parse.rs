@@ -116,14 +116,23 @@ fn host_event(argv: &[OsString]) -> Option<&'static str> {
 }
 
 /// What clap found wrong, in one line for a note: the first line of its
-/// message without the `error: ` prefix.
+/// message without the `error: ` prefix, and the values it takes when one
+/// was wrong (a host that does not exist).
 fn problem(error: &clap::Error) -> String {
     if error.kind() == ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         return "a subcommand is missing".to_owned();
     }
     let text = error.render().to_string();
-    let line = text.lines().next().unwrap_or_default();
-    line.strip_prefix("error: ").unwrap_or(line).to_owned()
+    let mut lines = text.lines();
+    let line = lines.next().unwrap_or_default();
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    match lines
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values: "))
+    {
+        Some(values) => format!("{line} {values}"),
+        None => line.to_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,10 @@ use crate::prompt::ToolNames;
 use crate::store::{GoalCall, PointerRead, SessionTx};
 use crate::{SessionId, Store};
 
-/// An agent host goalkeeper integrates with.
+/// An agent host goalkeeper integrates with: the one list of hosts. The
+/// command line takes them by name (`hook HOST`, `install HOST`,
+/// `--session-from HOST`), each has its adapter ([`Host::adapter`]), and
+/// its names, variables and marks are properties of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Host {
@@ -116,6 +119,16 @@ impl Host {
             // for it too), not for its MCP servers.
             Host::Codex => Some("PLUGIN_ROOT"),
             Host::GeminiCli | Host::Pi => None,
+        }
+    }
+
+    /// The environment variable naming the session the host started an
+    /// MCP server for, when it sets one (Claude Code's
+    /// `CLAUDE_CODE_SESSION_ID`).
+    pub const fn session_var(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
+            Host::GeminiCli | Host::Codex | Host::Pi => None,
         }
     }
 

@@ -675,3 +675,32 @@ fn install_gemini_cli_with_the_extension_offers_the_policy() {
     );
     assert_eq!(std::fs::read_dir(&project).unwrap().count(), 0);
 }
+
+/// `install HOST` takes the options of that host's installer only: another
+/// host's is refused with the ones it takes, and nothing is written.
+#[test]
+fn install_refuses_another_hosts_option() {
+    let env = TestEnv::new();
+    let dir = env.dir().join("somewhere");
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.to_str().unwrap();
+    for (args, message) in [
+        (
+            vec!["install", "codex", "--project", path],
+            "goalkeeper: `install codex` does not take --project; it takes --codex-home and --command\n",
+        ),
+        (
+            vec!["install", "claude-code", "--policy", "--project", path],
+            "goalkeeper: `install claude-code` does not take --policy; it takes --project and --command\n",
+        ),
+        (
+            vec!["install", "pi", "--codex-home", path],
+            "goalkeeper: `install pi` does not take --codex-home; it takes --project and --command\n",
+        ),
+    ] {
+        let output = env.cmd(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8(output.stderr).unwrap(), message);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{args:?}");
+    }
+}

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::assert_snapshot;
 use crate::common::TestEnv;
 
 /// Every file under `dir`, relative, sorted.

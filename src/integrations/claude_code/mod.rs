@@ -37,6 +37,7 @@
 
 mod block_cap;
 mod guard;
+mod install;
 mod subagent;
 mod transcript;
 
@@ -46,9 +47,51 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub use block_cap::{CAP_VAR, cap_from};
+pub(crate) use install::plugin_files;
+pub use install::{CLAUDE_CODE_NEXT, install_claude_code};
+
+/// Claude Code's adapter.
+pub struct ClaudeCode;
+
+impl Adapter for ClaudeCode {
+    fn handle(
+        &self,
+        store: &mut Store,
+        injector: &Injector,
+        input: &str,
+        env: &HookEnv<'_>,
+    ) -> HookReply {
+        // Claude Code's own cap, from the environment it passes its hooks;
+        // as a plugin, it names goalkeeper's parts otherwise.
+        let cap = cap_from((env.var)(CAP_VAR).as_deref());
+        let wiring = Wiring::of_env(Host::ClaudeCode, env.var);
+        handle_within(
+            store,
+            injector,
+            input,
+            env.now_ms,
+            env.read_time,
+            cap,
+            wiring,
+        )
+    }
+
+    fn install_flags(&self) -> &'static [&'static str] {
+        &["--project"]
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> Result<Installed> {
+        let report = install_claude_code(&request.project()?, request.command, request.now_ms)?;
+        Ok(Installed {
+            report,
+            notes: vec![CLAUDE_CODE_NEXT.to_owned()],
+        })
+    }
+}
 pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 
+use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
 use super::host_session::{self, Host, HostNames, Wiring};
 use crate::SessionId;

@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::error::{Error, Result};
+use crate::integrations::adapter::{InstallRequest, Installed};
 use crate::integrations::host_session::Host;
 use crate::integrations::install::{
-    Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
+    Executable, FileReport, InstallReport, object_at, open_project, read_object, write_if_changed,
 };
 use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
@@ -221,16 +222,63 @@ pub fn install_user_policy(gemini: &Path, now_ms: i64) -> Result<InstallReport> 
     })
 }
 
+/// `install gemini-cli`: with goalkeeper's extension installed, its hooks
+/// and server serve every project, so no project gets its own; what it
+/// lacks is the user policy that lets its tools run without asking, which
+/// `--policy` writes, and which is offered (`ask`) when there is none.
+/// Without the extension, the project is wired ([`install_gemini_cli`]),
+/// and `--policy` writes the policy too.
+pub(super) fn install(request: &InstallRequest<'_>) -> Result<Installed> {
+    // Without a home there is no extension either.
+    let gemini = gemini_dir();
+    let Some(gemini) = gemini.as_ref().ok().filter(|g| extension_installed(g)) else {
+        let mut report = install_gemini_cli(&request.project()?, request.command, request.now_ms)?;
+        if request.policy {
+            let written = install_user_policy(&gemini?, request.now_ms)?;
+            report.files.extend(written.files);
+        }
+        return Ok(report.into());
+    };
+    let path = gemini.join(POLICY_PATH);
+    let write = request.policy
+        || (!path.exists()
+            && (request.ask)(&format!(
+                "goalkeeper's Gemini CLI extension is installed: its hooks and MCP server serve every project.\n\
+                 Gemini CLI asks before each call of an extension's tools (and refuses them in `gemini -p`) unless a policy of yours allows them.\n\
+                 Write {} to allow goalkeeper's tools? [y/N] ",
+                path.display()
+            )));
+    let report = if write {
+        install_user_policy(gemini, request.now_ms)?
+    } else {
+        InstallReport { files: Vec::new() }
+    };
+    let mut notes = vec![format!(
+        "goalkeeper's extension is installed in {}: nothing written to the project (the extension serves every project)",
+        gemini.join("extensions/goalkeeper").display()
+    )];
+    if !write && !path.exists() {
+        let rule: Vec<String> = user_policy()
+            .lines()
+            .skip(3)
+            .map(|l| format!("  {l}"))
+            .collect();
+        notes.push(format!(
+            "note: Gemini CLI runs the extension's tools without asking only under a policy of yours; `goalkeeper install gemini-cli --policy` writes {}:\n{}",
+            path.display(),
+            rule.join("\n")
+        ));
+    }
+    Ok(Installed { report, notes })
+}
+
 /// Installs into `project` with `command` as the goalkeeper executable.
 pub fn install_gemini_cli(
     project: &Path,
     command: &Executable,
     now_ms: i64,
 ) -> Result<InstallReport> {
-    if !project.is_dir() {
-        return Err(Error::ProjectNotADirectory(project.to_owned()));
-    }
-    let dir = UserDir::lock(project)?;
+    let dir = open_project(project)?;
     let rel = Path::new(".gemini/settings.json");
     let path = dir.path().join(rel);
     let (file, mut settings) = read_object(&dir, rel)?;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{codex, gemini_cli, install, pi};
+use super::{claude_code, codex, gemini_cli, pi};
 use crate::error::{Error, Result};
 use crate::prompt::Templates;
 use crate::user_files::json::Json;
@@ -231,7 +231,7 @@ fn plugin_files(version: &str) -> Vec<File> {
             ),
         ),
     ];
-    files.extend(owned(install::plugin_files()));
+    files.extend(owned(claude_code::plugin_files()));
     files.extend(owned(codex::plugin_files()));
     files
 }

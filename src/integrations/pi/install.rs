@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 use crate::integrations::agent_tools::ToolSpec;
-use crate::integrations::install::{FileReport, InstallReport};
+use crate::integrations::install::{FileReport, InstallReport, open_project};
 use crate::prompt::Templates;
-use crate::user_files::UserDir;
 
 /// The extension's source as shipped; `install pi` fills in the command
 /// and the tools.
@@ -93,10 +92,7 @@ pub fn install_pi(
     templates: &Templates,
     now_ms: i64,
 ) -> Result<InstallReport> {
-    if !project.is_dir() {
-        return Err(Error::ProjectNotADirectory(project.to_owned()));
-    }
-    let dir = UserDir::lock(project)?;
+    let dir = open_project(project)?;
     let rel = Path::new(EXTENSION_PATH);
     let path = dir.path().join(rel);
     let text = extension(command, templates)?;
