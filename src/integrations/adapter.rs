@@ -1,9 +1,9 @@
-//! One host's adapter, as the command line and the packages use it: its
-//! hook events ([`Adapter::handle`]) and its installer ([`Adapter::install`]).
-//! `Host::adapter` (`dispatch.rs`) is the one place that maps a host to its adapter; the
-//! host's names, variables and marks are properties of [`Host`]. Adding a
-//! host is its adapter's folder, one variant of [`Host`] with its
-//! properties, its real-host test and the docs.
+//! One host's adapter, as the command line uses it: its hook events
+//! ([`Adapter::handle`]) and its installer ([`Adapter::install`]).
+//! `Host::adapter` (`dispatch.rs`) is the one place that maps a host to
+//! its adapter; the host's names, variables and marks are properties of
+//! `Host`. Adding a host is its adapter's folder, one variant of `Host`
+//! with its properties, its real-host test and the docs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
