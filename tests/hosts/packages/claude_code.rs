@@ -103,6 +103,18 @@ fn goal_mode_runs_through_the_claude_code_plugin() {
         "a project install's names reached the model"
     );
 
+    // The user's command, as Claude Code names a plugin's: it runs the
+    // plugin's binary (on the command's `PATH`) on this session. (The
+    // model then only talks, so the runaway guard pauses the new goal.)
+    project
+        .resume(&session, "/goalkeeper:goal set Ship the docs --budget 5000")
+        .assert_hooks_succeeded();
+    let goal = project.goal(&session).expect("the command set a goal");
+    assert_eq!(
+        (goal.objective.as_str(), goal.token_budget),
+        ("Ship the docs", Some(5000))
+    );
+
     // Uninstalled through Claude Code: no goalkeeper hook runs, no tool is
     // offered, and Claude Code's settings keep none of it.
     project.claude_ok(&["plugin", "uninstall", "goalkeeper@goalkeeper"]);

@@ -55,7 +55,28 @@ fn extension_world() -> World {
 #[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
 fn goal_mode_runs_through_the_gemini_cli_extension() {
     let world = goal_mode(extension_world());
-    let (session, _, _) = world.only_session();
+
+    // The user's `/goal` command. Gemini CLI asks before it runs the
+    // command's shell line (the line, and each command of the script it
+    // runs), and refuses it in `gemini -p`, where nobody answers; a policy
+    // of the user's that allows them (here, the test's) lets it run. It
+    // runs the extension's binary on the session Gemini CLI runs.
+    let prefixes = serde_json::json!(["sh -c", "set", "exec"]);
+    std::fs::write(
+        world.home().join(".gemini/policies/test-goal-command.toml"),
+        format!("[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = {prefixes}\ndecision = \"allow\"\npriority = 200\n"),
+    )
+    .unwrap();
+    let mock = MockModel::start(Api::Gemini, vec![text("Noted.", usage(100, 0, 5))]);
+    run(&world, &mock, "/goal set Ship the docs --budget 5000", &[]);
+    let session = world.last_session("gemini-cli").expect("the hooks ran");
+    let goal = world.goal(&session).expect("the command set the goal");
+    assert_eq!(
+        (goal.objective.as_str(), goal.token_budget),
+        ("Ship the docs", Some(5000))
+    );
+    let prompt = mock.model_calls()[0].to_string();
+    assert!(prompt.contains("Ship the docs"), "{prompt}");
 
     // Uninstalled through Gemini CLI: no hook records the next session,
     // and no tool of goalkeeper's is offered.
