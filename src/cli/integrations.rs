@@ -268,9 +268,14 @@ fn executable() -> Result<(install::Executable, Option<String>), Error> {
         return Ok((install::Executable("goalkeeper".into()), None));
     }
     let path = exe.display().to_string();
-    let note = format!(
+    let mut note = format!(
         "note: goalkeeper is not on PATH, so the files name this machine's path ({path}); \
-         put goalkeeper on PATH (`cargo install --path .`) and install again to write the portable `goalkeeper`"
+         put goalkeeper on PATH (`npm install -g goalkeeper`, or `cargo install --path .`) and install again to write the portable `goalkeeper`"
     );
+    // `npx goalkeeper install …` runs the binary from npm's cache, which
+    // npm may clear.
+    if path.contains("/_npx/") {
+        note.push_str("; this one runs from npx's cache, which npm may clear");
+    }
     Ok((install::Executable(path), Some(note)))
 }
