@@ -11,6 +11,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp src/integrations/pi/goalkeeper.ts "$work/"
 ln -s "$modules" "$work/node_modules"
+# An ES module, as pi loads it (it reads `import.meta.url`).
+echo '{"type": "module"}' > "$work/package.json"
 cat > "$work/tsconfig.json" <<'JSON'
 {
   "compilerOptions": {

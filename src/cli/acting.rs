@@ -88,6 +88,8 @@ impl Command {
             Command::Hook(command) => command.acts(),
             Command::Statusline => Acts::Nobody,
             Command::Install(command) => command.acts(),
+            // Writes the packages into a directory of the person's.
+            Command::Package(_) => Acts::Person,
             Command::SystemPrompt(_) => Acts::Nobody,
             Command::Workspace(command) => command.acts(),
             // A temporary database of its own.

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use crate::integrations::host_session::Host;
 
-use super::integrations::HookCommand;
+use super::integrations::HookArgs;
 use super::prompt::ContextArgs;
 use super::todo::TodoCommand;
 use super::{ActiveTools, Cli, Command};
@@ -153,12 +153,8 @@ fn command(words: &[&str], explain: Option<usize>) -> Option<Command> {
         ["context"] => Command::Context(context(1)?),
         ["continuation"] => Command::Continuation(context(1)?),
         ["statusline"] if !explain => Command::Statusline,
-        ["hook", host] if !explain => Command::Hook(match *host {
-            "claude-code" => HookCommand::ClaudeCode,
-            "gemini-cli" => HookCommand::GeminiCli,
-            "codex" => HookCommand::Codex,
-            "pi" => HookCommand::Pi,
-            _ => return None,
+        ["hook", host] if !explain => Command::Hook(HookArgs {
+            host: Host::parse(host)?,
         }),
         _ => return None,
     })

@@ -5,106 +5,112 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::integrations::adapter::{HookEnv, InstallRequest};
 use crate::integrations::claude_code::{Acts, ReadLine};
-use crate::integrations::host_session::Host;
-use crate::integrations::{HookReply, claude_code, codex, gemini_cli, install, pi, statusline};
+use crate::integrations::host_session::{Host, Wiring};
+use crate::integrations::{HookReply, install, package, statusline};
 use crate::{Error, SessionId};
-use clap::Subcommand;
 use serde_json::Value;
 
 use super::{Context, Outcome, print_json};
 
-#[derive(Debug, Subcommand)]
-#[command(defer = true)]
-pub(crate) enum HookCommand {
-    /// Handle one Claude Code hook event (JSON on stdin)
-    ClaudeCode,
-    /// Handle one Gemini CLI hook event (JSON on stdin)
-    GeminiCli,
-    /// Handle one Codex hook event (JSON on stdin)
-    Codex,
-    /// Handle one event of goalkeeper's pi extension (JSON on stdin)
-    Pi,
+/// `goalkeeper hook HOST`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HookArgs {
+    /// The host whose hook event this is (JSON on stdin)
+    #[arg(value_name = "HOST")]
+    pub(crate) host: Host,
 }
 
-impl HookCommand {
-    /// The host whose hook event this is.
-    fn host(&self) -> Host {
-        match self {
-            HookCommand::ClaudeCode => Host::ClaudeCode,
-            HookCommand::GeminiCli => Host::GeminiCli,
-            HookCommand::Codex => Host::Codex,
-            HookCommand::Pi => Host::Pi,
-        }
-    }
+/// `goalkeeper install HOST`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InstallArgs {
+    /// The host to wire goalkeeper into
+    #[arg(value_name = "HOST")]
+    host: Host,
+    /// The project directory (claude-code, gemini-cli, pi) [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Codex's configuration directory (codex) [default: $CODEX_HOME, else ~/.codex]
+    #[arg(long, value_name = "DIR")]
+    codex_home: Option<PathBuf>,
+    /// The goalkeeper executable the configuration runs
+    /// [default: `goalkeeper` when that is this executable on PATH, else this executable's path]
+    #[arg(long, value_name = "CMD")]
+    command: Option<String>,
+    /// Write the user policy ~/.gemini/policies/goalkeeper.toml, which lets the Gemini CLI extension's tools run without asking (gemini-cli)
+    #[arg(long)]
+    policy: bool,
 }
 
-impl HookCommand {
+impl HookArgs {
     /// Whom the command acts as (`cli/acting.rs`): the host, on the
     /// person's behalf.
     pub(crate) fn acts(&self) -> Acts {
-        match self {
-            HookCommand::ClaudeCode
-            | HookCommand::GeminiCli
-            | HookCommand::Codex
-            | HookCommand::Pi => Acts::Person,
-        }
+        Acts::Person
     }
 }
 
-#[derive(Debug, Subcommand)]
-#[command(defer = true)]
-pub(crate) enum InstallCommand {
-    /// Add the hooks, the status line and the MCP server to a Claude Code project
-    ClaudeCode {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// The goalkeeper executable the hooks and the MCP server run
-        /// [default: `goalkeeper` when that is this executable on PATH, else this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-    /// Add the MCP server (trusted) and the hooks to a Gemini CLI project
-    GeminiCli {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// How the hooks should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-    /// Add the MCP server and the trusted hooks to the user's Codex configuration
-    Codex {
-        /// Codex's configuration directory [default: $CODEX_HOME, else ~/.codex]
-        #[arg(long, value_name = "DIR")]
-        codex_home: Option<PathBuf>,
-        /// How the hooks should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-    /// Write goalkeeper's extension (tools, context, continuations, usage) into a pi project
-    Pi {
-        /// The project directory [default: the current directory]
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        /// How the extension should run goalkeeper [default: this executable's path]
-        #[arg(long, value_name = "CMD")]
-        command: Option<String>,
-    },
-}
-
-impl InstallCommand {
+impl InstallArgs {
     /// Whom the command acts as (`cli/acting.rs`): it writes the person's
-    /// configuration.
+    /// files.
     pub(crate) fn acts(&self) -> Acts {
-        match self {
-            InstallCommand::ClaudeCode { .. }
-            | InstallCommand::GeminiCli { .. }
-            | InstallCommand::Codex { .. }
-            | InstallCommand::Pi { .. } => Acts::Person,
+        Acts::Person
+    }
+}
+
+/// The hosts as clap's values: [`Host::ALL`], by their names.
+impl clap::ValueEnum for Host {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Host::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
+}
+
+/// `goalkeeper package OUT`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct PackageArgs {
+    /// A new or empty directory for the packages
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// The goalkeeper binary the packages carry [default: this executable]
+    #[arg(long, value_name = "PATH", requires = "target")]
+    binary: Option<PathBuf>,
+    /// The Rust target that binary was built for, e.g. aarch64-apple-darwin [default: this executable's]
+    #[arg(long, value_name = "TRIPLE", requires = "binary")]
+    target: Option<String>,
+}
+
+/// Writes the packages ([`package::write`]) with this executable inside,
+/// or another target's build.
+pub(crate) fn package(ctx: &Context, args: PackageArgs) -> Result<Outcome, Error> {
+    let platform = package::platform(args.target.as_deref())?;
+    let binary = match args.binary {
+        Some(binary) => binary,
+        None => std::env::current_exe().map_err(|source| Error::Io {
+            what: "cannot find this executable's path".into(),
+            source,
+        })?,
+    };
+    if !binary.is_file() {
+        return Err(Error::Usage(format!(
+            "{} is not a file; give the goalkeeper binary built for the target",
+            binary.display()
+        )));
+    }
+    let written = package::write(&args.out, &binary, platform)?;
+    if ctx.json {
+        print_json(&written);
+    } else {
+        for package in written {
+            out!("{}", package.path.display());
+            out!("  {}", package.about);
         }
     }
+    Ok(Outcome::Success)
 }
 
 /// Hook input is small; this bounds a runaway writer.
@@ -122,8 +128,8 @@ fn read_input() -> Result<String, String> {
 
 /// Runs one hook event; `read` reads a goalkeeper command line for the
 /// Bash guard.
-pub(crate) fn hook(ctx: &Context, command: HookCommand, read: ReadLine) -> Result<Outcome, Error> {
-    let reply = super::within_hook_wait(|| hook_reply(ctx, command, read));
+pub(crate) fn hook(ctx: &Context, args: HookArgs, read: ReadLine) -> Result<Outcome, Error> {
+    let reply = super::within_hook_wait(|| hook_reply(ctx, args, read));
     for note in &reply.notes {
         note!("{note}");
     }
@@ -134,39 +140,30 @@ pub(crate) fn hook(ctx: &Context, command: HookCommand, read: ReadLine) -> Resul
 }
 
 /// One hook event's reply, printed by [`hook`].
-fn hook_reply(ctx: &Context, command: HookCommand, read: ReadLine) -> HookReply {
+fn hook_reply(ctx: &Context, args: HookArgs, read: ReadLine) -> HookReply {
+    let host = args.host;
+    let var = |name: &str| std::env::var(name).ok();
     match read_input() {
         Err(note) => HookReply {
             stdout: None,
             notes: vec![note],
         },
-        Ok(input) => match ctx
-            .store()
-            .and_then(|store| Ok((store, ctx.host_injector(command.host())?)))
-        {
-            Ok((mut store, injector)) => match command {
-                HookCommand::ClaudeCode => {
+        Ok(input) => match ctx.store().and_then(|store| {
+            // As a plugin the host names goalkeeper's tools otherwise.
+            let wiring = Wiring::of_env(host, var);
+            Ok((store, ctx.host_injector(host, wiring)?))
+        }) {
+            Ok((mut store, injector)) => {
+                let env = HookEnv {
+                    now_ms: ctx.now_ms,
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
-                    // Claude Code's own cap, from the environment it
-                    // passes its hooks.
-                    let cap = std::env::var(claude_code::CAP_VAR).ok();
-                    claude_code::handle_within(
-                        &mut store,
-                        &injector,
-                        &input,
-                        ctx.now_ms,
-                        super::hook_wait() / 4,
-                        claude_code::cap_from(cap.as_deref()),
-                        read,
-                    )
-                }
-                HookCommand::GeminiCli => {
-                    gemini_cli::handle(&mut store, &injector, &input, ctx.now_ms)
-                }
-                HookCommand::Codex => codex::handle(&mut store, &injector, &input, ctx.now_ms),
-                HookCommand::Pi => pi::handle(&mut store, &injector, &input, ctx.now_ms),
-            },
+                    read_time: super::hook_wait() / 4,
+                    var: &var,
+                    read,
+                };
+                host.adapter().handle(&mut store, &injector, &input, &env)
+            }
             Err(e) => HookReply {
                 stdout: None,
                 notes: vec![format!("{}; the hook did nothing", super::hint::Hinted(&e))],
@@ -230,82 +227,67 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
     })
 }
 
-pub(crate) fn install(ctx: &Context, command: InstallCommand) -> Result<Outcome, Error> {
-    let project = |dir: Option<PathBuf>| match dir {
-        Some(dir) => Ok(dir),
-        None => std::env::current_dir().map_err(|source| Error::Io {
-            what: "cannot read the current directory".into(),
-            source,
-        }),
+pub(crate) fn install(ctx: &Context, args: InstallArgs) -> Result<Outcome, Error> {
+    let adapter = args.host.adapter();
+    let takes = adapter.install_flags();
+    let given = [
+        ("--project", args.project.is_some()),
+        ("--codex-home", args.codex_home.is_some()),
+        ("--policy", args.policy),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(flag, on)| *on && !takes.contains(flag)) {
+        return Err(Error::Usage(format!(
+            "`install {}` does not take {flag}; it takes {} and --command",
+            args.host,
+            takes.join(", ")
+        )));
+    }
+    let (command, note) = match args.command {
+        Some(command) => (install::Executable(command), None),
+        None => executable()?,
     };
-    let chosen = |command: Option<String>| match command {
-        Some(command) => Ok((install::Executable(command), None)),
-        None => executable(),
+    let injector = ctx.injector()?;
+    let ask = |question: &str| ask(question);
+    let request = InstallRequest {
+        dir: args.project.as_deref().or(args.codex_home.as_deref()),
+        command: &command,
+        policy: args.policy,
+        templates: injector.templates(),
+        now_ms: ctx.now_ms,
+        ask: &ask,
     };
-    let (report, note) = match command {
-        InstallCommand::ClaudeCode {
-            project: dir,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let report = install::install_claude_code(&project(dir)?, &command, ctx.now_ms)?;
-            let next = install::CLAUDE_CODE_NEXT;
-            let note = note.map_or_else(|| next.to_owned(), |n| format!("{n}\n{next}"));
-            (report, Some(note))
-        }
-        InstallCommand::GeminiCli {
-            project: dir,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let report = gemini_cli::install_gemini_cli(&project(dir)?, &command, ctx.now_ms)?;
-            (report, with_verify_note(note, Host::GeminiCli))
-        }
-        InstallCommand::Codex {
-            codex_home,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let home = codex::codex_home(codex_home.as_deref())?;
-            let report = codex::install_codex(&home, &command, ctx.now_ms)?;
-            (report, with_verify_note(note, Host::Codex))
-        }
-        InstallCommand::Pi {
-            project: dir,
-            command,
-        } => {
-            let (command, note) = chosen(command)?;
-            let templates = ctx.injector()?;
-            let report = pi::install_pi(
-                &project(dir)?,
-                &command.0,
-                templates.templates(),
-                ctx.now_ms,
-            )?;
-            (report, with_verify_note(note, Host::Pi))
-        }
-    };
+    let installed = adapter.install(&request)?;
     if ctx.json {
-        print_json(&report);
+        print_json(&installed.report);
     } else {
-        for line in report.lines() {
+        for line in installed.report.lines() {
             out!("{line}");
         }
-        if let Some(note) = note {
+        for note in note.iter().chain(&installed.notes) {
             out!("{note}");
+        }
+        // How a person lets the agent run `goalkeeper verify` there.
+        let verify = install::verify_note(args.host);
+        if !verify.is_empty() {
+            out!("{verify}");
         }
     }
     Ok(Outcome::Success)
 }
 
-/// `note` (if any), then how a person lets the agent run `goalkeeper
-/// verify` on `host`.
-fn with_verify_note(note: Option<String>, host: Host) -> Option<String> {
-    let verify = install::verify_note(host);
-    Some(match note {
-        Some(note) => format!("{note}\n{verify}"),
-        None => verify.to_owned(),
-    })
+/// Asks the person at the terminal `question`; true for a yes. False
+/// without a terminal (a script, CI), where nobody answers.
+fn ask(question: &str) -> bool {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return false;
+    }
+    let mut stdout = std::io::stdout();
+    let _ = write!(stdout, "{question}");
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
 /// `goalkeeper` when that word on `PATH` runs this executable (the
@@ -328,9 +310,14 @@ fn executable() -> Result<(install::Executable, Option<String>), Error> {
         return Ok((install::Executable("goalkeeper".into()), None));
     }
     let path = exe.display().to_string();
-    let note = format!(
+    let mut note = format!(
         "note: goalkeeper is not on PATH, so the files name this machine's path ({path}); \
-         put goalkeeper on PATH (`cargo install --path .`) and install again to write the portable `goalkeeper`"
+         put goalkeeper on PATH (`npm install -g goalkeeper`, or `cargo install --path .`) and install again to write the portable `goalkeeper`"
     );
+    // `npx goalkeeper install …` runs the binary from npm's cache, which
+    // npm may clear.
+    if path.contains("/_npx/") {
+        note.push_str("; this one runs from npx's cache, which npm may clear");
+    }
     Ok((install::Executable(path), Some(note)))
 }

@@ -5,7 +5,6 @@ use std::io::{Read, Write};
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
-use crate::integrations::host_session::Host;
 use crate::integrations::mcp::{McpServer, SessionSource, serve};
 use crate::{Error, SessionId};
 use clap::Args;
@@ -24,13 +23,11 @@ pub(crate) fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
         .with_clock(|| Ok(super::now_ms().unwrap_or_else(|_| crate::time::system_now_ms())))
         .with_log(|line| super::output::write_stderr_as("goalkeeper mcp", format_args!("{line}")));
     if let Some(host) = ctx.session_from {
-        // Claude Code tells its MCP servers the session they serve.
-        let launched = match host {
-            Host::ClaudeCode => std::env::var("CLAUDE_CODE_SESSION_ID")
-                .ok()
-                .and_then(|id| SessionId::parse(&id).ok()),
-            _ => None,
-        };
+        // A host may tell its MCP servers the session they serve.
+        let launched = host
+            .session_var()
+            .and_then(|var| std::env::var(var).ok())
+            .and_then(|id| SessionId::parse(&id).ok());
         server = server.with_session_source(SessionSource {
             host,
             dir: super::current_dir()?,

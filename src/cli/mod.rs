@@ -44,7 +44,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::integrations::host_session::{self, Host};
+use crate::integrations::host_session::{self, Host, Wiring};
 use crate::prompt::Injector;
 use crate::settings::Settings;
 use crate::store::Location;
@@ -136,14 +136,14 @@ enum Command {
     /// Serve the todo and goal tools over MCP on stdio
     #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
-    /// Handle an agent hook event (JSON on stdin)
-    #[command(subcommand)]
-    Hook(integrations::HookCommand),
+    /// Handle one hook event of a host (JSON on stdin)
+    Hook(integrations::HookArgs),
     /// Print one status line (Claude Code statusLine JSON on stdin)
     Statusline,
-    /// Wire goalkeeper into an agent's configuration
-    #[command(subcommand)]
-    Install(integrations::InstallCommand),
+    /// Wire goalkeeper into a host's configuration, or finish the install of its package
+    Install(integrations::InstallArgs),
+    /// Write goalkeeper as each host's plugin, extension and package, with this binary inside
+    Package(integrations::PackageArgs),
     /// Assemble the system prompt from AGENTS.md, workspace files and skills
     SystemPrompt(resources::SystemPromptArgs),
     /// Keep AGENTS.md the single source of agent instructions
@@ -290,16 +290,17 @@ impl Context {
         Injector::from_settings(self.settings()?)
     }
 
-    /// The injector naming the tools as `host` shows them to the model.
-    fn host_injector(&self, host: Host) -> Result<Injector, Error> {
-        Ok(self.injector()?.with_tool_names(host.tool_names()))
+    /// The injector naming the tools as `host`, wired as `wiring`, shows
+    /// them to the model.
+    fn host_injector(&self, host: Host, wiring: Wiring) -> Result<Injector, Error> {
+        Ok(self.injector()?.with_tool_names(host.tool_names(wiring)))
     }
 
     /// The injector for `--active-tools`: when they are a host's names for
     /// the tools (`mcp__goalkeeper__todo`), the prompts use those names.
     fn injector_for(&self, active_tools: &[String]) -> Result<Injector, Error> {
         match Host::naming_tools(active_tools) {
-            Some(host) => self.host_injector(host),
+            Some((host, wiring)) => self.host_injector(host, wiring),
             None => self.injector(),
         }
     }
@@ -532,6 +533,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         Command::Hook(command) => integrations::hook(&ctx, command, acting::read),
         Command::Statusline => integrations::statusline(&ctx),
         Command::Install(command) => integrations::install(&ctx, command),
+        Command::Package(args) => integrations::package(&ctx, args),
         #[cfg(feature = "watch")]
         Command::Watch(args) => watch::run(&ctx, args, cli.session.is_some()),
         Command::Verify(args) => verify::run(&ctx, args, session_given),

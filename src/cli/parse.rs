@@ -43,7 +43,7 @@ impl Command {
     /// commands create the database"). `session rm` has nothing to remove
     /// from a database that is not there.
     pub(super) fn may_create_database(&self) -> bool {
-        use super::goal::GoalCommand;
+        use super::goal::{CheckCommand, GoalCommand};
         use super::session::SessionCommand;
         use super::todo::TodoCommand;
         match self {
@@ -54,7 +54,10 @@ impl Command {
                     | TodoCommand::Export { .. }
                     | TodoCommand::Log { .. }
             ),
-            Command::Goal(args) => !matches!(args.command, None | Some(GoalCommand::Get)),
+            Command::Goal(args) => !matches!(
+                args.command,
+                None | Some(GoalCommand::Get | GoalCommand::Check(CheckCommand::List))
+            ),
             Command::Continuation(_) | Command::Hook(_) | Command::Migrate(_) => true,
             #[cfg(feature = "mcp")]
             Command::Mcp(_) => true,
@@ -65,6 +68,7 @@ impl Command {
             | Command::Prompt(_)
             | Command::Statusline
             | Command::Install(_)
+            | Command::Package(_)
             | Command::SystemPrompt(_)
             | Command::Workspace(_)
             | Command::Tour
@@ -143,14 +147,23 @@ fn host_event(argv: &[OsString]) -> Option<&'static str> {
 }
 
 /// What clap found wrong, in one line for a note: the first line of its
-/// message without the `error: ` prefix.
+/// message without the `error: ` prefix, and the values it takes when one
+/// was wrong (a host that does not exist).
 pub(super) fn problem(error: &clap::Error) -> String {
     if error.kind() == ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         return "a subcommand is missing".to_owned();
     }
     let text = error.render().to_string();
-    let line = text.lines().next().unwrap_or_default();
-    line.strip_prefix("error: ").unwrap_or(line).to_owned()
+    let mut lines = text.lines();
+    let line = lines.next().unwrap_or_default();
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    match lines
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values: "))
+    {
+        Some(values) => format!("{line} {values}"),
+        None => line.to_owned(),
+    }
 }
 
 #[cfg(test)]

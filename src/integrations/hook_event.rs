@@ -164,36 +164,20 @@ pub(crate) fn handle(
 /// The session marks the core keeps for a host, named `<host>.<what>`.
 struct Marks {
     /// The state (list version, goal revision) last injected as context.
-    context: &'static str,
+    context: String,
     /// The eager-todo reminder was sent.
-    eager: &'static str,
+    eager: String,
     /// Open-todo reminders sent for the list's version.
-    reminders: &'static str,
+    reminders: String,
 }
 
 impl Marks {
-    const fn of(host: Host) -> Marks {
-        match host {
-            Host::ClaudeCode => Marks {
-                context: "claude-code.context",
-                eager: "claude-code.eager",
-                reminders: "claude-code.reminders",
-            },
-            Host::GeminiCli => Marks {
-                context: "gemini-cli.context",
-                eager: "gemini-cli.eager",
-                reminders: "gemini-cli.reminders",
-            },
-            Host::Codex => Marks {
-                context: "codex.context",
-                eager: "codex.eager",
-                reminders: "codex.reminders",
-            },
-            Host::Pi => Marks {
-                context: "pi.context",
-                eager: "pi.eager",
-                reminders: "pi.reminders",
-            },
+    fn of(host: Host) -> Marks {
+        let mark = |what: &str| format!("{}.{what}", host.as_str());
+        Marks {
+            context: mark("context"),
+            eager: mark("eager"),
+            reminders: mark("reminders"),
         }
     }
 }
@@ -256,7 +240,7 @@ impl Hook<'_, '_> {
     /// ([`turn::on_prompt`]), their notes added to the hook's.
     pub fn prompt_reminders(&mut self) -> Result<Vec<String>> {
         let eager = Marks::of(self.host).eager;
-        let added = turn::on_prompt(self.tx, self.injector, eager, self.now_ms)?;
+        let added = turn::on_prompt(self.tx, self.injector, &eager, self.now_ms)?;
         self.notes.extend(added.notes);
         Ok(added.parts)
     }
@@ -287,14 +271,14 @@ impl Hook<'_, '_> {
         };
         let mark = self.state_mark()?;
         self.tx
-            .set_mark(Marks::of(self.host).context, &mark, self.now_ms)?;
+            .set_mark(&Marks::of(self.host).context, &mark, self.now_ms)?;
         Ok(context)
     }
 
     /// Whether the state is what was last injected as context.
     pub fn context_is_current(&self) -> Result<bool> {
         let mark = self.state_mark()?;
-        Ok(self.tx.mark(Marks::of(self.host).context)?.as_deref() == Some(&mark))
+        Ok(self.tx.mark(&Marks::of(self.host).context)?.as_deref() == Some(&mark))
     }
 
     /// The goal-mode context when the goal or the list changed since it
@@ -302,13 +286,13 @@ impl Hook<'_, '_> {
     pub fn context_if_changed(&self) -> Result<Option<String>> {
         let mark = self.state_mark()?;
         let context = Marks::of(self.host).context;
-        if self.tx.mark(context)?.as_deref() == Some(&mark) {
+        if self.tx.mark(&context)?.as_deref() == Some(&mark) {
             return Ok(None);
         }
         let Some(text) = self.goal_mode_context()? else {
             return Ok(None);
         };
-        self.tx.set_mark(context, &mark, self.now_ms)?;
+        self.tx.set_mark(&context, &mark, self.now_ms)?;
         Ok(Some(text))
     }
 
@@ -318,7 +302,7 @@ impl Hook<'_, '_> {
             self.tx,
             self.injector,
             &self.tools(),
-            Marks::of(self.host).reminders,
+            &Marks::of(self.host).reminders,
             self.now_ms,
         )
     }
@@ -352,5 +336,27 @@ pub(crate) fn stop_decision(
         }
         StopOutcome::Paused { goal, text } => Some(json!({"systemMessage": paused(goal, text)})),
         StopOutcome::Nothing => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The marks keep the names the stores already hold, for every host.
+    #[test]
+    fn marks_are_named_by_the_host() {
+        let marks = Marks::of(Host::ClaudeCode);
+        assert_eq!(
+            [marks.context, marks.eager, marks.reminders],
+            [
+                "claude-code.context",
+                "claude-code.eager",
+                "claude-code.reminders"
+            ]
+        );
+        for host in Host::ALL {
+            assert_eq!(Marks::of(host).context, format!("{host}.context"));
+        }
     }
 }

@@ -24,7 +24,10 @@ use crate::prompt::ToolNames;
 use crate::store::{GoalCall, PointerRead, SessionTx};
 use crate::{SessionId, Store};
 
-/// An agent host goalkeeper integrates with.
+/// An agent host goalkeeper integrates with: the one list of hosts. The
+/// command line takes them by name (`hook HOST`, `install HOST`,
+/// `--session-from HOST`), each has its adapter ([`Host::adapter`]), and
+/// its names, variables and marks are properties of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Host {
@@ -59,27 +62,86 @@ impl Host {
     }
 
     /// The names the host shows the model for goalkeeper's `todo` and
-    /// `goal` tools: Claude Code and Codex name an MCP server's tools
-    /// `mcp__<server>__<tool>`, Gemini CLI `mcp_<server>_<tool>`; pi's
-    /// extension registers them under their own names.
+    /// `goal` tools when `goalkeeper install` wired it
+    /// ([`Wiring::Config`]; [`Host::names`] for either wiring).
     pub const fn model_tool_names(self) -> [&'static str; 2] {
+        let names = self.names(Wiring::Config);
+        [names.todo, names.goal]
+    }
+
+    /// What the host calls goalkeeper's parts when it is wired as `wiring`:
+    /// Claude Code and Codex name an MCP server's tools
+    /// `mcp__<server>__<tool>`, and Claude Code a plugin's server
+    /// `plugin_<plugin>_<server>` and its commands `/<plugin>:<command>`;
+    /// Gemini CLI names them `mcp_<server>_<tool>`; pi's extension
+    /// registers the tools under their own names.
+    pub const fn names(self, wiring: Wiring) -> HostNames {
+        let plugin = matches!(wiring, Wiring::Plugin);
         match self {
-            Host::ClaudeCode | Host::Codex => ["mcp__goalkeeper__todo", "mcp__goalkeeper__goal"],
-            Host::GeminiCli => ["mcp_goalkeeper_todo", "mcp_goalkeeper_goal"],
-            Host::Pi => super::agent_tools::TOOL_NAMES,
+            Host::ClaudeCode if plugin => HostNames {
+                todo: "mcp__plugin_goalkeeper_goalkeeper__todo",
+                goal: "mcp__plugin_goalkeeper_goalkeeper__goal",
+                goal_command: Some("/goalkeeper:goal"),
+            },
+            Host::ClaudeCode => HostNames {
+                todo: "mcp__goalkeeper__todo",
+                goal: "mcp__goalkeeper__goal",
+                goal_command: Some("/goal"),
+            },
+            Host::Codex => HostNames {
+                todo: "mcp__goalkeeper__todo",
+                goal: "mcp__goalkeeper__goal",
+                goal_command: None,
+            },
+            Host::GeminiCli => HostNames {
+                todo: "mcp_goalkeeper_todo",
+                goal: "mcp_goalkeeper_goal",
+                // The extension's command; a project wired by `install`
+                // has none.
+                goal_command: if plugin { Some("/goal") } else { None },
+            },
+            Host::Pi => HostNames {
+                todo: super::agent_tools::TODO,
+                goal: super::agent_tools::GOAL,
+                goal_command: None,
+            },
+        }
+    }
+
+    /// The environment variable the host sets for the processes of a
+    /// plugin it loaded (its hooks and MCP servers), by which goalkeeper
+    /// knows it runs as one ([`Wiring::of_env`]). Gemini CLI and pi set
+    /// none, and name goalkeeper's parts alike either way.
+    pub const fn plugin_var(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDE_PLUGIN_ROOT"),
+            // Codex sets it for a plugin's hooks (and Claude Code's name
+            // for it too), not for its MCP servers.
+            Host::Codex => Some("PLUGIN_ROOT"),
+            Host::GeminiCli | Host::Pi => None,
+        }
+    }
+
+    /// The environment variable naming the session the host started an
+    /// MCP server for, when it sets one (Claude Code's
+    /// `CLAUDE_CODE_SESSION_ID`).
+    pub const fn session_var(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
+            Host::GeminiCli | Host::Codex | Host::Pi => None,
         }
     }
 
     /// The names the prompts use for the tools (DESIGN.md §3.4): Claude
-    /// Code's own ([`Host::model_tool_names`]); the other hosts keep `todo`
-    /// and `goal` here until their adapters name theirs.
-    pub fn tool_names(self) -> ToolNames {
+    /// Code's own ([`Host::names`]); the other hosts keep `todo` and
+    /// `goal` here until their adapters name theirs.
+    pub fn tool_names(self, wiring: Wiring) -> ToolNames {
         match self {
             Host::ClaudeCode => {
-                let [todo, goal] = self.model_tool_names();
+                let names = self.names(wiring);
                 ToolNames {
-                    todo: todo.to_owned(),
-                    goal: goal.to_owned(),
+                    todo: names.todo.to_owned(),
+                    goal: names.goal.to_owned(),
                 }
             }
             Host::GeminiCli | Host::Codex | Host::Pi => ToolNames::default(),
@@ -124,15 +186,67 @@ impl Host {
         }
     }
 
-    /// The host whose own name for the todo tool is among `active_tools`,
-    /// so that `context --active-tools mcp__goalkeeper__todo,…` renders
-    /// the prompts as that host's hook does.
-    pub fn naming_tools(active_tools: &[String]) -> Option<Host> {
+    /// The host (and its wiring) whose own name for the todo tool is
+    /// among `active_tools`, so that `context --active-tools
+    /// mcp__goalkeeper__todo,…` renders the prompts as that host's hook
+    /// does.
+    pub fn naming_tools(active_tools: &[String]) -> Option<(Host, Wiring)> {
         let default = ToolNames::default();
-        Host::ALL.into_iter().find(|h| {
-            let names = h.tool_names();
-            names != default && active_tools.contains(&names.todo)
-        })
+        Host::ALL
+            .into_iter()
+            .flat_map(|h| [(h, Wiring::Config), (h, Wiring::Plugin)])
+            .find(|&(h, wiring)| {
+                let names = h.tool_names(wiring);
+                names != default && active_tools.contains(&names.todo)
+            })
+    }
+}
+
+/// How goalkeeper is wired into a host.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Wiring {
+    /// `goalkeeper install` wrote it into the host's configuration.
+    #[default]
+    Config,
+    /// The host loaded it as its own plugin, extension or package, with
+    /// the binary inside (`goalkeeper package`).
+    Plugin,
+}
+
+impl Wiring {
+    /// How `host` runs this process, from the variable the host sets for
+    /// a plugin's processes ([`Host::plugin_var`]): `var` reads the
+    /// environment.
+    pub fn of_env(host: Host, var: impl Fn(&str) -> Option<String>) -> Wiring {
+        match host.plugin_var().and_then(var) {
+            Some(root) if !root.is_empty() => Wiring::Plugin,
+            _ => Wiring::Config,
+        }
+    }
+}
+
+/// What a host calls goalkeeper's parts, where a model or a person reads
+/// them ([`Host::names`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostNames {
+    /// The `todo` tool as the model calls it.
+    pub todo: &'static str,
+    /// The `goal` tool as the model calls it.
+    pub goal: &'static str,
+    /// The command a person steers the goal with inside the host, when
+    /// it has one.
+    pub goal_command: Option<&'static str>,
+}
+
+impl HostNames {
+    /// Both tools, `todo` then `goal`.
+    pub const fn tools(&self) -> [&'static str; 2] {
+        [self.todo, self.goal]
+    }
+
+    /// Whether `tool` is one of goalkeeper's tools.
+    pub fn is_tool(&self, tool: &str) -> bool {
+        tool == self.todo || tool == self.goal
     }
 }
 

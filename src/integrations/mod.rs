@@ -1,17 +1,22 @@
 //! Adapters that wire goalkeeper into real agents. [`agent_tools`] defines
 //! the `todo` and `goal` tools once as a host advertises them (name,
 //! description, schema) and runs a call that arrives as JSON ([`execute`]);
-//! [`mcp`] serves them over the Model Context Protocol. A host's hook
-//! events are handled by its adapter ([`claude_code`], [`gemini_cli`],
-//! [`codex`], [`pi`]: its event names and its wire JSON) on the core they
-//! share (`hook_event`: one transaction per event, the steps every host
-//! takes alike); [`host_session`] names the hosts and the session each
-//! last ran in a directory, [`statusline`] renders Claude Code's status
-//! line, and [`install`] wires all of it into a project.
+//! [`mcp`] serves them over the Model Context Protocol. [`host_session::Host`]
+//! is the one list of hosts, with each host's names and variables, and
+//! the session each last ran in a directory. Each host's adapter
+//! ([`adapter::Adapter`]: [`claude_code`], [`gemini_cli`], [`codex`],
+//! [`pi`]) owns its hook events (its event names and wire JSON, on the core
+//! they share, `hook_event`: one transaction per event, the steps every
+//! host takes alike) and its installer (on the shared steps of
+//! [`install`]); [`package`] writes each host's package from them;
+//! [`statusline`] renders Claude Code's status line.
 
+pub mod adapter;
 mod agent_tools;
 pub mod claude_code;
 pub mod codex;
+pub mod command_line;
+mod dispatch;
 pub mod gemini_cli;
 mod hook_event;
 #[cfg(test)]
@@ -20,6 +25,7 @@ pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod package;
 pub mod pi;
 pub mod statusline;
 pub mod usage_log;

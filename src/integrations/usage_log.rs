@@ -88,38 +88,15 @@ pub fn read_usage_log_until(
             ..LogCursor::default()
         }
     };
-    // Checked before opening: opening a FIFO for reading blocks.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    if cursor.offset > len {
-        // Truncated or replaced: read again, still skipping the ids seen.
-        cursor.offset = 0;
-    }
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    reader.seek(SeekFrom::Start(cursor.offset))?;
     let mut read = LogRead::default();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let (consumed, complete, too_long) = read_line(&mut reader, &mut line)?;
-        if !complete {
-            // End of file: a partial line waits for the next read.
-            break;
-        }
-        cursor.offset += consumed as u64;
-        if too_long {
-            read.bad_lines += 1;
-        } else {
-            count_line(&line, &mut cursor, &mut read, &record);
-        }
-        if Instant::now() >= deadline {
-            read.unfinished = cursor.offset < len;
-            break;
-        }
-    }
+    let tail = read_tail(path, cursor.offset, deadline, |line| match line {
+        // Read again, still skipping the ids seen.
+        TailLine::Restarted => {}
+        TailLine::Line(line) => count_line(line, &mut cursor, &mut read, &record),
+        TailLine::TooLong => read.bad_lines += 1,
+    })?;
+    cursor.offset = tail.offset;
+    read.unfinished = tail.unfinished;
     read.cursor = cursor;
     Ok(read)
 }
@@ -155,10 +132,80 @@ fn count_line(
     }
 }
 
+/// One line of [`read_tail`].
+pub(crate) enum TailLine<'a> {
+    /// The file is shorter than the offset given (truncated or replaced):
+    /// it is read from its start. Comes before any line.
+    Restarted,
+    /// A complete line, its newline included.
+    Line(&'a [u8]),
+    /// A line over [`MAX_LINE`], skipped.
+    TooLong,
+}
+
+/// Where a [`read_tail`] stopped.
+pub(crate) struct Tail {
+    /// The end of the last complete line read: where the next read starts.
+    pub offset: u64,
+    /// It stopped at its deadline with more to read.
+    pub unfinished: bool,
+}
+
+/// Reads the complete lines of the JSON-lines log `path` (a host's
+/// transcript, chat file or rollout file) from `offset`, handing each to
+/// `each`, until the file's end (a partial last line, still being
+/// written, waits for the next read) or `deadline` (at a line's end).
+/// Only a regular file is read: a FIFO or a device is refused before it
+/// is opened, as opening a FIFO blocks. A file now shorter than `offset`
+/// was truncated or replaced: it is read from its start, after
+/// [`TailLine::Restarted`]. Lines are read one at a time in bounded memory.
+pub(crate) fn read_tail(
+    path: &Path,
+    offset: u64,
+    deadline: Instant,
+    mut each: impl FnMut(TailLine<'_>),
+) -> std::io::Result<Tail> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut offset = offset;
+    if offset > len {
+        offset = 0;
+        each(TailLine::Restarted);
+    }
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    reader.seek(SeekFrom::Start(offset))?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let (consumed, complete, too_long) = read_line(&mut reader, &mut line)?;
+        if !complete {
+            return Ok(Tail {
+                offset,
+                unfinished: false,
+            });
+        }
+        offset += consumed as u64;
+        each(if too_long {
+            TailLine::TooLong
+        } else {
+            TailLine::Line(&line)
+        });
+        if Instant::now() >= deadline {
+            return Ok(Tail {
+                offset,
+                unfinished: offset < len,
+            });
+        }
+    }
+}
+
 /// Reads up to and including the next `\n` into `line`, keeping at most
 /// [`MAX_LINE`] bytes. Returns the bytes consumed, whether a newline ended
 /// the line, and whether it was cut (then `line` is empty).
-pub(crate) fn read_line(
+fn read_line(
     reader: &mut impl BufRead,
     line: &mut Vec<u8>,
 ) -> std::io::Result<(usize, bool, bool)> {

@@ -17,7 +17,7 @@ use crate::{
     count, goal_mode_counted, goal_mode_script, show, statuses, wrap_up_script,
 };
 
-const CODEX: Host = Host {
+pub const CODEX: Host = Host {
     name: "codex",
     package: "@openai/codex",
     version: "0.171.0",
@@ -25,10 +25,10 @@ const CODEX: Host = Host {
     bin_var: "GOALKEEPER_CODEX_BIN",
 };
 
-const TODO: &str = "mcp__goalkeeper__todo";
-const GOAL: &str = "mcp__goalkeeper__goal";
+pub const TODO: &str = "mcp__goalkeeper__todo";
+pub const GOAL: &str = "mcp__goalkeeper__goal";
 
-fn codex_home(world: &World) -> std::path::PathBuf {
+pub fn codex_home(world: &World) -> std::path::PathBuf {
     world.home().join(".codex")
 }
 
@@ -39,6 +39,26 @@ fn world(mock: &MockModel) -> World {
 
 /// `world` with Codex set up to talk to `mock` and goalkeeper installed.
 fn world_in(world: World, mock: &MockModel) -> World {
+    let world = bare_world_in(world, mock);
+    let out = world.goalkeeper_ok(&["install", "codex"]);
+    assert!(out.contains("mcp_servers.goalkeeper: added"), "{out}");
+    let config = std::fs::read_to_string(codex_home(&world).join("config.toml")).unwrap();
+    assert!(
+        config.starts_with("# my settings\nmodel = \"mock-model\"\n"),
+        "{config}"
+    );
+    world
+}
+
+/// A world whose Codex talks to `mock`, with nothing of goalkeeper's
+/// installed.
+pub fn bare_world(mock: &MockModel) -> World {
+    bare_world_in(World::new(), mock)
+}
+
+/// `world` with Codex set up to talk to `mock`, and nothing of
+/// goalkeeper's installed.
+fn bare_world_in(world: World, mock: &MockModel) -> World {
     let home = codex_home(&world);
     std::fs::create_dir_all(&home).unwrap();
     // The user's own configuration: the model provider (the mock), with a
@@ -51,18 +71,11 @@ fn world_in(world: World, mock: &MockModel) -> World {
         ),
     )
     .unwrap();
-    let out = world.goalkeeper_ok(&["install", "codex"]);
-    assert!(out.contains("mcp_servers.goalkeeper: added"), "{out}");
-    let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
-    assert!(
-        config.starts_with("# my settings\nmodel = \"mock-model\"\n"),
-        "{config}"
-    );
     world
 }
 
 /// Runs `codex exec ARGS` in the project.
-fn run(world: &World, args: &[&str]) -> Output {
+pub fn run(world: &World, args: &[&str]) -> Output {
     let output = world
         .command(CODEX.executable())
         .arg("exec")
@@ -78,11 +91,11 @@ fn run(world: &World, args: &[&str]) -> Output {
 }
 
 /// The input items of a request.
-fn input(body: &Value) -> &Vec<Value> {
+pub fn input(body: &Value) -> &Vec<Value> {
     body["input"].as_array().expect("input")
 }
 
-fn text_of(item: &Value) -> String {
+pub fn text_of(item: &Value) -> String {
     match &item["content"] {
         Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
         other => other.as_str().unwrap_or("").to_owned(),
@@ -90,7 +103,7 @@ fn text_of(item: &Value) -> String {
 }
 
 /// The developer messages carrying goalkeeper's goal-mode context.
-fn contexts(body: &Value) -> Vec<String> {
+pub fn contexts(body: &Value) -> Vec<String> {
     input(body)
         .iter()
         .filter(|i| i["type"] == "message" && i["role"] == "developer")
@@ -100,7 +113,7 @@ fn contexts(body: &Value) -> Vec<String> {
 }
 
 /// The output the model was shown for each function call, in order.
-fn tool_outputs(body: &Value) -> Vec<String> {
+pub fn tool_outputs(body: &Value) -> Vec<String> {
     input(body)
         .iter()
         .filter(|i| i["type"] == "function_call_output")
@@ -117,7 +130,7 @@ fn tool_outputs(body: &Value) -> Vec<String> {
 }
 
 /// The latest goal-mode context of a request, checked for intact tags.
-fn latest_context(body: &Value, objective: &str) -> String {
+pub fn latest_context(body: &Value, objective: &str) -> String {
     let all = contexts(body);
     let last = all.last().expect("a goal-mode context").clone();
     assert_intact_context(&last, objective, None);
@@ -127,11 +140,18 @@ fn latest_context(body: &Value, objective: &str) -> String {
 #[test]
 #[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
 fn goal_mode_runs_through_codex() {
+    goal_mode(world);
+}
+
+/// The standard goal-mode run in a world `world_of` sets up for the
+/// scripted model: the tools work without approval flags; the goal-mode
+/// context, the continuation and the usage reach the model and the store.
+pub fn goal_mode(world_of: impl FnOnce(&MockModel) -> World) -> World {
     let objective = "Ship the parser";
     let steps = goal_mode_script(TODO, GOAL);
     let counted = goal_mode_counted(&steps);
     let mock = MockModel::start(Api::Responses, steps);
-    let world = world(&mock);
+    let world = world_of(&mock);
     run(&world, &["Build the parser."]);
 
     let calls = mock.model_calls();
@@ -208,6 +228,7 @@ fn goal_mode_runs_through_codex() {
 
     // Usage: each response while the goal was live once, cache reads out.
     assert_eq!(goal.tokens_used, counted);
+    world
 }
 
 #[test]
@@ -311,6 +332,12 @@ fn of_subagent(body: &Value) -> bool {
 #[test]
 #[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
 fn a_subagents_todo_calls_act_as_the_subagent() {
+    subagent_claims(world);
+}
+
+/// The subagent run of [`a_subagents_todo_calls_act_as_the_subagent`] in a
+/// world `world_of` sets up for the scripted model.
+pub fn subagent_claims(world_of: impl FnOnce(&MockModel) -> World) {
     let sub_usage = usage(500, 100, 20);
     let mock = MockModel::scripted(Api::Responses, move |request| {
         let body = &request.body;
@@ -343,7 +370,7 @@ fn a_subagents_todo_calls_act_as_the_subagent() {
             _ => Step::text("The parser ships."),
         }
     });
-    let world = world(&mock);
+    let world = world_of(&mock);
     run(&world, &["Build the parser."]);
 
     let calls = mock.model_calls();

@@ -12,7 +12,7 @@ use crate::{
     goal_mode_counted, goal_mode_script, show, wrap_up_script,
 };
 
-const GEMINI: Host = Host {
+pub const GEMINI: Host = Host {
     name: "gemini-cli",
     package: "@google/gemini-cli",
     version: "0.61.0",
@@ -20,8 +20,8 @@ const GEMINI: Host = Host {
     bin_var: "GOALKEEPER_GEMINI_BIN",
 };
 
-const TODO: &str = "mcp_goalkeeper_todo";
-const GOAL: &str = "mcp_goalkeeper_goal";
+pub const TODO: &str = "mcp_goalkeeper_todo";
+pub const GOAL: &str = "mcp_goalkeeper_goal";
 
 /// A world with goalkeeper installed into the project and the user's Gemini
 /// CLI set up for the mock (API-key auth).
@@ -29,7 +29,9 @@ fn world() -> World {
     world_of(World::new())
 }
 
+/// `world` set up as [`world`] says.
 fn world_of(world: World) -> World {
+    let world = bare_world_of(world);
     let out = world.goalkeeper_ok(&[
         "install",
         "gemini-cli",
@@ -37,6 +39,18 @@ fn world_of(world: World) -> World {
         world.project().to_str().unwrap(),
     ]);
     assert!(out.contains("mcpServers.goalkeeper: added"), "{out}");
+    world
+}
+
+/// A world whose Gemini CLI is set up for the mock (API-key auth), with
+/// nothing of goalkeeper's installed.
+pub fn bare_world() -> World {
+    bare_world_of(World::new())
+}
+
+/// `world` with its Gemini CLI set up for the mock, and nothing of
+/// goalkeeper's installed.
+fn bare_world_of(world: World) -> World {
     let user = world.home().join(".gemini");
     std::fs::create_dir_all(&user).unwrap();
     std::fs::write(
@@ -48,7 +62,7 @@ fn world_of(world: World) -> World {
 }
 
 /// Runs `gemini -p PROMPT` in the project against `mock`.
-fn run(world: &World, mock: &MockModel, prompt: &str, extra: &[&str]) -> Output {
+pub fn run(world: &World, mock: &MockModel, prompt: &str, extra: &[&str]) -> Output {
     let output = world
         .command(GEMINI.executable())
         .args(["-m", "gemini-2.5-flash", "-p", prompt])
@@ -95,7 +109,13 @@ fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
 #[test]
 #[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
 fn goal_mode_runs_through_gemini_cli() {
-    let world = world();
+    goal_mode(world());
+}
+
+/// The standard goal-mode run in `world`: the tools work without any
+/// approval flag; the goal-mode context, the continuation and the usage
+/// reach the model and the store.
+pub fn goal_mode(world: World) -> World {
     let objective = "Ship the parser";
     let steps = goal_mode_script(TODO, GOAL);
     let counted = goal_mode_counted(&steps);
@@ -159,6 +179,7 @@ fn goal_mode_runs_through_gemini_cli() {
     // Usage: each response while the goal was live once (the chat file has
     // some records twice), cache reads out.
     assert_eq!(goal.tokens_used, counted);
+    world
 }
 
 #[test]

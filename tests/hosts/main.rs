@@ -14,6 +14,7 @@ mod claude_code;
 mod codex;
 mod gemini_cli;
 mod mock;
+mod packages;
 mod pi;
 
 use std::ffi::OsString;

@@ -20,7 +20,7 @@ pub const PI: Host = Host {
     bin_var: "GOALKEEPER_PI_BIN",
 };
 
-fn agent_dir(world: &World) -> std::path::PathBuf {
+pub fn agent_dir(world: &World) -> std::path::PathBuf {
     world.home().join(".pi/agent")
 }
 
@@ -29,7 +29,23 @@ fn world(mock: &MockModel) -> World {
     world_of(World::new(), mock)
 }
 
+/// `world` with pi talking to `mock` and goalkeeper installed.
 fn world_of(world: World, mock: &MockModel) -> World {
+    let world = bare_world_of(world, mock);
+    let out = world.goalkeeper_ok(&["install", "pi"]);
+    assert!(out.contains("extension: written"), "{out}");
+    world
+}
+
+/// A world whose pi talks to `mock`, with nothing of goalkeeper's
+/// installed.
+pub fn bare_world(mock: &MockModel) -> World {
+    bare_world_of(World::new(), mock)
+}
+
+/// `world` with pi talking to `mock`, and nothing of goalkeeper's
+/// installed.
+fn bare_world_of(world: World, mock: &MockModel) -> World {
     let dir = agent_dir(&world);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -44,12 +60,10 @@ fn world_of(world: World, mock: &MockModel) -> World {
         .to_string(),
     )
     .unwrap();
-    let out = world.goalkeeper_ok(&["install", "pi"]);
-    assert!(out.contains("extension: written"), "{out}");
     world
 }
 
-fn run(world: &World, prompt: &str) -> Output {
+pub fn run(world: &World, prompt: &str) -> Output {
     run_with(world, prompt, &[])
 }
 
@@ -97,12 +111,19 @@ fn assert_goal_context(body: &Value, objective: &str, with_todos: bool) {
 #[test]
 #[ignore = "needs pi from npm: scripts/install-host.sh pi"]
 fn goal_mode_runs_through_pi() {
+    goal_mode(world);
+}
+
+/// The standard goal-mode run in a world `world_of` sets up for the
+/// scripted model: the tools, the goal-mode context, the continuation and
+/// the usage, as the model and the store saw them.
+pub fn goal_mode(world_of: impl FnOnce(&MockModel) -> World) -> World {
     let objective = "Ship the parser";
     let steps = goal_mode_script("todo", "goal");
     // (pi counts each message as it ends.)
     let counted = goal_mode_counted(&steps);
     let mock = MockModel::start(Api::ChatCompletions, steps);
-    let world = world(&mock);
+    let world = world_of(&mock);
     let output = run(&world, "Build the parser.");
 
     let calls = mock.model_calls();
@@ -150,6 +171,7 @@ fn goal_mode_runs_through_pi() {
     );
 
     assert_eq!(goal.tokens_used, counted);
+    world
 }
 
 #[test]

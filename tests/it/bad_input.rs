@@ -479,7 +479,7 @@ fn catalogue() -> Vec<Case> {
             "a hook for a host that does not exist",
             &["hook", "vim"],
             0,
-            "unrecognized subcommand 'vim'; nothing was done",
+            "invalid value 'vim' for '<HOST>' [possible values: claude-code, gemini-cli, codex, pi]; nothing was done",
         ),
         case(
             "a hook with no host",

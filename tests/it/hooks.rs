@@ -641,3 +641,133 @@ fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
         before
     );
 }
+
+/// Run as Claude Code's plugin (Claude Code sets `CLAUDE_PLUGIN_ROOT` for
+/// a plugin's hooks), the hook names the tools as Claude Code shows a
+/// plugin's (`mcp__plugin_goalkeeper_goalkeeper__…`) in what the model
+/// reads, and allows their calls; run from a project's settings, the
+/// names `install` wrote, and no allowing.
+#[test]
+fn as_a_plugin_the_hooks_use_the_plugins_names() {
+    let env = TestEnv::new();
+    as_session(&env, &["goal", "set", "Ship it"]);
+    as_session(&env, &["todo", "init", "--item", "Write code"]);
+    let run = |plugin: bool, input: &str| {
+        let mut cmd = env.cmd(&["hook", "claude-code"]);
+        if plugin {
+            cmd.env("CLAUDE_PLUGIN_ROOT", "/plugins/goalkeeper");
+        }
+        let output = cmd.write_stdin(input).output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        serde_json::from_str::<Value>(&stdout).unwrap_or(Value::Null)
+    };
+    let stop = event("Stop", json!({"stop_hook_active": false}));
+    let reason = |reply: Value| reply["reason"].as_str().unwrap().to_owned();
+    let as_plugin = reason(run(true, &stop));
+    assert!(
+        as_plugin.contains("`mcp__plugin_goalkeeper_goalkeeper__todo`")
+            && !as_plugin.contains("mcp__goalkeeper__"),
+        "{as_plugin}"
+    );
+    let as_installed = reason(run(false, &stop));
+    assert!(
+        as_installed.contains("`mcp__goalkeeper__todo`") && !as_installed.contains("plugin"),
+        "{as_installed}"
+    );
+    let call = |tool: &str| {
+        event(
+            "PreToolUse",
+            json!({"tool_name": tool, "tool_input": {"op": "view"}, "tool_use_id": "toolu_1"}),
+        )
+    };
+    let allowed = run(true, &call("mcp__plugin_goalkeeper_goalkeeper__todo"));
+    assert_eq!(
+        allowed["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{allowed}"
+    );
+    assert_eq!(run(false, &call("mcp__goalkeeper__todo")), Value::Null);
+    let bash = event(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper goal drop"}}),
+    );
+    let denied = run(true, &bash);
+    let why = denied["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains("/goalkeeper:goal"), "{why}");
+}
+
+/// With goalkeeper's Gemini CLI extension installed, `install gemini-cli`
+/// writes nothing into the project (the extension serves every project):
+/// without a terminal it says how to write the policy the extension's
+/// tools need, and `--policy` writes it.
+#[test]
+fn install_gemini_cli_with_the_extension_offers_the_policy() {
+    let env = TestEnv::new();
+    let home = env.dir().join("home");
+    let extension = home.join(".gemini/extensions/goalkeeper");
+    std::fs::create_dir_all(&extension).unwrap();
+    std::fs::write(extension.join("gemini-extension.json"), "{}").unwrap();
+    let project = env.dir().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let install = |extra: &[&str]| {
+        let mut args = vec![
+            "install",
+            "gemini-cli",
+            "--project",
+            project.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let output = env.cmd(&args).env("HOME", &home).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let policy = home.join(".gemini/policies/goalkeeper.toml");
+    let offered = install(&[]);
+    assert!(
+        offered.contains("nothing written to the project")
+            && offered.contains("`goalkeeper install gemini-cli --policy` writes")
+            && offered.contains("mcpName = \"goalkeeper\""),
+        "{offered}"
+    );
+    assert!(!policy.exists());
+    assert_eq!(std::fs::read_dir(&project).unwrap().count(), 0);
+    let written = install(&["--policy"]);
+    assert!(written.contains("policy: written"), "{written}");
+    assert!(
+        std::fs::read_to_string(&policy)
+            .unwrap()
+            .contains("decision = \"allow\"")
+    );
+    assert_eq!(std::fs::read_dir(&project).unwrap().count(), 0);
+}
+
+/// `install HOST` takes the options of that host's installer only: another
+/// host's is refused with the ones it takes, and nothing is written.
+#[test]
+fn install_refuses_another_hosts_option() {
+    let env = TestEnv::new();
+    let dir = env.dir().join("somewhere");
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.to_str().unwrap();
+    for (args, message) in [
+        (
+            vec!["install", "codex", "--project", path],
+            "goalkeeper: `install codex` does not take --project; it takes --codex-home and --command\n",
+        ),
+        (
+            vec!["install", "claude-code", "--policy", "--project", path],
+            "goalkeeper: `install claude-code` does not take --policy; it takes --project and --command\n",
+        ),
+        (
+            vec!["install", "pi", "--codex-home", path],
+            "goalkeeper: `install pi` does not take --codex-home; it takes --project and --command\n",
+        ),
+    ] {
+        let output = env.cmd(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8(output.stderr).unwrap(), message);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{args:?}");
+    }
+}

@@ -35,6 +35,7 @@ mod mcp_python;
 mod message_sequence;
 mod no_progress;
 mod nul;
+mod package;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod prompts;

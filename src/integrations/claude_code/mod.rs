@@ -19,7 +19,8 @@
 //! - `PreToolUse` on `Bash`: refuses the agent's shell commands that run
 //!   a goalkeeper command acting as the person ([`guard`]). On goalkeeper's own
 //!   tools: records a subagent's call as that agent's, for the MCP
-//!   server's call to act as it ([`subagent`]).
+//!   server's call to act as it ([`subagent`]); as a plugin, which cannot
+//!   allow its tools through settings, it also allows the call.
 //! - `Stop`: continues an active goal (`{"decision": "block"}`), delivers
 //!   the budget-limit wrap-up once, or reminds about open todos (no live
 //!   goal) up to `todo.reminders.max` times until the list changes. After
@@ -36,6 +37,7 @@
 
 mod block_cap;
 mod guard;
+mod install;
 mod subagent;
 mod transcript;
 
@@ -44,15 +46,54 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use super::command_line::{Acts, ReadLine, Reading};
 pub use block_cap::{CAP_VAR, cap_from};
-pub use guard::{Acts, ReadLine, Reading};
 #[cfg(test)]
 pub(crate) use guard::{Refusal, refusal};
+pub(crate) use install::plugin_files;
+pub use install::{CLAUDE_CODE_NEXT, install_claude_code};
+
+/// Claude Code's adapter.
+pub struct ClaudeCode;
+
+impl Adapter for ClaudeCode {
+    fn handle(
+        &self,
+        store: &mut Store,
+        injector: &Injector,
+        input: &str,
+        env: &HookEnv<'_>,
+    ) -> HookReply {
+        // Claude Code's own cap, from the environment it passes its hooks;
+        // as a plugin, it names goalkeeper's parts otherwise.
+        let run = Run {
+            now_ms: env.now_ms,
+            read_time: env.read_time,
+            block_cap: cap_from((env.var)(CAP_VAR).as_deref()),
+            wiring: Wiring::of_env(Host::ClaudeCode, env.var),
+            read: env.read,
+        };
+        handle_within(store, injector, input, &run)
+    }
+
+    fn install_flags(&self) -> &'static [&'static str] {
+        &["--project"]
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> Result<Installed> {
+        let report = install_claude_code(&request.project()?, request.command, request.now_ms)?;
+        Ok(Installed {
+            report,
+            notes: vec![CLAUDE_CODE_NEXT.to_owned()],
+        })
+    }
+}
 pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 
+use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
 use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
-use super::host_session::{self, Host};
+use super::host_session::{self, Host, HostNames, Wiring};
 use crate::SessionId;
 use crate::error::Result;
 use crate::prompt::Injector;
@@ -67,34 +108,45 @@ const TURN_MARK: &str = "claude-code.turn-goal";
 /// to the transcript before counting without it (the next event counts it).
 const STOP_WAIT: Duration = Duration::from_millis(1500);
 
-/// Handles one hook event, reading the transcripts for at most `read_time`
-/// (what is left is counted by the next event), with Claude Code's cap on
-/// Stop-hook blocks in a row `block_cap` ([`cap_from`]); `read` reads a
-/// goalkeeper command line for the guard on the `Bash` tool ([`guard`]).
-/// Never fails: every problem becomes a note and an empty reply.
-pub fn handle_within(
-    store: &mut Store,
-    injector: &Injector,
-    input: &str,
-    now_ms: i64,
-    read_time: Duration,
-    block_cap: Option<u64>,
-    read: ReadLine,
-) -> HookReply {
+/// How one hook event runs.
+pub struct Run {
+    /// The event's time.
+    pub now_ms: i64,
+    /// How long the transcripts may be read; what is left is counted by
+    /// the next event.
+    pub read_time: Duration,
+    /// Claude Code's cap on Stop-hook blocks in a row ([`cap_from`]).
+    pub block_cap: Option<u64>,
+    /// How goalkeeper is wired: its tools' and its command's names follow.
+    pub wiring: Wiring,
+    /// Reads a goalkeeper command line for the guard on the `Bash` tool
+    /// ([`guard`]).
+    pub read: ReadLine,
+}
+
+/// Handles one hook event as `run` says. Never fails: every problem
+/// becomes a note and an empty reply.
+pub fn handle_within(store: &mut Store, injector: &Injector, input: &str, run: &Run) -> HookReply {
+    let Run {
+        now_ms,
+        read_time,
+        block_cap,
+        wiring,
+        read,
+    } = *run;
     let event = match HookEvent::parse(input) {
         Ok(event) => event,
         Err(reply) => return reply,
     };
+    let names = Host::ClaudeCode.names(wiring);
     if event.name == "PreToolUse" {
-        if let Some(call) = SubagentCall::of(&event.json) {
-            return event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
-                call.record(hook)
-            });
+        if names.is_tool(event.str_field("tool_name").unwrap_or("")) {
+            return own_tool(&event, store, injector, now_ms, wiring);
         }
         // The guard reads nothing stored: it answers even when the store
         // is unusable, and costs no transaction.
         return HookReply {
-            stdout: guard::pre_tool_use(&event.json, read),
+            stdout: guard::pre_tool_use(&event.json, read, &names),
             notes: Vec::new(),
         };
     }
@@ -105,14 +157,42 @@ pub fn handle_within(
     // One transaction for the whole event: two hooks of one session run
     // one after the other, so a transcript's usage is counted once.
     event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
-        steps(hook, read_time, block_cap)
+        steps(hook, read_time, block_cap, &names)
     })
+}
+
+/// `PreToolUse` of goalkeeper's own `todo` or `goal` tool: a subagent's
+/// call is recorded as its agent's ([`subagent`]); as a plugin, the call
+/// is allowed, the one way a plugin can let its own tools run without the
+/// user's approval (its settings cannot list them in `permissions.allow`).
+fn own_tool(
+    event: &HookEvent,
+    store: &mut Store,
+    injector: &Injector,
+    now_ms: i64,
+    wiring: Wiring,
+) -> HookReply {
+    let mut reply = match SubagentCall::of(&event.json) {
+        Some(call) => event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
+            call.record(hook)
+        }),
+        None => HookReply::default(),
+    };
+    if wiring == Wiring::Plugin {
+        reply.stdout = Some(serde_json::json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": "goalkeeper's own tool",
+        }}));
+    }
+    reply
 }
 
 fn steps(
     hook: &mut Hook<'_, '_>,
     read_time: Duration,
     block_cap: Option<u64>,
+    names: &HostNames,
 ) -> Result<Option<Value>> {
     let source = hook.event.str_field("source").unwrap_or("");
     if hook.event.name == "SessionStart" && matches!(source, "clear" | "fork") && !of_subagent(hook)
@@ -125,7 +205,7 @@ fn steps(
     match hook.event.name.as_str() {
         "SessionStart" => session_start(hook, source),
         "UserPromptSubmit" => user_prompt_submit(hook),
-        "Stop" => stop(hook, block_cap),
+        "Stop" => stop(hook, block_cap, names),
         "SessionEnd" => {
             if hook.event.str_field("reason") == Some("clear")
                 && let Some(dir) = &hook.dir
@@ -221,16 +301,21 @@ fn user_prompt_submit(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     )))
 }
 
-fn stop(hook: &mut Hook<'_, '_>, block_cap: Option<u64>) -> Result<Option<Value>> {
+fn stop(
+    hook: &mut Hook<'_, '_>,
+    block_cap: Option<u64>,
+    names: &HostNames,
+) -> Result<Option<Value>> {
     let blocks = block_cap::count_stop(hook)?;
     if let Some(cap) = block_cap.filter(|&cap| blocks >= cap) {
         return block_cap::at_cap(hook, cap);
     }
     // For the user (the model never reads a systemMessage): how to go on
     // from inside Claude Code.
+    let command = names.goal_command.unwrap_or("/goal");
     Ok(hook_event::stop_decision(hook.stop()?, |goal, _| {
         format!(
-            "goalkeeper paused goal #{goal}: the last continuations made no progress (no change to the todo list or the goal). Resume it with /goal resume once there is a way forward."
+            "goalkeeper paused goal #{goal}: the last continuations made no progress (no change to the todo list or the goal). Resume it with {command} resume once there is a way forward."
         )
     }))
 }
@@ -317,4 +402,95 @@ fn tail_contains(path: &Path, needle: &[u8]) -> bool {
         return false;
     }
     bytes.windows(needle.len().max(1)).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::integrations::hook_fixture::{Fixture, event};
+
+    fn fixture(wiring: Wiring) -> Fixture {
+        let handle = match wiring {
+            Wiring::Config => config_handle as super::super::hook_fixture::Handle,
+            Wiring::Plugin => plugin_handle,
+        };
+        Fixture::new(handle, "cc-1", None)
+    }
+
+    fn config_handle(store: &mut Store, injector: &Injector, input: &str, now: i64) -> HookReply {
+        let run = Run {
+            now_ms: now,
+            read_time: Duration::ZERO,
+            block_cap: None,
+            wiring: Wiring::Config,
+            read: |_| Reading::Unknown("no command line is read here".into()),
+        };
+        handle_within(store, injector, input, &run)
+    }
+
+    fn plugin_handle(store: &mut Store, injector: &Injector, input: &str, now: i64) -> HookReply {
+        let run = Run {
+            now_ms: now,
+            read_time: Duration::ZERO,
+            block_cap: None,
+            wiring: Wiring::Plugin,
+            read: |_| Reading::Unknown("no command line is read here".into()),
+        };
+        handle_within(store, injector, input, &run)
+    }
+
+    fn pre_tool_use(tool: &str, agent: Option<&str>) -> String {
+        let mut extra = json!({"tool_name": tool, "tool_input": {"op": "view"},
+            "tool_use_id": "toolu_1"});
+        if let Some(agent) = agent {
+            extra["agent_id"] = json!(agent);
+        }
+        event("PreToolUse", "cc-1", extra)
+    }
+
+    /// As a plugin, goalkeeper's hook allows the calls of its own two
+    /// tools (a plugin cannot list them in `permissions.allow`), the main
+    /// agent's and a subagent's, whose call it still records; it allows
+    /// nothing else. Wired by `install`, it allows nothing: the project's
+    /// settings do.
+    #[test]
+    fn as_a_plugin_the_hook_allows_its_own_tools_only() {
+        let plugin = Host::ClaudeCode.names(Wiring::Plugin);
+        let allow = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "allow", "permissionDecisionReason": "goalkeeper's own tool"}});
+        let mut fx = fixture(Wiring::Plugin);
+        for tool in plugin.tools() {
+            let reply = fx.send(&pre_tool_use(tool, None));
+            assert_eq!((reply.stdout, reply.notes), (Some(allow.clone()), vec![]));
+        }
+        let reply = fx.send(&pre_tool_use(plugin.todo, Some("a1f")));
+        assert_eq!(reply.stdout, Some(allow.clone()));
+        // The MCP server's call with that tool-use id acts as the subagent.
+        let append =
+            crate::todo::Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B"]}"#);
+        fx.store
+            .todo(&fx.session, append, crate::todo::Actor::User, 1)
+            .unwrap();
+        fx.store
+            .act_for_call(Some(crate::store::CallFrom::ToolUse("toolu_1".into())));
+        let start = crate::todo::Call::Json(r#"{"op": "start", "task": "B"}"#);
+        let started = fx
+            .store
+            .todo(&fx.session, start, crate::todo::Actor::Agent, 1)
+            .unwrap();
+        assert!(!started.is_error, "{}", started.text());
+        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        assert_eq!(list.phases[0].tasks[1].agent.as_deref(), Some("a1f"));
+        // Another tool, or the names of a project install, get nothing.
+        for tool in ["Read", "mcp__goalkeeper__todo", "mcp__other__todo"] {
+            assert_eq!(fx.send(&pre_tool_use(tool, None)).stdout, None, "{tool}");
+        }
+        let mut fx = fixture(Wiring::Config);
+        let config = Host::ClaudeCode.names(Wiring::Config);
+        for tool in config.tools() {
+            assert_eq!(fx.send(&pre_tool_use(tool, None)), HookReply::default());
+        }
+    }
 }

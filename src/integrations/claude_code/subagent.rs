@@ -10,7 +10,6 @@
 use serde_json::Value;
 
 use super::super::hook_event::Hook;
-use super::super::host_session::Host;
 use crate::AgentName;
 use crate::error::Result;
 
@@ -40,14 +39,10 @@ pub(super) struct SubagentCall<'e> {
 }
 
 impl SubagentCall<'_> {
-    /// The call `event` is, when it is a subagent's call of goalkeeper's
-    /// `todo` or `goal` tool. A `view` too: it reads the same list whoever
-    /// asks, but it keeps the subagent's claims from lapsing.
+    /// The call `event` (a `PreToolUse` of goalkeeper's `todo` or `goal`
+    /// tool) is, when it is a subagent's. A `view` too: it reads the same
+    /// list whoever asks, but it keeps the subagent's claims from lapsing.
     pub(super) fn of(event: &Value) -> Option<SubagentCall<'_>> {
-        let tool = event.get("tool_name").and_then(Value::as_str)?;
-        if !Host::ClaudeCode.model_tool_names().contains(&tool) {
-            return None;
-        }
         let agent_id = event
             .get("agent_id")
             .and_then(Value::as_str)
@@ -99,10 +94,14 @@ mod tests {
     use crate::{SessionId, Store};
 
     fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-        let no_time = std::time::Duration::ZERO;
-        super::super::handle_within(store, injector, input, now_ms, no_time, None, |_| {
-            super::super::Reading::Unknown("no command line is read here".into())
-        })
+        let run = super::super::Run {
+            now_ms,
+            read_time: std::time::Duration::ZERO,
+            block_cap: None,
+            wiring: crate::integrations::host_session::Wiring::Config,
+            read: |_| super::super::Reading::Unknown("no command line is read here".into()),
+        };
+        super::super::handle_within(store, injector, input, &run)
     }
 
     fn pre_tool_use(op: Value, agent: Option<&str>, id: &str) -> String {
@@ -265,7 +264,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_subagents_calls_of_goalkeepers_tools_are_recorded() {
+    fn only_a_subagents_calls_are_recorded() {
         let call = |event: Value| {
             SubagentCall::of(&event).map(|c| (c.tool_use_id.to_owned(), c.agent_id.to_owned()))
         };
@@ -282,9 +281,6 @@ mod tests {
         let mut view = todo.clone();
         view["tool_input"] = json!({"op": "view"});
         assert_eq!(call(view), pair("toolu_1", "a1f"));
-        let mut bash = todo.clone();
-        bash["tool_name"] = json!("Bash");
-        assert_eq!(call(bash), None);
         let mut no_id = todo;
         no_id.as_object_mut().unwrap().remove("tool_use_id");
         assert_eq!(call(no_id), None);

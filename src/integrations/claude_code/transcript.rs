@@ -26,8 +26,6 @@
 //! cursor.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -35,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::goal::Usage;
-use crate::integrations::usage_log::read_line;
+use crate::integrations::usage_log::{TailLine, read_tail};
 
 /// How many recent response keys a file's cursor remembers (the lines of
 /// one response are written together).
@@ -187,37 +185,13 @@ fn read_file(
     deadline: Instant,
 ) -> std::io::Result<()> {
     // Checked before opening: opening a FIFO for reading blocks.
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    if cursor.offset > len {
-        // Truncated or replaced: read it again from the start.
-        *cursor = FileCursor::default();
-    }
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    reader.seek(SeekFrom::Start(cursor.offset))?;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let (consumed, complete, too_long) = read_line(&mut reader, &mut line)?;
-        if !complete {
-            // End of file: a partial line waits for the next read.
-            break;
-        }
-        cursor.offset += consumed as u64;
-        if too_long {
-            read.bad_lines += 1;
-        } else {
-            count_line(&line, cursor, read, is_main);
-        }
-        if Instant::now() >= deadline {
-            read.unfinished = cursor.offset < len;
-            break;
-        }
-    }
+    let tail = read_tail(path, cursor.offset, deadline, |line| match line {
+        TailLine::Restarted => *cursor = FileCursor::default(),
+        TailLine::Line(line) => count_line(line, cursor, read, is_main),
+        TailLine::TooLong => read.bad_lines += 1,
+    })?;
+    cursor.offset = tail.offset;
+    read.unfinished = tail.unfinished;
     Ok(())
 }
 
@@ -332,6 +306,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::io::Write;
 
     fn assistant(id: &str, input: u64, output: u64, write: u64, read: u64) -> String {

@@ -15,6 +15,12 @@
 //! - `hooks.json` gets `SessionStart`, `UserPromptSubmit`, `PreToolUse`,
 //!   `PostToolUse` and `Stop`, each running `goalkeeper hook codex`.
 //!
+//! When goalkeeper's plugin is installed (`codex plugin add
+//! goalkeeper@…`), its hooks and server come with it, and `install codex`
+//! only finishes what Codex cannot: the trust entries of the plugin's
+//! hooks, once it has checked they are the ones this goalkeeper writes,
+//! and `features.goals = false`.
+//!
 //! `config.toml` is edited in place: comments, layout and every value
 //! goalkeeper does not set stay byte for byte. Every existing entry is
 //! kept; a file that changes is first backed up; a second run changes
@@ -32,8 +38,8 @@ use crate::integrations::host_session::Host;
 use crate::integrations::install::{
     Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
 };
-use crate::user_files::UserDir;
 use crate::user_files::json::{Json, Object};
+use crate::user_files::{UserDir, UserFile};
 
 /// The host's name in `hook` and `--session-from`.
 const HOST: &str = Host::Codex.as_str();
@@ -60,6 +66,63 @@ const ENV_VARS: [&str; 4] = [
     "GOALKEEPER_NOW",
     "XDG_DATA_HOME",
 ];
+
+/// The MCP server's arguments.
+const SERVER_ARGS: [&str; 3] = ["mcp", "--session-from", HOST];
+
+/// What a Codex plugin's hooks name goalkeeper: the plugin's own binary,
+/// through the variable Codex fills in before the shell reads the line.
+pub(crate) const PLUGIN_EXECUTABLE: &str = "\"${PLUGIN_ROOT}/bin/goalkeeper\"";
+
+/// Where a plugin's hooks and server are, relative to the plugin:
+/// `.codex-plugin/plugin.json` points Codex at them, so that Claude Code's
+/// files (`hooks/hooks.json`, `.mcp.json`) in the same plugin stay
+/// Claude Code's.
+pub(crate) const PLUGIN_HOOKS: &str = "codex/hooks.json";
+pub(crate) const PLUGIN_MCP: &str = "codex/mcp.json";
+
+/// The hook command for executable `word` (a shell word).
+fn hook_command(word: &str) -> String {
+    format!("{word} hook {HOST}")
+}
+
+/// One hook group: the handler running `hook`, with the timeout.
+fn hook_group(hook: &str) -> Json {
+    Json::from(json!({"hooks": [
+        {"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_S}
+    ]}))
+}
+
+/// The hooks and the MCP server of Codex's goalkeeper plugin, from the same
+/// events, commands and server `install codex` writes into the user's
+/// configuration: [`PLUGIN_HOOKS`] and [`PLUGIN_MCP`]. The server runs
+/// the plugin's binary from the plugin's folder (Codex does not fill in
+/// variables in a server's command), with its tools approved and
+/// goalkeeper's variables passed, as `install codex` sets them.
+pub(crate) fn plugin_files() -> Vec<(&'static str, String)> {
+    let hook = hook_command(PLUGIN_EXECUTABLE);
+    let mut events = Object::new();
+    for (event, _) in HOOK_EVENTS {
+        events.insert(event, Json::Array(vec![hook_group(&hook)]));
+    }
+    let mut hooks = Object::new();
+    hooks.insert("hooks", Json::Object(events));
+    let server = Json::from(json!({
+        "command": "./bin/goalkeeper",
+        "cwd": "./",
+        "args": SERVER_ARGS,
+        "env_vars": ENV_VARS,
+        "default_tools_approval_mode": "approve",
+    }));
+    let mut servers = Object::new();
+    servers.insert("goalkeeper", server);
+    let mut mcp = Object::new();
+    mcp.insert("mcpServers", Json::Object(servers));
+    vec![
+        (PLUGIN_HOOKS, Json::Object(hooks).to_pretty()),
+        (PLUGIN_MCP, Json::Object(mcp).to_pretty()),
+    ]
+}
 
 /// Codex's configuration directory: `dir` when given, else `$CODEX_HOME`,
 /// else `~/.codex`.
@@ -106,17 +169,26 @@ pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<I
         })?;
     }
     let dir = UserDir::lock(&home)?;
-    let hooks_rel = Path::new("hooks.json");
-    let hooks_path = home.join(hooks_rel);
     let config_rel = Path::new("config.toml");
     let config_path = home.join(config_rel);
-    // Read and check both before writing either.
-    let (hooks_file, mut hooks) = read_object(&dir, hooks_rel)?;
     let config_file = dir.read(config_rel)?;
     let mut config = parse_config(config_file.as_ref().map(|f| f.bytes()), &config_path)?;
+    let plugins = installed_plugins(&config, &home);
+    if !plugins.is_empty() {
+        let changes = finish_plugins(&mut config, &plugins, &config_path)?;
+        let stamp = crate::time::utc_stamp(now_ms);
+        let report = write_config(&dir, config_file.as_ref(), &config, changes, &stamp)?;
+        return Ok(InstallReport {
+            files: vec![report],
+        });
+    }
+    let hooks_rel = Path::new("hooks.json");
+    let hooks_path = home.join(hooks_rel);
+    // Read and check both before writing either.
+    let (hooks_file, mut hooks) = read_object(&dir, hooks_rel)?;
 
     // Codex runs hooks through a shell.
-    let hook = format!("{} hook {HOST}", command.shell_word());
+    let hook = hook_command(&command.shell_word());
     let mut hook_changes = Vec::new();
     let mut config_changes = Vec::new();
     for (event, snake) in HOOK_EVENTS {
@@ -143,29 +215,133 @@ pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<I
         hook_changes,
         &stamp,
     )?;
-    let text = config.to_string();
-    let config_report = if config_file
-        .as_ref()
-        .is_some_and(|f| f.bytes() == text.as_bytes())
-    {
-        FileReport {
-            path: config_path,
-            backup: None,
-            changes: config_changes,
-            written: false,
-        }
-    } else {
-        let done = dir.replace(config_rel, text.as_bytes(), config_file.as_ref(), &stamp)?;
-        FileReport {
-            path: done.path,
-            backup: done.backup,
-            changes: config_changes,
-            written: done.written,
-        }
-    };
+    let config_report = write_config(&dir, config_file.as_ref(), &config, config_changes, &stamp)?;
     Ok(InstallReport {
         files: vec![config_report, hooks_report],
     })
+}
+
+/// Writes `config` to `config.toml` unless it holds those bytes already.
+fn write_config(
+    dir: &UserDir,
+    read: Option<&UserFile>,
+    config: &DocumentMut,
+    changes: Vec<String>,
+    stamp: &str,
+) -> Result<FileReport> {
+    let rel = Path::new("config.toml");
+    let text = config.to_string();
+    if read.is_some_and(|f| f.bytes() == text.as_bytes()) {
+        return Ok(FileReport {
+            path: dir.path().join(rel),
+            backup: None,
+            changes,
+            written: false,
+        });
+    }
+    let done = dir.replace(rel, text.as_bytes(), read, stamp)?;
+    Ok(FileReport {
+        path: done.path,
+        backup: done.backup,
+        changes,
+        written: done.written,
+    })
+}
+
+/// goalkeeper's plugin as Codex installed it: its id (`goalkeeper@<marketplace>`)
+/// and the folder Codex copied it to.
+struct InstalledPlugin {
+    id: String,
+    dir: PathBuf,
+}
+
+/// The goalkeeper plugins `config.toml` lists (`[plugins."goalkeeper@…"]`),
+/// with the folder of each in Codex's plugin cache.
+fn installed_plugins(config: &DocumentMut, home: &Path) -> Vec<InstalledPlugin> {
+    let Some(plugins) = config.get("plugins").and_then(Item::as_table_like) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (id, _) in plugins.iter() {
+        let Some(marketplace) = id.strip_prefix("goalkeeper@") else {
+            continue;
+        };
+        let versions = home
+            .join("plugins/cache")
+            .join(marketplace)
+            .join("goalkeeper");
+        let dirs = std::fs::read_dir(&versions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.join(PLUGIN_HOOKS).is_file());
+        for dir in dirs {
+            found.push(InstalledPlugin {
+                id: id.to_owned(),
+                dir,
+            });
+        }
+    }
+    found
+}
+
+/// Finishes Codex's install of goalkeeper's plugins, which Codex cannot do
+/// itself: the trust entries of the plugin's hooks (Codex silently never
+/// runs a hook without one) and `features.goals = false`, as for
+/// goalkeeper's own install. Only hooks this goalkeeper would write are
+/// trusted: a plugin whose hooks differ (another version's) is refused,
+/// and nothing is written. The plugin's server approves its own tools.
+fn finish_plugins(
+    config: &mut DocumentMut,
+    plugins: &[InstalledPlugin],
+    path: &Path,
+) -> Result<Vec<String>> {
+    let ours = plugin_files()
+        .into_iter()
+        .find(|(rel, _)| *rel == PLUGIN_HOOKS)
+        .map(|(_, text)| Json::parse(&text).expect("our hooks parse"))
+        .expect("the plugin has hooks");
+    let hook = hook_command(PLUGIN_EXECUTABLE);
+    let mut changes = Vec::new();
+    for plugin in plugins {
+        let installed = plugin.dir.join(PLUGIN_HOOKS);
+        let same = std::fs::read_to_string(&installed)
+            .ok()
+            .and_then(|text| Json::parse(&text).ok())
+            .is_some_and(|theirs| theirs == ours);
+        if !same {
+            return Err(Error::Rejected(format!(
+                "{} are not the hooks of this goalkeeper ({}), so they are not trusted: run the plugin's own {} install codex, or update the plugin (codex plugin marketplace upgrade), then install again (nothing was changed)",
+                installed.display(),
+                env!("CARGO_PKG_VERSION"),
+                plugin.dir.join("bin/goalkeeper").display()
+            )));
+        }
+        changes.push(format!("plugin {} ({})", plugin.id, plugin.dir.display()));
+        for (event, snake) in HOOK_EVENTS {
+            let key = format!("{}:{PLUGIN_HOOKS}:{snake}:0:0", plugin.id);
+            let trusted = trust(
+                config,
+                &key,
+                &trusted_hash(snake, &hook, HOOK_TIMEOUT_S),
+                event,
+                path,
+            )?;
+            changes.push(format!("  {trusted}"));
+        }
+    }
+    changes.push(disable_goals(config, path)?);
+    if config
+        .get("mcp_servers")
+        .and_then(Item::as_table_like)
+        .is_some_and(|servers| servers.contains_key("goalkeeper"))
+    {
+        changes.push(
+            "note: [mcp_servers.goalkeeper] from an earlier `goalkeeper install codex` is still there; remove it and goalkeeper's entries in hooks.json, or the tools and hooks run twice".into(),
+        );
+    }
+    Ok(changes)
 }
 
 fn parse_config(bytes: Option<&[u8]>, path: &Path) -> Result<DocumentMut> {
@@ -237,7 +413,7 @@ fn add_server(config: &mut DocumentMut, command: &str, path: &Path) -> Result<St
     let mut server = Table::new();
     server.insert("command", value(command));
     let mut args = toml_edit::Array::new();
-    for arg in ["mcp", "--session-from", HOST] {
+    for arg in SERVER_ARGS {
         args.push(arg);
     }
     server.insert("args", value(args));
@@ -293,8 +469,6 @@ fn add_hook(
             return Ok((g, h, format!("hooks.{event}: already present")));
         }
     }
-    groups.push(Json::from(json!({"hooks": [
-        {"type": "command", "command": hook, "timeout": HOOK_TIMEOUT_S}
-    ]})));
+    groups.push(hook_group(hook));
     Ok((groups.len() - 1, 0, format!("hooks.{event}: added")))
 }

@@ -42,10 +42,12 @@ mod subagent;
 
 use serde_json::Value;
 
+pub(crate) use install::{PLUGIN_HOOKS, PLUGIN_MCP, plugin_files};
 pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
-pub use subagent::calling_subagent;
+pub use subagent::{calling_session, calling_subagent};
 
+use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;
 use super::usage_log::{LogCursor, UsageLog, count_log_usage, count_new_usage};
@@ -54,6 +56,30 @@ use crate::prompt::Injector;
 use crate::store::Store;
 
 const ROLLOUT_MARK: &str = "codex.rollout";
+
+/// Codex's adapter.
+pub struct Codex;
+
+impl Adapter for Codex {
+    fn handle(
+        &self,
+        store: &mut Store,
+        injector: &Injector,
+        input: &str,
+        env: &HookEnv<'_>,
+    ) -> HookReply {
+        handle(store, injector, input, env.now_ms)
+    }
+
+    fn install_flags(&self) -> &'static [&'static str] {
+        &["--codex-home"]
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> Result<Installed> {
+        let home = codex_home(request.dir)?;
+        Ok(install_codex(&home, request.command, request.now_ms)?.into())
+    }
+}
 
 /// The mark of a subagent's rollout cursor: this, then the agent's id.
 const SUBAGENT_ROLLOUT_MARK: &str = "codex.rollout.agent:";

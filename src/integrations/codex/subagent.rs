@@ -16,11 +16,16 @@ use serde_json::{Map, Value};
 use super::super::hook_event::{Hook, additional_context};
 use super::super::usage_log::count_log_usage;
 use super::{ROLLOUT, SUBAGENT_ROLLOUT_MARK};
-use crate::AgentName;
 use crate::error::Result;
+use crate::{AgentName, SessionId};
 
 /// The `_meta` key of Codex's `tools/call` naming the calling thread.
 const THREAD_META: &str = "threadId";
+
+/// The `_meta` key of Codex's `tools/call` naming the session: the thread
+/// the user started, whose id its hooks' events carry as `session_id`
+/// (a subagent's calls name its parent's).
+const SESSION_META: &str = "sessionId";
 
 /// The `_meta` key of the turn's metadata, an object with
 /// `thread_source`.
@@ -48,6 +53,16 @@ pub fn calling_subagent(meta: &Map<String, Value>) -> Option<Result<AgentName, S
         )),
         Err(e) => Err(format!("{e}; the subagent's call acts as the main agent")),
     })
+}
+
+/// The session a Codex `tools/call` belongs to, as its `_meta` names it:
+/// the MCP server acts on it rather than on the session last seen in its
+/// working directory, which is the plugin's own folder when Codex runs
+/// goalkeeper as a plugin, and which two sessions may share. `None`
+/// when the call names none that is a session id.
+pub fn calling_session(meta: &Map<String, Value>) -> Option<SessionId> {
+    let id = meta.get(SESSION_META).and_then(Value::as_str)?;
+    SessionId::parse(id).ok()
 }
 
 /// The subagent an event is from, as Codex names it (`agent_id`).
@@ -236,6 +251,22 @@ mod tests {
         );
         assert_eq!(calling_subagent(&main), None);
         assert_eq!(calling_subagent(&meta(json!({"progressToken": 1}))), None);
+    }
+
+    /// Every call names its session, the main thread's and a subagent's
+    /// alike; a call without one, or with one that is no session id,
+    /// names none.
+    #[test]
+    fn a_call_names_its_session() {
+        let root = "01a24309-771b-7b51-89d4-4e226a4dd211";
+        let sub = meta(json!({"threadId": "01a24309-78b4", "sessionId": root,
+            "x-codex-turn-metadata": {"thread_source": "subagent", "parent_thread_id": root}}));
+        assert_eq!(calling_session(&sub).unwrap().as_str(), root);
+        let main = meta(json!({"threadId": root, "sessionId": root}));
+        assert_eq!(calling_session(&main).unwrap().as_str(), root);
+        assert_eq!(calling_session(&meta(json!({"threadId": root}))), None);
+        assert_eq!(calling_session(&meta(json!({"sessionId": "../x"}))), None);
+        assert_eq!(calling_session(&meta(json!({"sessionId": 7}))), None);
     }
 
     /// A subagent's call whose thread cannot name an agent acts as the main

@@ -194,6 +194,90 @@ fn install_refuses_files_it_cannot_read_and_writes_nothing() {
     }
 }
 
+/// A Codex home where `codex plugin add goalkeeper@market` installed
+/// goalkeeper's plugin, whose hooks are `hooks` (the installed plugin's
+/// `codex/hooks.json`).
+fn home_with_plugin(hooks: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "# mine\nmodel = \"m\"\n\n[plugins.\"goalkeeper@market\"]\nenabled = true\n",
+    )
+    .unwrap();
+    let plugin = dir.path().join("plugins/cache/market/goalkeeper/0.1.0");
+    std::fs::create_dir_all(plugin.join("codex")).unwrap();
+    std::fs::write(plugin.join(super::PLUGIN_HOOKS), hooks).unwrap();
+    dir
+}
+
+fn our_plugin_hooks() -> String {
+    super::plugin_files()
+        .into_iter()
+        .find(|(rel, _)| *rel == super::PLUGIN_HOOKS)
+        .unwrap()
+        .1
+}
+
+/// With goalkeeper's plugin installed, `install codex` finishes the
+/// plugin's install instead of wiring a second copy: it trusts each of the
+/// plugin's hooks, under the key Codex gives a plugin's hook, and turns
+/// Codex's own goal tools off; it writes no server and no `hooks.json`
+/// of its own. A second run changes nothing.
+#[test]
+fn install_finishes_an_installed_plugin() {
+    let dir = home_with_plugin(&our_plugin_hooks());
+    let report = install_codex(dir.path(), &gk(), NOW).unwrap();
+    assert_eq!(report.files.len(), 1, "{report:?}");
+    assert!(report.files[0].written);
+    let text = std::fs::read_to_string(dir.path().join("config.toml")).unwrap();
+    assert!(text.starts_with("# mine\nmodel = \"m\"\n"), "{text}");
+    let parsed: toml::Table = toml::from_str(&text).unwrap();
+    let state = parsed["hooks"]["state"].as_table().unwrap();
+    assert_eq!(state.len(), HOOK_EVENTS.len(), "{text}");
+    let stop = &state["goalkeeper@market:codex/hooks.json:stop:0:0"];
+    assert_eq!(
+        stop["trusted_hash"].as_str().unwrap(),
+        trusted_hash(
+            "stop",
+            "\"${PLUGIN_ROOT}/bin/goalkeeper\" hook codex",
+            HOOK_TIMEOUT_S
+        )
+    );
+    assert_eq!(parsed["features"]["goals"].as_bool(), Some(false));
+    assert!(!parsed.contains_key("mcp_servers"), "{text}");
+    assert!(!dir.path().join("hooks.json").exists());
+    let again = install_codex(dir.path(), &gk(), NOW + 1000).unwrap();
+    assert!(again.files.iter().all(|f| !f.written), "{again:?}");
+}
+
+/// A plugin whose hooks are not the ones this goalkeeper writes (another
+/// version's, or edited) is not trusted: the install is refused with the
+/// way out, and nothing is written.
+#[test]
+fn install_refuses_to_trust_hooks_it_did_not_write() {
+    let edited = our_plugin_hooks().replace("hook codex", "hook codex; curl evil");
+    let dir = home_with_plugin(&edited);
+    let before = std::fs::read_to_string(dir.path().join("config.toml")).unwrap();
+    let e = install_codex(dir.path(), &gk(), NOW)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("codex/hooks.json are not the hooks of this goalkeeper")
+            && e.contains("bin/goalkeeper install codex")
+            && e.ends_with("(nothing was changed)"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("config.toml")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no backup, no hooks.json"
+    );
+}
+
 /// A rollout file's usage record of response `id`: `input` tokens (none
 /// cached) and 10 out.
 fn usage_record(id: &str, input: u64) -> String {

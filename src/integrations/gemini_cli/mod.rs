@@ -31,8 +31,11 @@ mod install;
 use serde_json::{Value, json};
 
 pub use chat_file::response_usage;
-pub use install::install_gemini_cli;
+#[cfg(test)]
+use install::{POLICY_PATH, install_gemini_cli, install_user_policy, user_policy};
+pub(crate) use install::{extension_files, extension_manifest};
 
+use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
 use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;
 use super::usage_log::{UsageLog, count_new_usage};
@@ -41,6 +44,29 @@ use crate::prompt::Injector;
 use crate::store::Store;
 
 const CHAT_MARK: &str = "gemini-cli.chat";
+
+/// Gemini CLI's adapter.
+pub struct GeminiCli;
+
+impl Adapter for GeminiCli {
+    fn handle(
+        &self,
+        store: &mut Store,
+        injector: &Injector,
+        input: &str,
+        env: &HookEnv<'_>,
+    ) -> HookReply {
+        handle(store, injector, input, env.now_ms)
+    }
+
+    fn install_flags(&self) -> &'static [&'static str] {
+        &["--project", "--policy"]
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> crate::error::Result<Installed> {
+        install::install(request)
+    }
+}
 
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.

@@ -152,3 +152,55 @@ fn install_refuses_a_settings_file_it_cannot_read_and_writes_nothing() {
         );
     }
 }
+
+/// The user policy is written once (a second run changes nothing), an
+/// older one of goalkeeper's is replaced with a backup, and a file of
+/// that name the user wrote is refused with the rule to add, unchanged.
+#[test]
+fn the_user_policy_is_goalkeepers_file_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let gemini = dir.path().join(".gemini");
+    let report = super::install_user_policy(&gemini, NOW).unwrap();
+    assert!(report.files[0].written);
+    let path = gemini.join(super::POLICY_PATH);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text, super::user_policy());
+    let policy: toml::Table = toml::from_str(&text).unwrap();
+    let rule = &policy["rule"].as_array().unwrap()[0];
+    assert_eq!(
+        (
+            rule["mcpName"].as_str(),
+            rule["toolName"].as_str(),
+            rule["decision"].as_str()
+        ),
+        (Some("goalkeeper"), Some("*"), Some("allow"))
+    );
+    assert!(!super::install_user_policy(&gemini, NOW + 1).unwrap().files[0].written);
+
+    let older = text.replace("priority = 100", "priority = 50");
+    std::fs::write(&path, &older).unwrap();
+    let report = super::install_user_policy(&gemini, NOW + 2).unwrap();
+    let backup = report.files[0].backup.clone().expect("a backup");
+    assert_eq!(std::fs::read_to_string(backup).unwrap(), older);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    let mine =
+        "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"ask_user\"\npriority = 1\n";
+    std::fs::write(&path, mine).unwrap();
+    let files = std::fs::read_dir(path.parent().unwrap()).unwrap().count();
+    let e = super::install_user_policy(&gemini, NOW + 3)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{} exists and was not written by goalkeeper; add this rule to it yourself",
+            path.display()
+        )) && e.ends_with("decision = \"allow\"\npriority = 100"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+    assert_eq!(
+        std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+        files
+    );
+}

@@ -18,7 +18,7 @@ use super::relay::RAW_ARGUMENTS;
 use super::server::{GOAL_MODE_CONTEXT, McpServer};
 use super::tool_call::{ExecResult, Executed};
 use crate::integrations::claude_code::TOOL_USE_META;
-use crate::integrations::codex::calling_subagent;
+use crate::integrations::codex::{calling_session, calling_subagent};
 use crate::store::CallFrom;
 
 /// The rmcp handler: shares the server with the blocking store calls.
@@ -126,10 +126,11 @@ impl ServerHandler for Handler {
             None => Value::Object(request.arguments.unwrap_or_default()),
         };
         let from = self.call_from(&context.meta.0);
+        let session = calling_session(&context.meta.0);
         let _turn = self.turn.lock().await;
         let name = request.name.into_owned();
         let result = self
-            .on_store(move |server| server.run(&name, &arguments, true, from))
+            .on_store(move |server| server.run(&name, &arguments, true, from, session.as_ref()))
             .await
             .unwrap_or_else(|why| {
                 (self.server.log)(&format!("a tool call panicked: {why}"));

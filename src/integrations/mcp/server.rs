@@ -20,7 +20,8 @@ use crate::{SessionId, Settings, Store};
 pub struct SessionSource {
     /// The host that started the server.
     pub host: Host,
-    /// The directory it runs in: the host's last session there is the one.
+    /// The directory it runs in: the host's last session there is the one,
+    /// unless the call names its session (Codex's do).
     pub dir: std::path::PathBuf,
     /// The session the host started the server for, when the host says
     /// (Claude Code's `CLAUDE_CODE_SESSION_ID`); it wins over the
@@ -115,29 +116,40 @@ impl McpServer {
     /// unknown tool and a storage failure (also logged) are error results.
     #[cfg(test)]
     pub fn call(&self, tool: &str, arguments: &Value) -> ExecResult {
-        self.run(tool, arguments, false, None).into_json()
+        self.run(tool, arguments, false, None, None).into_json()
     }
 
     /// [`McpServer::call`], with the details still typed; `list_free`
     /// answers a `todo` call without its list (what the protocol sends).
     /// The call acts as the agent `from` names (the one a hook recorded
     /// for the host's tool-use id, or the one the call names:
-    /// [`Store::act_for_call`]), else as the session's own agent.
+    /// [`Store::act_for_call`]), else as the session's own agent. A server
+    /// that follows Codex acts on the session the call names (`named`,
+    /// from its `_meta`) when it names one.
     pub(super) fn run(
         &self,
         tool: &str,
         arguments: &Value,
         list_free: bool,
         from: Option<CallFrom>,
+        named: Option<&SessionId>,
     ) -> Executed {
         if !self.tools.iter().any(|spec| spec.name == tool) {
             let offered: Vec<&str> = self.tools.iter().map(|spec| spec.name).collect();
             return Executed::Other(unknown_tool(tool, &offered));
         }
+        let follows_codex = self
+            .session_source
+            .as_ref()
+            .is_some_and(|source| source.host == Host::Codex);
+        let target: &dyn SessionRef = match named {
+            Some(session) if follows_codex => session,
+            _ => self,
+        };
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
             store.act_for_call(from);
-            tool_call::run(&mut store, self, tool, arguments, now_ms, list_free)
+            tool_call::run(&mut store, target, tool, arguments, now_ms, list_free)
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));

@@ -3,18 +3,50 @@
  * before every model call, the continuation when the agent stops with the
  * goal active, and token usage, all from the goalkeeper CLI.
  *
- * Written by `goalkeeper install pi`, which fills in GOALKEEPER and TOOLS;
- * edits are overwritten by the next install (the previous file is kept as a
- * backup). Every goalkeeper call is a short process: a tool call runs
+ * Written by `goalkeeper install pi`, which fills in GOALKEEPER and TOOLS
+ * (edits are overwritten by the next install; the previous file is kept as
+ * a backup), and by `goalkeeper package` into goalkeeper's pi package.
+ * Every goalkeeper call is a short process: a tool call runs
  * `goalkeeper --session <pi session> --json <tool> apply -`, the events run
  * `goalkeeper hook pi` with a small JSON event on stdin.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { TSchema } from "typebox";
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The npm packages that carry goalkeeper's binary, by `<platform> <arch>`
+ * (`goalkeeper package` writes them here for its pi package).
+ */
+const PLATFORM_PACKAGES: Record<string, string> = {};
 
 /** How to run goalkeeper (`goalkeeper install pi` writes its path here). */
-const GOALKEEPER: string = "goalkeeper";
+const GOALKEEPER: string = findGoalkeeper("goalkeeper");
+
+/**
+ * `command`, when given; else (goalkeeper's pi package) the binary in
+ * `bin/` beside this file's folder, else the one the package's platform
+ * dependency brings. A binary found nowhere is reported when it is run.
+ */
+function findGoalkeeper(command: string): string {
+  if (command !== "") {
+    return command;
+  }
+  const exe = process.platform === "win32" ? "goalkeeper.exe" : "goalkeeper";
+  const beside = fileURLToPath(new URL(`../bin/${exe}`, import.meta.url));
+  const platform = PLATFORM_PACKAGES[`${process.platform} ${process.arch}`];
+  if (existsSync(beside) || platform === undefined) {
+    return beside;
+  }
+  try {
+    return createRequire(import.meta.url).resolve(`${platform}/bin/${exe}`);
+  } catch {
+    return beside;
+  }
+}
 
 /** One tool as goalkeeper describes it. */
 interface ToolSpec {

@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 use crate::integrations::agent_tools::ToolSpec;
-use crate::integrations::install::{FileReport, InstallReport};
+use crate::integrations::install::{FileReport, InstallReport, open_project};
 use crate::prompt::Templates;
-use crate::user_files::UserDir;
 
 /// The extension's source as shipped; `install pi` fills in the command
 /// and the tools.
@@ -25,11 +24,30 @@ pub const EXTENSION_PATH: &str = ".pi/extensions/goalkeeper.ts";
 /// How a file goalkeeper wrote begins.
 const HEADER: &str = "/**\n * goalkeeper for pi:";
 
-const COMMAND_LINE: &str = "const GOALKEEPER: string = \"goalkeeper\";";
+const COMMAND_LINE: &str = "const GOALKEEPER: string = findGoalkeeper(\"goalkeeper\");";
 const TOOLS_LINE: &str = "const TOOLS: ToolSpec[] = [];";
+const PLATFORMS_LINE: &str = "const PLATFORM_PACKAGES: Record<string, string> = {};";
 
 /// The extension with `command` and the tools filled in.
 pub fn extension(command: &str, templates: &Templates) -> Result<String> {
+    extension_with(command, &[], templates)
+}
+
+/// The extension of goalkeeper's pi package: it finds the binary beside
+/// itself, or in the npm package of `platforms` (`<platform> <arch>`,
+/// package) that matches the machine.
+pub(crate) fn package_extension(
+    platforms: &[(String, String)],
+    templates: &Templates,
+) -> Result<String> {
+    extension_with("", platforms, templates)
+}
+
+fn extension_with(
+    command: &str,
+    platforms: &[(String, String)],
+    templates: &Templates,
+) -> Result<String> {
     let tools: Vec<Value> = ToolSpec::all(templates)?
         .into_iter()
         .map(|spec| {
@@ -41,8 +59,22 @@ pub fn extension(command: &str, templates: &Templates) -> Result<String> {
         .replacen(
             COMMAND_LINE,
             &format!(
-                "const GOALKEEPER: string = {};",
+                "const GOALKEEPER: string = findGoalkeeper({});",
                 serde_json::to_string(command).expect("a string serializes")
+            ),
+            1,
+        )
+        .replacen(
+            PLATFORMS_LINE,
+            &format!(
+                "const PLATFORM_PACKAGES: Record<string, string> = {};",
+                serde_json::to_string_pretty(&Value::Object(
+                    platforms
+                        .iter()
+                        .map(|(key, package)| (key.clone(), Value::from(package.as_str())))
+                        .collect()
+                ))
+                .expect("JSON serializes")
             ),
             1,
         )
@@ -60,10 +92,7 @@ pub fn install_pi(
     templates: &Templates,
     now_ms: i64,
 ) -> Result<InstallReport> {
-    if !project.is_dir() {
-        return Err(Error::ProjectNotADirectory(project.to_owned()));
-    }
-    let dir = UserDir::lock(project)?;
+    let dir = open_project(project)?;
     let rel = Path::new(EXTENSION_PATH);
     let path = dir.path().join(rel);
     let text = extension(command, templates)?;

@@ -27,6 +27,7 @@
 
 use serde_json::{Value, json};
 
+use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
 use super::hook_event::{self, Hook, HookReply};
 use super::host_session::Host;
 use crate::error::Result;
@@ -38,6 +39,37 @@ use crate::todo::Actor;
 mod install;
 
 pub use install::install_pi;
+pub(crate) use install::package_extension;
+
+/// pi's adapter.
+pub struct Pi;
+
+impl Adapter for Pi {
+    fn handle(
+        &self,
+        store: &mut Store,
+        injector: &Injector,
+        input: &str,
+        env: &HookEnv<'_>,
+    ) -> HookReply {
+        handle(store, injector, input, env.now_ms)
+    }
+
+    fn install_flags(&self) -> &'static [&'static str] {
+        &["--project"]
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> Result<Installed> {
+        let project = request.project()?;
+        Ok(install_pi(
+            &project,
+            &request.command.0,
+            request.templates,
+            request.now_ms,
+        )?
+        .into())
+    }
+}
 
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.

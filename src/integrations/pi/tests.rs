@@ -74,11 +74,12 @@ fn install_fills_in_the_command_and_the_tools_and_refuses_a_foreign_file() {
     let path = dir.path().join(EXTENSION_PATH);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
-        text.contains(r#"const GOALKEEPER: string = "/opt/gk \"x\"";"#),
+        text.contains(r#"const GOALKEEPER: string = findGoalkeeper("/opt/gk \"x\"");"#),
         "{text}"
     );
     assert!(text.contains(r#""name": "todo""#) && text.contains(r#""name": "goal""#));
     assert!(!text.contains("const TOOLS: ToolSpec[] = [];"));
+    assert!(text.contains("const PLATFORM_PACKAGES: Record<string, string> = {};"));
     let again = install_pi(dir.path(), "/opt/gk \"x\"", &templates, NOW + 1000).unwrap();
     assert!(!again.files[0].written);
 

@@ -39,10 +39,10 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// the test is skipped with a message saying how to install it.
 macro_rules! require_claude {
     () => {
-        match super::host::CLAUDE_CODE.find() {
+        match crate::claude_code::host::CLAUDE_CODE.find() {
             Some(path) => path,
             None => {
-                let host = &super::host::CLAUDE_CODE;
+                let host = &crate::claude_code::host::CLAUDE_CODE;
                 assert!(
                     std::env::var_os("CI").is_none(),
                     "Claude Code {} is not installed; .ci/run installs it with scripts/install-host.sh claude-code",
@@ -170,6 +170,26 @@ impl Project {
             cmd.env(key, value);
         }
         cmd
+    }
+
+    /// `claude ARGS` (a management command such as `claude plugin …`),
+    /// asserted to succeed; its stdout and stderr.
+    pub fn claude_ok(&self, args: &[&str]) -> String {
+        let output = self
+            .claude_cmd(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run claude");
+        assert!(
+            output.status.success(),
+            "claude {args:?} failed:\n{}",
+            crate::show(&output)
+        );
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
     }
 
     /// `claude -p PROMPT --session-id SESSION` with hook events on stdout.

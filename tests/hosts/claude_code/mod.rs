@@ -7,8 +7,8 @@
 //! runs it, then these ignored tests with `--ignored`); a missing CLI is
 //! skipped with a message, except in CI, where it fails the test.
 
-mod host;
-mod model;
+pub(crate) mod host;
+pub(crate) mod model;
 
 mod commands;
 mod context;

@@ -123,3 +123,48 @@ fn with_session_from_claude_code_the_tools_follow_the_hooks_session() {
         "{default}"
     );
 }
+
+/// Codex names each call's session in its `_meta` (`sessionId`): a server
+/// that follows Codex acts on it, wherever the server runs (as Codex's
+/// plugin it runs in the plugin's folder, where no session was seen), and
+/// on the session last seen in its directory only for a call that names
+/// none. A server that follows another host, or serves a fixed session,
+/// takes no session from a call.
+#[test]
+fn with_session_from_codex_a_call_acts_on_the_session_it_names() {
+    let env = TestEnv::new();
+    let cwd = env.dir().canonicalize().unwrap().display().to_string();
+    let event = json!({"session_id": "codex-dir", "hook_event_name": "UserPromptSubmit", "cwd": cwd, "prompt": "hi"});
+    env.cmd(&["hook", "codex"])
+        .write_stdin(event.to_string())
+        .assert()
+        .success();
+    let call = |server: &mut Server, item: &str, meta: Value| {
+        let params = json!({"name": "todo", "_meta": meta,
+            "arguments": {"op": "append", "phase": "P", "items": [item]}});
+        let result = server.request("tools/call", params)["result"].clone();
+        assert!(!is_error(&result), "{result}");
+    };
+    let named = json!({"sessionId": "codex-named", "threadId": "codex-named"});
+    let mut codex = Server::spawn(&env, &["mcp", "--session-from", "codex"], &[]);
+    codex.initialize();
+    call(&mut codex, "named", named.clone());
+    call(&mut codex, "unnamed", json!({}));
+    let mut claude = Server::spawn(&env, &["mcp", "--session-from", "claude-code"], &[]);
+    claude.initialize();
+    call(&mut claude, "claude's", named.clone());
+    let mut fixed = Server::spawn(&env, &["--session", "fixed", "mcp"], &[]);
+    fixed.initialize();
+    call(&mut fixed, "fixed's", named);
+    let view = |session: &str| env.ok(&["--session", session, "todo", "view"]);
+    let tasks = |session: &str| {
+        ["named", "unnamed", "claude's", "fixed's"]
+            .into_iter()
+            .filter(|t| view(session).contains(&format!("] {t}")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tasks("codex-named"), ["named"]);
+    assert_eq!(tasks("codex-dir"), ["unnamed"]);
+    assert_eq!(tasks("default"), ["claude's"]);
+    assert_eq!(tasks("fixed"), ["fixed's"]);
+}

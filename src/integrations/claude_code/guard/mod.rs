@@ -34,61 +34,16 @@
 
 use serde_json::{Value, json};
 
-use crate::integrations::host_session::Host;
+use crate::integrations::command_line::{Acts, ReadLine, Reading};
+use crate::integrations::host_session::HostNames;
 use crate::sanitize::{one_line, quoted_excerpt};
 use shell::Word;
 
 mod shell;
 
-/// Whom a goalkeeper command acts as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Acts {
-    /// The agent: the agent's limits apply (`todo apply`, `goal apply`,
-    /// `mcp`).
-    Agent,
-    /// Nobody: it reads, or changes only what is the agent's own (views,
-    /// `context`, `todo export`, help).
-    Nobody,
-    /// The person: a person's command (`goal budget`, `todo done`,
-    /// `todo release`), one the host runs on the person's behalf (a hook,
-    /// `continuation`), or one that writes the person's files (`install`).
-    Person,
-}
-
-impl Acts {
-    /// The actor of the command's calls: the agent's for a command that
-    /// acts as the agent, else the person's (a person's read is the
-    /// person's).
-    pub fn actor(self) -> crate::Actor {
-        match self {
-            Acts::Agent => crate::Actor::Agent,
-            Acts::Nobody | Acts::Person => crate::Actor::User,
-        }
-    }
-}
-
-/// What a goalkeeper command line does, as the binary's own parser reads
-/// it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reading {
-    /// It runs `command` (its subcommand words, `todo done`), which acts
-    /// as `acts`.
-    Runs {
-        /// The command's words, `goal budget`.
-        command: String,
-        /// Whom it acts as.
-        acts: Acts,
-    },
-    /// The parser refuses it: what it says, in one line.
-    Unknown(String),
-}
-
-/// Reads the words after `goalkeeper` on a command line.
-pub type ReadLine = fn(&[String]) -> Reading;
-
 /// The reply to a `PreToolUse` event: a denial for a `Bash` command that
 /// runs a goalkeeper command an agent's shell may not run, else nothing.
-pub(super) fn pre_tool_use(event: &Value, read: ReadLine) -> Option<Value> {
+pub(super) fn pre_tool_use(event: &Value, read: ReadLine, names: &HostNames) -> Option<Value> {
     if event.get("tool_name").and_then(Value::as_str) != Some("Bash") {
         return None;
     }
@@ -99,7 +54,7 @@ pub(super) fn pre_tool_use(event: &Value, read: ReadLine) -> Option<Value> {
     Some(json!({"hookSpecificOutput": {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
-        "permissionDecisionReason": refusal.reason(),
+        "permissionDecisionReason": refusal.reason(names),
     }}))
 }
 
@@ -119,15 +74,16 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The reason the model reads.
-    pub fn reason(&self) -> String {
-        let [todo, goal] = Host::ClaudeCode.model_tool_names();
-        let tools = format!("the {todo} and {goal} tools");
+    /// The reason the model reads, naming goalkeeper's tools and command
+    /// as the host shows them (`names`: a plugin's differ).
+    pub fn reason(&self, names: &HostNames) -> String {
+        let tools = format!("the {} and {} tools", names.todo, names.goal);
+        let steer = names.goal_command.unwrap_or("/goal");
         match self {
             Refusal::Person(command) => format!(
                 "goalkeeper: `goalkeeper {command}` is for the user only; an agent may not run it. \
                  Use {tools} for your own changes. If the goal, its budget or the list needs a change \
-                 only the user can make, say so and ask the user (in Claude Code: /goal)."
+                 only the user can make, say so and ask the user (in Claude Code: {steer})."
             ),
             Refusal::Unknown { line, why } => format!(
                 "goalkeeper: cannot tell what `{line}` would do ({why}), so an agent may not run it. \
@@ -233,8 +189,10 @@ mod tests {
 
     #[test]
     fn a_denial_names_the_command_and_the_tools() {
+        use crate::integrations::host_session::{Host, Wiring};
+        let config = Host::ClaudeCode.names(Wiring::Config);
         let event = json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper goal drop"}});
-        let reply = pre_tool_use(&event, toy).unwrap();
+        let reply = pre_tool_use(&event, toy, &config).unwrap();
         let out = &reply["hookSpecificOutput"];
         assert_eq!(out["permissionDecision"], "deny");
         let reason = out["permissionDecisionReason"].as_str().unwrap();
@@ -242,9 +200,27 @@ mod tests {
             reason.contains("`goalkeeper goal drop` is for the user only"),
             "{reason}"
         );
+        assert!(
+            reason.contains("Use the mcp__goalkeeper__todo and mcp__goalkeeper__goal tools")
+                && reason.ends_with("(in Claude Code: /goal)."),
+            "{reason}"
+        );
+        // As a plugin, Claude Code's names for the plugin's tools and command.
+        let plugin = Host::ClaudeCode.names(Wiring::Plugin);
+        let reply = pre_tool_use(&event, toy, &plugin).unwrap();
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains(
+                "Use the mcp__plugin_goalkeeper_goalkeeper__todo and mcp__plugin_goalkeeper_goalkeeper__goal tools"
+            ) && reason.ends_with("(in Claude Code: /goalkeeper:goal)."),
+            "{reason}"
+        );
+        assert!(!reason.contains("mcp__goalkeeper__"), "{reason}");
         let view = json!({"tool_name": "Bash", "tool_input": {"command": "goalkeeper todo view"}});
-        assert_eq!(pre_tool_use(&view, toy), None);
+        assert_eq!(pre_tool_use(&view, toy, &config), None);
         let other = json!({"tool_name": "Read", "tool_input": {"command": "goalkeeper goal drop"}});
-        assert_eq!(pre_tool_use(&other, toy), None);
+        assert_eq!(pre_tool_use(&other, toy, &config), None);
     }
 }
