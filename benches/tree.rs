@@ -117,7 +117,9 @@ fn store_for(dir: &Path, cache: &Path, check: bool) -> Store {
                 ms: 1,
             }],
         };
-        store.record_run(&session, &evidence, "verify", 0).unwrap();
+        store
+            .write(&session, |tx| tx.record_run(&evidence, "verify", 0))
+            .unwrap();
     }
     store
 }

@@ -269,9 +269,9 @@ pub(crate) fn run(
         // The text alone is read from what the page shows (the JSON
         // result carries the whole list, so it reads the whole list).
         TodoCommand::View if !ctx.json => {
-            let (text, is_error) =
-                ctx.store()?
-                    .todo_view(&ctx.session, &ViewPage::first(), ctx.now_ms)?;
+            let (text, is_error) = ctx.store()?.read(&ctx.session, |tx| {
+                tx.todo_view(&ViewPage::first(), ctx.now_ms)
+            })?;
             out!("{text}");
             return Ok(if is_error {
                 Outcome::Rejected
@@ -285,7 +285,9 @@ pub(crate) fn run(
         TodoCommand::Import { path } => return import(ctx, path),
         TodoCommand::Log { limit } => return log(ctx, limit),
         TodoCommand::Undo => {
-            let result = ctx.store()?.todo_undo(&ctx.session, ctx.now_ms)?;
+            let result = ctx
+                .store()?
+                .write(&ctx.session, |tx| tx.todo_undo(ctx.now_ms))?;
             return Ok(print_result(ctx, result));
         }
     };
@@ -360,7 +362,7 @@ fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatche
 /// kept as `<name>.bak-<stamp>` before it is replaced.
 fn export(ctx: &Context, path: Option<PathBuf>, force: bool) -> Result<Outcome, Error> {
     let path = path.unwrap_or_else(|| PathBuf::from(DEFAULT_MARKDOWN));
-    let (list, version) = ctx.store()?.todo_list(&ctx.session)?;
+    let (list, version) = ctx.store()?.read(&ctx.session, |tx| tx.todo_list())?;
     let text = format!(
         "{EXPORT_MARK} session {}, version {version} -->\n\n{}",
         ctx.session,
@@ -492,7 +494,7 @@ fn read_markdown_file(path: &Path) -> Result<Vec<u8>, Error> {
 const DEFAULT_MARKDOWN: &str = "TODO.md";
 
 fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
-    let events = ctx.store()?.event_log(&ctx.session, limit)?;
+    let events = ctx.store()?.read(&ctx.session, |tx| tx.event_log(limit))?;
     if ctx.json {
         print_json(&events);
         return Ok(Outcome::Success);

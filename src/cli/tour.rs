@@ -126,7 +126,7 @@ impl Tour {
 
         self.heading("Everything is in the event log");
         self.command("todo log");
-        for event in self.store.event_log(&self.session, 100)? {
+        for event in self.store.read(&self.session, |tx| tx.event_log(100))? {
             out!(
                 "#{} {} {} {}{}",
                 event.id,
@@ -220,7 +220,7 @@ impl Tour {
     fn context(&mut self) -> Result<(), Error> {
         self.command("context");
         let (injector, now_ms) = (&self.injector, self.now_ms);
-        let message = self.store.in_session(&self.session, |tx| {
+        let message = self.store.write(&self.session, |tx| {
             turn::goal_mode_context(tx, injector, &Tour::tools(), now_ms)
         })?;
         match message {
@@ -233,7 +233,7 @@ impl Tour {
     fn continuation(&mut self) -> Result<(), Error> {
         self.command("continuation");
         let (injector, now_ms) = (&self.injector, self.now_ms);
-        let next = self.store.in_session(&self.session, |tx| {
+        let next = self.store.write(&self.session, |tx| {
             turn::continuation(tx, injector, &Tour::tools(), now_ms)
         })?;
         match next {

@@ -116,11 +116,11 @@ impl HookEvent {
         if let Some(cwd) = &dir {
             store.judge_dir(Some(PathBuf::from(cwd)));
         }
-        let stdout = store.begin(&self.session).and_then(|tx| {
+        let stdout = store.write(&self.session, |tx| {
             let mut hook = Hook {
                 host,
                 event: self,
-                tx: &tx,
+                tx,
                 injector,
                 now_ms,
                 notes: &mut notes,
@@ -128,9 +128,7 @@ impl HookEvent {
                 previous: None,
             };
             hook.record()?;
-            let stdout = steps(&mut hook)?;
-            tx.commit()?;
-            Ok(stdout)
+            steps(&mut hook)
         });
         match stdout {
             Ok(stdout) => HookReply { stdout, notes },

@@ -87,8 +87,8 @@ impl Fixture {
 
     /// The session's list, its version and its goal.
     pub(crate) fn state(&mut self) -> String {
-        let (list, version) = self.store.todo_list(&self.session).unwrap();
-        let goal = self.store.current_goal(&self.session).unwrap();
+        let (list, version) = self.store.read(&self.session, |tx| tx.todo_list()).unwrap();
+        let goal = self.store.read(&self.session, |tx| tx.goal()).unwrap();
         format!("{list:?} {version} {goal:?}")
     }
 

@@ -32,47 +32,44 @@ impl Store {
     ) -> Result<GoalResult> {
         let who = self.who_for_call();
         let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
+        let stx = self.open_write(session)?;
+        let (tx, session) = (&stx.tx, &stx.session);
         // A goal call is nobody's in particular; its tool-use record is
         // used up all the same.
-        let who = super::tool_use::settle(&tx, &session, who)?;
+        let who = super::tool_use::settle(tx, session, who)?;
         let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
-        let result = goal_in_tx(&tx, &session, call, actor, agent, now_ms, &look)?;
-        tx.commit()?;
+        let result = goal_in_tx(tx, session, call, actor, agent, now_ms, &look)?;
+        stx.commit()?;
         Ok(result)
     }
+}
 
-    /// The session's current goal (its latest, whatever the status).
-    pub fn current_goal(&self, session: &SessionId) -> Result<Option<Goal>> {
-        self.in_read_tx(|tx| load_goal(tx, session))
-    }
-
-    /// What the status line shows of `session`: its current goal, the
-    /// counts of its list and the named agents holding its tasks, from one
-    /// snapshot. Takes no write lock, and reads the counts the session's
-    /// row keeps, not the list ([`super::shape`]).
-    pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts, Vec<String>)> {
-        self.in_read_tx(|tx| {
-            let goal = load_goal(tx, session)?;
-            let (version, shape) = super::shape::load(tx, session)?;
-            let counts = match &shape {
-                _ if version == 0 => Counts::default(),
-                Some(shape) => shape.counts(),
-                None => super::rows::counts(tx, session)?,
-            };
-            // A kept shape means no named agent holds anything (DESIGN.md §2.5).
-            let holders = match shape {
-                Some(_) => Vec::new(),
-                None => tx.query_all(
-                    "SELECT DISTINCT agent FROM tasks
-                     WHERE session_id = ?1 AND status = 'in_progress' AND agent IS NOT NULL
-                     ORDER BY agent",
-                    params![session.as_str()],
-                    |r| r.get::<String>(0),
-                )?,
-            };
-            Ok((goal, counts, holders))
-        })
+impl super::SessionTx<'_> {
+    /// What the status line shows of the session: its current goal, the
+    /// counts of its list and the named agents holding its tasks. Reads
+    /// the counts the session's row keeps, not the list
+    /// ([`super::shape`]).
+    pub fn status(&self) -> Result<(Option<Goal>, Counts, Vec<String>)> {
+        let (tx, session) = (&self.tx, &self.session);
+        let goal = load_goal(tx, session)?;
+        let (version, shape) = super::shape::load(tx, session)?;
+        let counts = match &shape {
+            _ if version == 0 => Counts::default(),
+            Some(shape) => shape.counts(),
+            None => super::rows::counts(tx, session)?,
+        };
+        // A kept shape means no named agent holds anything (DESIGN.md §2.5).
+        let holders = match shape {
+            Some(_) => Vec::new(),
+            None => tx.query_all(
+                "SELECT DISTINCT agent FROM tasks
+                 WHERE session_id = ?1 AND status = 'in_progress' AND agent IS NOT NULL
+                 ORDER BY agent",
+                params![session.as_str()],
+                |r| r.get::<String>(0),
+            )?,
+        };
+        Ok((goal, counts, holders))
     }
 }
 

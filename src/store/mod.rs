@@ -38,7 +38,6 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use crate::SessionId;
 use crate::error::Result;
 
 pub use checks::SessionChecks;
@@ -245,11 +244,12 @@ impl Store {
         }
     }
 
-    /// Starts the one transaction of a command: `BEGIN IMMEDIATE` on
-    /// SQLite (the whole database, until commit); `BEGIN` on PostgreSQL,
-    /// where a writer then takes its session's lock
-    /// ([`sql::Tx::lock_session`]) before it reads.
-    pub(crate) fn immediate(&mut self) -> Result<sql::Tx<'_>> {
+    /// Begins a write transaction: `BEGIN IMMEDIATE` on SQLite (the whole
+    /// database, until commit); `BEGIN` on PostgreSQL, where a writer then
+    /// takes its session's lock ([`sql::Tx::lock_session`]) before it
+    /// reads. Below the doors ([`Store::write`], [`Store::admin`]): nothing
+    /// else begins a write.
+    fn begin_write(&mut self) -> Result<sql::Tx<'_>> {
         count_begin();
         match &mut self.backend {
             Backend::Sqlite(file) => {
@@ -272,45 +272,12 @@ impl Store {
         }
     }
 
-    /// Runs `f` in one transaction and commits when it succeeds (an error
-    /// drops the transaction, which rolls it back).
-    pub(crate) fn in_tx<T>(&mut self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
-        let tx = self.immediate()?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Runs `f` in one write transaction of `session` (see
-    /// [`Store::write_tx`]).
-    pub(crate) fn in_session_tx<T>(
-        &mut self,
-        session: &SessionId,
-        f: impl FnOnce(&sql::Tx<'_>) -> Result<T>,
-    ) -> Result<T> {
-        let tx = self.write_tx(session)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Starts the write transaction of a command on `session`: the write
-    /// lock is taken before the first read, so what the command reads is
-    /// what it overwrites. SQLite's `BEGIN IMMEDIATE` locks the whole
-    /// database; PostgreSQL locks the session ([`sql::Tx::lock_session`]),
-    /// so writers of other sessions do not wait.
-    pub(crate) fn write_tx(&mut self, session: &SessionId) -> Result<sql::Tx<'_>> {
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
-        Ok(tx)
-    }
-
-    /// Starts a read-only transaction: one consistent snapshot, without the
+    /// Begins a read-only transaction: one consistent snapshot, without the
     /// write lock. In WAL mode a reader never waits for a writer (nor a
     /// writer for it): it sees the last commit before its first read. On
     /// PostgreSQL, a `REPEATABLE READ READ ONLY` transaction: one snapshot,
-    /// no lock.
-    pub(crate) fn read_tx(&self) -> Result<sql::Tx<'_>> {
+    /// no lock. Below the doors ([`Store::read`], [`Store::admin`]).
+    fn begin_read(&self) -> Result<sql::Tx<'_>> {
         count_begin();
         match &self.backend {
             Backend::Sqlite(file) => {
@@ -326,20 +293,21 @@ impl Store {
         }
     }
 
-    /// Runs `f` in one read transaction (see [`Store::read_tx`]).
-    pub(crate) fn in_read_tx<T>(&self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
-        let tx = self.read_tx()?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+    /// The door for what is not one session's: every session (list,
+    /// remove, copy, backup, watch) and the global pointers. Each of its
+    /// calls is one transaction.
+    pub fn admin(&mut self) -> Admin<'_> {
+        Admin { store: self }
     }
+}
 
-    /// The version of `session`'s todo list (0 if it was never written).
-    #[cfg(test)]
-    pub(crate) fn todo_version(&self, session: &SessionId) -> Result<i64> {
-        self.in_read_tx(|tx| sessions::todo_version(tx, session))
-    }
+/// What a store does beyond one session ([`Store::admin`]): each method
+/// is one transaction of its own, or none (a backup, an integrity check).
+pub struct Admin<'s> {
+    store: &'s mut Store,
+}
 
+impl Admin<'_> {
     /// Writes a consistent copy of the whole database to `path`, a single
     /// SQLite file that [`Store::open`] opens like the original (from
     /// PostgreSQL too: the copy is then a SQLite database holding every
@@ -347,32 +315,18 @@ impl Store {
     /// exists. Other processes keep reading and writing meanwhile; the
     /// copy holds every commit up to the moment it started.
     pub fn backup(&self, path: &Path) -> Result<()> {
-        match &self.backend {
+        match &self.store.backend {
             Backend::Sqlite(file) => backup::write(&file.conn, path),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => copy::backup_to_sqlite(self, path),
+            Backend::Postgres(_) => copy::backup_to_sqlite(self.store, path),
         }
-    }
-
-    /// SQLite: folds the WAL into the file and leaves WAL mode, so the file
-    /// alone is the whole database (a backup's last step). The next
-    /// [`Store::open`] turns WAL mode on again.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn fold_wal_into_file(&self) -> Result<()> {
-        if let Backend::Sqlite(file) = &self.backend {
-            file.conn
-                .query_row("PRAGMA journal_mode = DELETE", [], |r| {
-                    r.get::<_, String>(0)
-                })?;
-        }
-        Ok(())
     }
 
     /// Checks the database and returns the verdict (`"ok"` when sound):
     /// SQLite's `PRAGMA integrity_check`; on PostgreSQL, whose server
     /// guards its own pages, a round trip to the server.
     pub fn integrity_check(&self) -> Result<String> {
-        match &self.backend {
+        match &self.store.backend {
             Backend::Sqlite(file) => {
                 Ok(file
                     .conn
@@ -380,8 +334,41 @@ impl Store {
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(_) => {
-                self.in_read_tx(|tx| tx.query_one("SELECT 'ok'::text", &[], |r| r.get(0)))
+                self.read(|tx| tx.query_one("SELECT 'ok'::text", &[], |r| r.get(0)))
             }
         }
+    }
+
+    /// Runs `f` in one read transaction.
+    fn read<T>(&self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.store.begin_read()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Runs `f` in one write transaction and commits when it succeeds (an
+    /// error drops the transaction, which rolls it back).
+    fn write<T>(&mut self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.store.begin_write()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+impl Store {
+    /// SQLite: folds the WAL into the file and leaves WAL mode, so the file
+    /// alone is the whole database (a backup's last step). The next
+    /// [`Store::open`] turns WAL mode on again.
+    #[cfg(feature = "postgres")]
+    fn fold_wal_into_file(&self) -> Result<()> {
+        if let Backend::Sqlite(file) = &self.backend {
+            file.conn
+                .query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                    r.get::<_, String>(0)
+                })?;
+        }
+        Ok(())
     }
 }

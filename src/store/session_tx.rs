@@ -1,10 +1,11 @@
-//! One host event, command or tool call on one session, in one immediate
-//! transaction: [`Store::begin`] starts it, the steps of the event run on
-//! the [`SessionTx`], and [`SessionTx::commit`] ends it. Dropping it
-//! instead rolls every step back, so a failing or killed hook leaves
-//! nothing half-applied, and two hooks of one session at once run one
-//! after the other (the second sees what the first wrote: a transcript is
-//! counted once).
+//! One host event, command or tool call on one session, in one
+//! transaction, through one of two doors: [`Store::write`] runs the steps
+//! of the event on a [`SessionTx`] of an immediate transaction and commits
+//! them when they all succeed; an error rolls every step back, so a
+//! failing or killed hook leaves nothing half-applied, and two hooks of one
+//! session at once run one after the other (the second sees what the first
+//! wrote: a transcript is counted once). [`Store::read`] runs steps that
+//! only read on one snapshot, without the write lock.
 //!
 //! The handle only reads and writes the session's rows (list, goal,
 //! marks, the runaway guard's counters, events) and the global pointers;
@@ -16,7 +17,7 @@ use serde_json::json;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions::SessionInfo;
 use super::sql::{Tx, params};
-use super::{Store, goals, sessions, todos, versions};
+use super::{SessionRef, Store, goals, sessions, todos, versions};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::Result;
@@ -42,59 +43,65 @@ pub(crate) const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
 pub struct SessionTx<'s> {
-    tx: Tx<'s>,
-    session: SessionId,
+    pub(super) tx: Tx<'s>,
+    pub(super) session: SessionId,
     /// The files checks are judged on, read at most once.
-    look: crate::tree::Look,
+    pub(super) look: crate::tree::Look,
 }
 
 impl Store {
-    /// Starts one immediate transaction for the steps of one event on
-    /// `session`. It waits (up to the busy timeout) while another process
-    /// holds the database's write lock (SQLite) or the session's lock
-    /// (PostgreSQL).
-    pub fn begin(&mut self, session: &SessionId) -> Result<SessionTx<'_>> {
-        let look = self.work.look();
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
-        Ok(SessionTx {
-            tx,
-            session: session.clone(),
-            look,
-        })
-    }
-
-    /// Starts a read-only transaction for steps that only read (the
-    /// goal-mode context without a memory file to deliver, the status
-    /// line): one snapshot of the last commit, no write lock, no waiting
-    /// behind a writer. A step that writes must not run on it.
-    pub(crate) fn begin_read(&self, session: &SessionId) -> Result<SessionTx<'_>> {
-        Ok(SessionTx {
-            tx: self.read_tx()?,
-            session: session.clone(),
-            look: self.work.look(),
-        })
-    }
-
-    /// Runs `steps` on one immediate transaction of `session` (see
-    /// [`Store::begin`]) and commits them when they succeed; an error rolls
-    /// every step back.
-    pub fn in_session<T>(
-        &mut self,
-        session: &SessionId,
+    /// The read door: runs `steps` on one read-only transaction of
+    /// `target`'s session (a [`SessionId`], or a [`SessionRef`] read in
+    /// the same snapshot): one snapshot of the last commit, no write lock,
+    /// no waiting behind a writer. A step that writes must not run in it.
+    pub fn read<T>(
+        &self,
+        target: &(impl SessionRef + ?Sized),
         steps: impl FnOnce(&SessionTx<'_>) -> Result<T>,
     ) -> Result<T> {
-        let tx = self.begin(session)?;
+        let tx = self.open_read(target)?;
         let value = steps(&tx)?;
         tx.commit()?;
         Ok(value)
     }
-}
 
-impl<'s> SessionTx<'s> {
-    /// The steps of `session` on `tx`.
-    pub(super) fn new(tx: Tx<'s>, session: SessionId, look: crate::tree::Look) -> SessionTx<'s> {
-        SessionTx { tx, session, look }
+    /// The write door: runs `steps` on one immediate transaction of
+    /// `target`'s session and commits them when they succeed; an error
+    /// rolls every step back. It waits (up to the busy timeout) while
+    /// another process holds the database's write lock (SQLite) or the
+    /// session's lock (PostgreSQL), taken before the first read, so what
+    /// the steps read is what they overwrite.
+    pub fn write<T>(
+        &mut self,
+        target: &(impl SessionRef + ?Sized),
+        steps: impl FnOnce(&SessionTx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let tx = self.open_write(target)?;
+        let value = steps(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// The transaction behind [`Store::write`], for a call that commits
+    /// itself.
+    pub(super) fn open_write(
+        &mut self,
+        target: &(impl SessionRef + ?Sized),
+    ) -> Result<SessionTx<'_>> {
+        let look = self.work.look();
+        let tx = self.begin_write()?;
+        let session = super::session_ref::resolve(&tx, target)?;
+        tx.lock_session(&session)?;
+        Ok(SessionTx { tx, session, look })
+    }
+
+    /// The transaction behind [`Store::read`], for a call that ends it
+    /// itself.
+    pub(super) fn open_read(&self, target: &(impl SessionRef + ?Sized)) -> Result<SessionTx<'_>> {
+        let look = self.work.look();
+        let tx = self.begin_read()?;
+        let session = super::session_ref::resolve(&tx, target)?;
+        Ok(SessionTx { tx, session, look })
     }
 }
 
@@ -104,15 +111,16 @@ impl SessionTx<'_> {
         &self.session
     }
 
-    /// Commits every step. Without it, dropping the handle rolls them back.
-    pub fn commit(self) -> Result<()> {
+    /// Commits every step (the doors do). Without it, dropping the handle
+    /// rolls them back.
+    pub(super) fn commit(self) -> Result<()> {
         self.tx.commit()?;
         Ok(())
     }
 
     /// The session's row (created, updated, counts), if it was ever
     /// written.
-    pub(crate) fn info(&self) -> Result<Option<SessionInfo>> {
+    pub fn info(&self) -> Result<Option<SessionInfo>> {
         sessions::session_info(&self.tx, &self.session)
     }
 
@@ -199,7 +207,7 @@ impl SessionTx<'_> {
     }
 
     /// A remembered per-session fact (integration state), if set.
-    pub(crate) fn mark(&self, key: &str) -> Result<Option<String>> {
+    pub fn mark(&self, key: &str) -> Result<Option<String>> {
         sessions::mark(&self.tx, &self.session, key)
     }
 

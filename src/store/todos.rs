@@ -95,10 +95,9 @@ impl Store {
         // A named agent's view is a call that keeps its claims (DESIGN.md
         // §2.5): it takes the write path, which records it.
         let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
-            let look = self.work.look();
-            let (tx, session) = self.read_tx_for(session)?;
-            let session = &session;
-            let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;
+            let stx = self.open_read(session)?;
+            let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
+            let (keyed, version) = load_kept(tx, session, current(tx, session, cache)?)?;
             let KeyedList {
                 list,
                 phase_keys,
@@ -109,9 +108,7 @@ impl Store {
                 // The list goes into the result, copied only when it is
                 // also kept for the next call.
                 let section = match outcome.errors.is_empty() {
-                    true => {
-                        super::checks::task_section(&tx, session, &outcome.list, &look, now_ms)?
-                    }
+                    true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
                     false => None,
                 };
                 let (mut result, cache) = if caching {
@@ -121,15 +118,12 @@ impl Store {
                         phase_keys,
                         task_keys,
                     };
-                    (
-                        result,
-                        ListCache::of(caching, &tx, session, version, keyed)?,
-                    )
+                    (result, ListCache::of(caching, tx, session, version, keyed)?)
                 } else {
                     (outcome.into_result(version), None)
                 };
                 add_section(&mut result, section);
-                tx.commit()?;
+                stx.commit()?;
                 self.list_cache = cache;
                 return Ok(result);
             }
@@ -138,14 +132,13 @@ impl Store {
         } else {
             cache
         };
-        let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
-        let cache = current(&tx, &session, cache)?;
-        let who = &super::tool_use::settle(&tx, &session, who)?;
-        let (result, cache) = call_in_tx(
-            &tx, &session, cache, caching, call, actor, who, now_ms, &look,
-        )?;
-        tx.commit()?;
+        let stx = self.open_write(session)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
+        let cache = current(tx, session, cache)?;
+        let who = &super::tool_use::settle(tx, session, who)?;
+        let (result, cache) =
+            call_in_tx(tx, session, cache, caching, call, actor, who, now_ms, look)?;
+        stx.commit()?;
         self.list_cache = cache;
         Ok(result)
     }
@@ -198,15 +191,15 @@ impl Store {
         let caching = self.caching;
         let cache = self.list_cache.take();
         let who = self.who_for_call();
-        let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
-        let cache = current(&tx, &session, cache)?;
-        let who = super::tool_use::settle(&tx, &session, who)?;
+        let stx = self.open_write(session)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
+        let cache = current(tx, session, cache)?;
+        let who = super::tool_use::settle(tx, session, who)?;
         let solo = actor == Actor::User || who.agent.is_none();
-        if solo && let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+        if solo && let Some(placed) = super::in_place::run(tx, session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
             // of what this transaction leaves.
-            let cache = match (cache, stamp(&tx)?) {
+            let cache = match (cache, stamp(tx)?) {
                 (Some(mut cache), Some(stamp)) => cache.keyed.set_rows(&placed.sets).then(|| {
                     cache.version = placed.version;
                     cache.stamp = stamp;
@@ -214,7 +207,7 @@ impl Store {
                 }),
                 _ => None,
             };
-            tx.commit()?;
+            stx.commit()?;
             self.list_cache = cache;
             let answer = TodoAnswer {
                 text: placed.text,
@@ -225,54 +218,11 @@ impl Store {
             };
             return Ok((answer, true));
         }
-        let (result, cache) = call_in_tx(
-            &tx, &session, cache, caching, call, actor, &who, now_ms, &look,
-        )?;
-        tx.commit()?;
+        let (result, cache) =
+            call_in_tx(tx, session, cache, caching, call, actor, &who, now_ms, look)?;
+        stx.commit()?;
         self.list_cache = cache;
         Ok((TodoAnswer::of(&result), false))
-    }
-
-    /// The text of a user's `view` of `session` (what [`Store::todo`]
-    /// returns as the text of that call) and whether it is an error (a
-    /// phase or page that does not exist). Reads only what the page shows
-    /// when the list's kept shape allows ([`super::shape`]), else the whole
-    /// list; one read transaction either way, no write lock.
-    /// A list with checks ends with where they stand at `now_ms`.
-    pub fn todo_view(
-        &self,
-        session: &SessionId,
-        view: &ViewPage,
-        now_ms: i64,
-    ) -> Result<(String, bool)> {
-        let look = self.work.look();
-        self.in_read_tx(|tx| {
-            let version = match shape::view_page(tx, session, view)? {
-                Ok(text) => return Ok((text, false)),
-                Err(version) => version,
-            };
-            let list = if version == 0 {
-                TodoList::default()
-            } else {
-                rows::load(tx, session)?.list
-            };
-            let op = Op::View(view.clone());
-            let outcome = todo::run(list, Call::Op(&op), Actor::User);
-            let section = match outcome.errors.is_empty() {
-                true => super::checks::task_section(tx, session, &outcome.list, &look, now_ms)?,
-                false => None,
-            };
-            let mut result = outcome.into_result(version);
-            add_section(&mut result, section);
-            Ok((result.text().to_owned(), result.is_error))
-        })
-    }
-
-    /// The list of `session` as a `<todo_context>` block bounded to
-    /// `max_tasks` shows it ([`SessionTx::todo_listed`](super::SessionTx::todo_listed)).
-    /// Takes no write lock.
-    pub fn todo_listed(&self, session: &SessionId, max_tasks: usize) -> Result<todo::Listed> {
-        self.in_read_tx(|tx| shape::listed(tx, session, max_tasks))
     }
 
     /// Keeps the list of the last todo call in memory, for the next call on
@@ -282,13 +232,6 @@ impl Store {
     /// server; a one-call process gains nothing from it.
     pub fn keep_lists(&mut self) {
         self.caching = true;
-    }
-
-    /// The current list of `session` and its version (empty, 0 if the
-    /// session was never written). Takes no write lock.
-    pub fn todo_list(&self, session: &SessionId) -> Result<(TodoList, i64)> {
-        let row = self.in_read_tx(|tx| sessions::load_todos(tx, session))?;
-        Ok((row.list, row.version))
     }
 
     /// Replaces the list with an imported one (actor user). The list must
@@ -310,10 +253,39 @@ impl Store {
             )));
         }
         let lease_ms = self.who.lease_ms;
-        let tx = self.write_tx(session)?;
-        let result = import_in_tx(&tx, session, list, source, lease_ms, now_ms)?;
-        tx.commit()?;
-        Ok(result)
+        self.write(session, |tx| {
+            import_in_tx(&tx.tx, session, list, source, lease_ms, now_ms)
+        })
+    }
+}
+
+impl super::SessionTx<'_> {
+    /// The text of a user's `view` of the session (what [`Store::todo`]
+    /// returns as the text of that call) and whether it is an error (a
+    /// phase or page that does not exist). Reads only what the page shows
+    /// when the list's kept shape allows ([`super::shape`]), else the whole
+    /// list.
+    /// A list with checks ends with where they stand at `now_ms`.
+    pub fn todo_view(&self, view: &ViewPage, now_ms: i64) -> Result<(String, bool)> {
+        let (tx, session, look) = (&self.tx, &self.session, &self.look);
+        let version = match shape::view_page(tx, session, view)? {
+            Ok(text) => return Ok((text, false)),
+            Err(version) => version,
+        };
+        let list = if version == 0 {
+            TodoList::default()
+        } else {
+            rows::load(tx, session)?.list
+        };
+        let op = Op::View(view.clone());
+        let outcome = todo::run(list, Call::Op(&op), Actor::User);
+        let section = match outcome.errors.is_empty() {
+            true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
+            false => None,
+        };
+        let mut result = outcome.into_result(version);
+        add_section(&mut result, section);
+        Ok((result.text().to_owned(), result.is_error))
     }
 
     /// Restores the list as it was before the last change, as a new version.
@@ -322,9 +294,9 @@ impl Store {
     /// undo is itself never undone by the next one. Refused, with nothing
     /// changed, when there is nothing left to undo or the version to
     /// restore is older than the history kept.
-    pub fn todo_undo(&mut self, session: &SessionId, now_ms: i64) -> Result<TodoResult> {
-        let tx = self.write_tx(session)?;
-        let (keyed, current) = load(&tx, session)?;
+    pub fn todo_undo(&self, now_ms: i64) -> Result<TodoResult> {
+        let (tx, session) = (&self.tx, &self.session);
+        let (keyed, current) = load(tx, session)?;
         let first_state = || {
             Error::Rejected(format!(
                 "nothing to undo in session {session}: the todo list is at its first state"
@@ -342,12 +314,12 @@ impl Store {
         if current == 0 {
             return Err(first_state());
         }
-        let target = match rows::undo_to(&tx, session, current)? {
+        let target = match rows::undo_to(tx, session, current)? {
             None | Some(Some(UNDO_TO_UNKNOWN)) => return Err(too_old(None)),
             Some(None) => return Err(first_state()),
             Some(Some(target)) => target,
         };
-        let steps = rows::steps(&tx, session, target, current)?;
+        let steps = rows::steps(tx, session, target, current)?;
         let restored = match patch::rebuild(keyed.clone(), current, target, &steps) {
             Ok(restored) => restored,
             Err(Rebuild::Missing(_)) => return Err(too_old(Some(target))),
@@ -362,12 +334,12 @@ impl Store {
         let undo_to = if target == 0 {
             None
         } else {
-            rows::undo_to(&tx, session, target)?.unwrap_or(Some(UNDO_TO_UNKNOWN))
+            rows::undo_to(tx, session, target)?.unwrap_or(Some(UNDO_TO_UNKNOWN))
         };
         let (forward, inverse) = keyed.change_to_keyed(&restored);
         let version = current + 1;
         store_version(
-            &tx,
+            tx,
             session,
             &forward,
             Version {
@@ -385,14 +357,13 @@ impl Store {
                 at_ms: now_ms,
             },
         )?;
-        tx.commit()?;
         Ok(result(restored.list, "undo", version))
     }
 
-    /// The pending todo-error text of `session` (set by a rejected agent
-    /// call, cleared by the next successful one), if any.
-    pub fn pending_todo_error(&self, session: &SessionId) -> Result<Option<String>> {
-        self.in_read_tx(|tx| read_todo_error(tx, session))
+    /// The pending todo-error text of the session (set by a rejected
+    /// agent call, cleared by the next successful one), if any.
+    pub fn pending_todo_error(&self) -> Result<Option<String>> {
+        read_todo_error(&self.tx, &self.session)
     }
 }
 

@@ -196,8 +196,8 @@ mod tests {
 
     fn marks(store: &Store) -> usize {
         store
-            .in_read_tx(|tx| {
-                tx.query_all(
+            .read(&session(), |tx| {
+                tx.tx.query_all(
                     "SELECT key FROM session_marks WHERE key LIKE 'tool-use-agent:%'",
                     crate::store::sql::params![],
                     |r| r.get::<String>(0),
@@ -219,9 +219,10 @@ mod tests {
             json!({"op": "init", "items": ["Mine", "Theirs", "Later"]}),
             1,
         );
-        let tx = store.begin(&session()).unwrap();
-        assert!(tx.record_tool_use("toolu_1", &agent("a1f"), 2).unwrap());
-        tx.commit().unwrap();
+        let recorded = store.write(&session(), |tx| {
+            tx.record_tool_use("toolu_1", &agent("a1f"), 2)
+        });
+        assert!(recorded.unwrap());
         let before = crate::store::transactions_begun();
         call(
             &mut store,
@@ -231,7 +232,7 @@ mod tests {
         );
         assert_eq!(crate::store::transactions_begun() - before, 1);
         assert_eq!(marks(&store), 0);
-        let (list, _) = store.todo_list(&session()).unwrap();
+        let (list, _) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         let holder = |t: &str| {
             let (p, i) = list.find_task(t).unwrap();
             list.phases[p].tasks[i].agent.clone()
@@ -262,15 +263,18 @@ mod tests {
     #[test]
     fn records_stay_bounded() {
         let mut store = Store::open_in_memory().unwrap();
-        let tx = store.begin(&session()).unwrap();
-        assert!(tx.record_tool_use("toolu_g", &agent("a1"), 0).unwrap());
-        assert!(tx.record_tool_use("toolu_lost", &agent("a1"), 0).unwrap());
-        assert!(!tx.record_tool_use("", &agent("a1"), 0).unwrap());
-        assert!(
-            !tx.record_tool_use(&"x".repeat(257), &agent("a1"), 0)
-                .unwrap()
-        );
-        tx.commit().unwrap();
+        store
+            .write(&session(), |tx| {
+                assert!(tx.record_tool_use("toolu_g", &agent("a1"), 0).unwrap());
+                assert!(tx.record_tool_use("toolu_lost", &agent("a1"), 0).unwrap());
+                assert!(!tx.record_tool_use("", &agent("a1"), 0).unwrap());
+                assert!(
+                    !tx.record_tool_use(&"x".repeat(257), &agent("a1"), 0)
+                        .unwrap()
+                );
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(marks(&store), 2);
         store.act_for_call(Some(super::CallFrom::ToolUse("toolu_g".into())));
         store
@@ -282,13 +286,11 @@ mod tests {
             )
             .unwrap();
         assert_eq!(marks(&store), 1);
-        let tx = store.begin(&session()).unwrap();
         let later = super::TOOL_USE_TTL_MS;
-        assert!(
+        let recorded = store.write(&session(), |tx| {
             tx.record_tool_use("toolu_new", &agent("a1"), later)
-                .unwrap()
-        );
-        tx.commit().unwrap();
+        });
+        assert!(recorded.unwrap());
         assert_eq!(marks(&store), 1, "the stale record was dropped");
     }
 
@@ -316,7 +318,7 @@ mod tests {
         assert_eq!(marks(&store), 0);
         // The next call is the main agent's again: its task is its own.
         call(&mut store, None, json!({"op": "done", "task": "Mine"}), 3);
-        let (list, _) = store.todo_list(&session()).unwrap();
+        let (list, _) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         let states: Vec<_> = list
             .tasks()
             .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.as_deref()))
@@ -356,7 +358,7 @@ mod tests {
         as_w1(&mut store, json!({"op": "view"}), 1_000 + lease - 1);
         assert_eq!(crate::store::transactions_begun() - before, 1);
         // The main agent's view, and a person's, are reads.
-        let (_, version) = store.todo_list(&session()).unwrap();
+        let (_, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         call(&mut store, None, json!({"op": "view"}), 1_000 + lease);
         store
             .todo(
@@ -366,7 +368,10 @@ mod tests {
                 1_000 + lease,
             )
             .unwrap();
-        assert_eq!(store.todo_list(&session()).unwrap().1, version);
+        assert_eq!(
+            store.read(&session(), |tx| tx.todo_list()).unwrap().1,
+            version
+        );
         // After the first lease, the claim still holds: the view renewed it.
         store.act_for_call(None);
         let taken = store

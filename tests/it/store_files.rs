@@ -77,7 +77,7 @@ fn a_new_database_file_is_private_and_keeps_its_data() {
     let mut s = Store::open(&path).unwrap();
     assert_eq!(tasks(&mut s), "Tasks: [/] persisted");
     assert_eq!(version(&mut s), 1);
-    assert_eq!(s.integrity_check().unwrap(), "ok");
+    assert_eq!(s.admin().integrity_check().unwrap(), "ok");
 }
 
 /// A database file is created where it is missing, never a directory (a

@@ -481,7 +481,7 @@ mod tests {
             .todo(&fx.session, start, crate::todo::Actor::Agent, 1)
             .unwrap();
         assert!(!started.is_error, "{}", started.text());
-        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
         assert_eq!(list.phases[0].tasks[1].agent.as_deref(), Some("a1f"));
         // Another tool, or the names of a project install, get nothing.
         for tool in ["Read", "mcp__goalkeeper__todo", "mcp__other__todo"] {

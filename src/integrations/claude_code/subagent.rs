@@ -125,7 +125,7 @@ mod tests {
     }
 
     fn holder(store: &Store, session: &SessionId, task: &str) -> Option<String> {
-        let (list, _) = store.todo_list(session).unwrap();
+        let (list, _) = store.read(session, |tx| tx.todo_list()).unwrap();
         let (p, t) = list.find_task(task).unwrap();
         list.phases[p].tasks[t].agent.clone()
     }
@@ -176,14 +176,19 @@ mod tests {
             .todo_answer(&fx.session, Call::Value(&nope), Actor::Agent, NOW);
         assert!(refused.unwrap().is_error);
         let mark = "todo-error.agent:a1f";
-        assert!(fx.store.session_mark(&fx.session, mark).unwrap().is_some());
+        assert!(
+            fx.store
+                .read(&fx.session, |tx| tx.mark(mark))
+                .unwrap()
+                .is_some()
+        );
         let stop = event(
             "SubagentStop",
             "cc-1",
             json!({"stop_hook_active": false, "agent_id": "a1f", "agent_type": "general-purpose"}),
         );
         assert_eq!(fx.send(&stop).stdout, None);
-        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
         let states: Vec<_> = list
             .tasks()
             .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.is_some()))
@@ -196,13 +201,21 @@ mod tests {
                 ("C", "pending", false)
             ]
         );
-        let log = fx.store.event_log(&fx.session, 1).unwrap();
+        let log = fx.store.read(&fx.session, |tx| tx.event_log(1)).unwrap();
         assert_eq!(
             (log[0].actor.as_str(), log[0].op.as_deref()),
             ("goalkeeper", Some("release"))
         );
-        assert_eq!(fx.store.session_mark(&fx.session, mark).unwrap(), None);
-        assert_eq!(fx.store.pending_todo_error(&fx.session).unwrap(), None);
+        assert_eq!(
+            fx.store.read(&fx.session, |tx| tx.mark(mark)).unwrap(),
+            None
+        );
+        assert_eq!(
+            fx.store
+                .read(&fx.session, |tx| tx.pending_todo_error())
+                .unwrap(),
+            None
+        );
         let before = fx.state();
         assert_eq!(fx.send(&stop).stdout, None);
         assert_eq!(before, fx.state());

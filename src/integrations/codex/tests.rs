@@ -78,6 +78,7 @@ fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
     );
     assert_eq!(
         fx.store
+            .admin()
             .pointer(&format!("codex:{}", event_dir()))
             .unwrap()
             .as_deref(),
@@ -288,7 +289,7 @@ fn usage_record(id: &str, input: u64) -> String {
 
 fn tokens_used(fx: &mut Fixture) -> u64 {
     fx.store
-        .current_goal(&fx.session)
+        .read(&fx.session, |tx| tx.goal())
         .unwrap()
         .unwrap()
         .tokens_used
@@ -400,7 +401,7 @@ fn agent(name: &str) -> crate::AgentName {
 }
 
 fn holders(fx: &mut Fixture) -> Vec<(String, String, Option<String>)> {
-    let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+    let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
     list.tasks()
         .map(|(_, t)| {
             (

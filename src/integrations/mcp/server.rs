@@ -167,9 +167,9 @@ impl McpServer {
         let now_ms = (self.clock)()?;
         let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
         let store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        let tx = store.begin_read_for(self)?;
-        let message = crate::turn::goal_mode_context(&tx, &self.injector, &active, now_ms)?;
-        tx.commit()?;
+        let message = store.read(self, |tx| {
+            crate::turn::goal_mode_context(tx, &self.injector, &active, now_ms)
+        })?;
         Ok(message
             .map(|m| m.content)
             .map_err(|gate| format!("no goal-mode context: {gate}")))
@@ -242,15 +242,20 @@ mod tests {
         let store = server.store.lock().unwrap();
         assert_eq!(
             store
-                .current_goal(&host_session)
+                .read(&host_session, |tx| tx.goal())
                 .unwrap()
                 .unwrap()
                 .objective,
             "Ship"
         );
-        assert_eq!(store.todo_version(&host_session).unwrap(), 1);
         assert_eq!(
-            store.current_goal(&SessionId::parse("s").unwrap()).unwrap(),
+            store.read(&host_session, |tx| tx.todo_version()).unwrap(),
+            1
+        );
+        assert_eq!(
+            store
+                .read(&SessionId::parse("s").unwrap(), |tx| tx.goal())
+                .unwrap(),
             None
         );
     }

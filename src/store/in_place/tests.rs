@@ -97,18 +97,23 @@ fn call_for(kind: u8, pick: &prop::sample::Index, list: &TodoList) -> Value {
 /// What a user or a model can see of a store's session.
 fn seen(store: &Store) -> (TodoList, i64, Option<String>, Vec<crate::store::Event>) {
     let s = session();
-    let (list, version) = store.todo_list(&s).unwrap();
-    let error = store.pending_todo_error(&s).unwrap();
-    (list, version, error, store.event_log(&s, 1_000).unwrap())
+    let (list, version) = store.read(&s, |tx| tx.todo_list()).unwrap();
+    let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
+    (
+        list,
+        version,
+        error,
+        store.read(&s, |tx| tx.event_log(1_000)).unwrap(),
+    )
 }
 
 /// The shape kept for the session is the shape of its rows.
 fn check_kept(store: &Store, context: &str) -> Result<(), TestCaseError> {
     let s = session();
     let (version, kept, keyed) = store
-        .in_read_tx(|tx| {
-            let (version, kept) = shape::load(tx, &s)?;
-            Ok((version, kept, crate::store::rows::load(tx, &s)?))
+        .read(&s, |t| {
+            let (version, kept) = shape::load(&t.tx, &s)?;
+            Ok((version, kept, crate::store::rows::load(&t.tx, &s)?))
         })
         .unwrap();
     let expected = (version > 0).then(|| Shape::of_keyed(&keyed));
@@ -134,15 +139,19 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
             narrow.todo_import(&s, first.clone(), "test", 1).unwrap();
             wide.todo_import(&s, first, "test", 1).unwrap();
             for (i, (kind, pick, agent)) in steps.iter().enumerate() {
-                let (list, _) = wide.todo_list(&s).unwrap();
+                let (list, _) = wide.read(&s, |tx| tx.todo_list()).unwrap();
                 let call = call_for(*kind, pick, &list);
                 let actor = if *agent { Actor::Agent } else { Actor::User };
                 let context = format!("step {i}: {call} by {actor:?}");
                 let now = 10 + i as i64;
                 if *kind == 15 {
                     // An undo on both, of whatever the last step stored.
-                    let a = narrow.todo_undo(&s, now).map(|r| r.text().to_owned());
-                    let b = wide.todo_undo(&s, now).map(|r| r.text().to_owned());
+                    let a = narrow
+                        .write(&s, |tx| tx.todo_undo(now))
+                        .map(|r| r.text().to_owned());
+                    let b = wide
+                        .write(&s, |tx| tx.todo_undo(now))
+                        .map(|r| r.text().to_owned());
                     prop_assert_eq!(
                         a.map_err(|e| e.to_string()),
                         b.map_err(|e| e.to_string()),
@@ -175,8 +184,12 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
             }
             // Every version the history keeps comes back the same way.
             for i in 0..steps.len() {
-                let a = narrow.todo_undo(&s, 100).map(|r| r.text().to_owned());
-                let b = wide.todo_undo(&s, 100).map(|r| r.text().to_owned());
+                let a = narrow
+                    .write(&s, |tx| tx.todo_undo(100))
+                    .map(|r| r.text().to_owned());
+                let b = wide
+                    .write(&s, |tx| tx.todo_undo(100))
+                    .map(|r| r.text().to_owned());
                 let (a, b) = (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
                 prop_assert_eq!(&a, &b, "undo {}", i);
                 prop_assert_eq!(seen(&narrow), seen(&wide), "undo {}", i);
@@ -258,7 +271,7 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
         assert_eq!(text.starts_with("No change"), no_op, "{text}");
         assert_eq!(seen(&narrow), seen(&wide), "{call}");
     }
-    let (list, version) = narrow.todo_list(&s).unwrap();
+    let (list, version) = narrow.read(&s, |tx| tx.todo_list()).unwrap();
     // One version per call but the two no-ops: a `block` that keeps the
     // note, a `done` of a completed task.
     assert_eq!(version, 9);
@@ -269,7 +282,7 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
         (Status::Abandoned, Some(crate::todo::DroppedBy::User))
     );
     let keyed = narrow
-        .in_read_tx(|tx| crate::store::rows::load(tx, &s))
+        .read(&s, |t| crate::store::rows::load(&t.tx, &s))
         .unwrap();
     let KeyedList { list: rows, .. } = &keyed;
     assert_eq!(*rows, list);
@@ -310,7 +323,7 @@ fn a_list_named_agents_work_on_goes_the_whole_way() {
         .todo_answer_traced(&s, Call::Value(&done), Actor::User, 7)
         .unwrap();
     assert!(!placed && !answer.is_error, "{}", answer.text);
-    let (list, _) = store.todo_list(&s).unwrap();
+    let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
     assert_eq!(list.in_progress(), None, "{}", answer.text);
 }
 
@@ -399,7 +412,7 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
             .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
             .unwrap();
         assert!(!placed, "shaped: {shaped}");
-        let (list, _) = store.todo_list(&s).unwrap();
+        let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
         let active: Vec<&str> = list
             .tasks()
             .filter(|(_, t)| t.status == Status::InProgress)

@@ -233,7 +233,7 @@ fn succeeds(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
 /// its version, that the result shows the list as it was, and that the
 /// summary leads with the same errors.
 pub fn rejected(store: &mut Store, json: &str, actor: Actor) -> Vec<String> {
-    let (before, version) = store.todo_list(&session()).unwrap();
+    let (before, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     let outcome = todo::run(before.clone(), Call::Json(json), actor);
     assert!(
         !outcome.errors.is_empty(),
@@ -244,7 +244,7 @@ pub fn rejected(store: &mut Store, json: &str, actor: Actor) -> Vec<String> {
         result.is_error,
         "{json}: the result is not flagged as an error"
     );
-    let (after, version_after) = store.todo_list(&session()).unwrap();
+    let (after, version_after) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     assert_eq!(json_of(&after), json_of(&before), "{json} changed the list");
     assert_eq!(version_after, version, "{json} changed the version");
     assert_eq!(result.details.phases, before, "{json}: the result list");
@@ -272,12 +272,12 @@ pub fn error(store: &mut Store, json: &str, actor: Actor) -> String {
 
 /// The stored list of the test session.
 pub fn list(store: &mut Store) -> TodoList {
-    store.todo_list(&session()).unwrap().0
+    store.read(&session(), |tx| tx.todo_list()).unwrap().0
 }
 
 /// The stored version of the test session's list.
 pub fn version(store: &mut Store) -> i64 {
-    store.todo_list(&session()).unwrap().1
+    store.read(&session(), |tx| tx.todo_list()).unwrap().1
 }
 
 /// The stored list, written compactly:

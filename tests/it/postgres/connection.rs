@@ -261,7 +261,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
     let before = {
         let mut store = Store::open_location(&location).unwrap();
         store.todo(&s, Call::Json(&init), Actor::Agent, 1).unwrap();
-        store.todo_view(&s, &page, 0).unwrap()
+        store.read(&s, |tx| tx.todo_view(&page, 0)).unwrap()
     };
     let mut admin = db.admin();
     admin
@@ -286,12 +286,12 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             .get(0)
     };
     assert_eq!(shape(&mut admin), None);
-    assert_eq!(store.todo_view(&s, &page, 0).unwrap(), before);
-    assert_eq!(store.status(&s).unwrap().1.total, 250);
+    assert_eq!(store.read(&s, |tx| tx.todo_view(&page, 0)).unwrap(), before);
+    assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1.total, 250);
     let done = r#"{"op":"done","task":"task 000, long enough to need a second page"}"#;
     store.todo(&s, Call::Json(done), Actor::Agent, 2).unwrap();
     assert!(shape(&mut admin).is_some());
-    let (text, is_error) = store.todo_view(&s, &page, 0).unwrap();
+    let (text, is_error) = store.read(&s, |tx| tx.todo_view(&page, 0)).unwrap();
     assert!(
         !is_error && text.starts_with("Overall: 1/250 done, 249 open."),
         "{text}"
@@ -301,7 +301,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .batch_execute("UPDATE tasks SET status = 'completed' WHERE pos = 5")
         .unwrap();
     assert_eq!(shape(&mut admin), None);
-    assert_eq!(store.status(&s).unwrap().1.closed, 2);
+    assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1.closed, 2);
 }
 
 /// A database an early build of v6 migrated (its index `tasks_by_content`

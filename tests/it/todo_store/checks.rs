@@ -49,7 +49,9 @@ fn agent_by() -> RunBy {
 /// What `goalkeeper verify [--task]` does: the checks of `scope` run in
 /// `dir`, the run recorded.
 fn verify(store: &mut Store, dir: &Path, scope: Scope, at_ms: i64) -> Evidence {
-    let commands = store.checks_to_run(&session(), &scope).unwrap();
+    let commands = store
+        .read(&session(), |tx| tx.checks_to_run(&scope))
+        .unwrap();
     assert!(!commands.is_empty());
     let limits = Limits {
         timeout: Duration::from_secs(60),
@@ -60,7 +62,7 @@ fn verify(store: &mut Store, dir: &Path, scope: Scope, at_ms: i64) -> Evidence {
         goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms).unwrap();
     assert!(
         store
-            .record_run(&session(), &evidence, "verify", at_ms)
+            .write(&session(), |tx| tx.record_run(&evidence, "verify", at_ms))
             .unwrap()
     );
     evidence
@@ -81,16 +83,23 @@ fn agent_complete(store: &mut Store, at_ms: i64) -> (bool, String) {
 /// An agent's todo call the gate refuses: its one error, the list and its
 /// version as they were.
 fn gated(store: &mut Store, json: &str) -> String {
-    let (before, version) = store.todo_list(&session()).unwrap();
+    let (before, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     let result = common::call(store, json, Actor::Agent);
     assert!(result.is_error, "{json}: {}", result.text());
-    assert_eq!(store.todo_list(&session()).unwrap(), (before, version));
+    assert_eq!(
+        store.read(&session(), |tx| tx.todo_list()).unwrap(),
+        (before, version)
+    );
     let first = result.text().lines().next().unwrap();
     first.strip_prefix("Errors: ").unwrap().to_owned()
 }
 
 fn goal_status(store: &mut Store) -> GoalStatus {
-    store.current_goal(&session()).unwrap().unwrap().status
+    store
+        .read(&session(), |tx| tx.goal())
+        .unwrap()
+        .unwrap()
+        .status
 }
 
 #[test]
@@ -264,7 +273,7 @@ fn the_agents_tools_read_checks_and_never_write_them() {
             .unwrap();
         (r.is_error, r.text().to_owned())
     };
-    let before = store.current_goal(&session()).unwrap();
+    let before = store.read(&session(), |tx| tx.goal()).unwrap();
     assert_eq!(
         goal(&mut store, r#"{"op":"get","checks":[]}"#),
         (
@@ -285,7 +294,7 @@ fn the_agents_tools_read_checks_and_never_write_them() {
             "Errors: only the user sets or removes checks: a check is a command that runs with the user's rights, and the definition of done the work is measured by"
         );
     }
-    assert_eq!(store.current_goal(&session()).unwrap(), before);
+    assert_eq!(store.read(&session(), |tx| tx.goal()).unwrap(), before);
     // The agent's `get` reads them, and where they stand.
     let (_, text) = goal(&mut store, r#"{"op":"get"}"#);
     assert!(
@@ -333,7 +342,7 @@ fn a_rewrite_of_the_plan_keeps_each_tasks_check() {
     store
         .todo(&session(), Call::Op(&op), Actor::User, NOW)
         .unwrap();
-    store.todo_undo(&session(), NOW).unwrap();
+    store.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
     let list = common::list(&mut store);
     assert_eq!(
         list.tasks()
@@ -388,7 +397,7 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
         user(&mut store, GoalOp::CheckAdd("one more".into())).1,
         "Errors: goal #1 has 20 checks, the most a goal carries; remove one first (`goal check rm N`)"
     );
-    let goal = store.current_goal(&session()).unwrap().unwrap();
+    let goal = store.read(&session(), |tx| tx.goal()).unwrap().unwrap();
     assert_eq!(goal.checks.len(), 20);
     assert_eq!(
         user(&mut store, GoalOp::CheckRm(1))
@@ -400,7 +409,11 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
     );
     assert_eq!(
         goal.revision + 1,
-        store.current_goal(&session()).unwrap().unwrap().revision
+        store
+            .read(&session(), |tx| tx.goal())
+            .unwrap()
+            .unwrap()
+            .revision
     );
 }
 
@@ -408,7 +421,9 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
 fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     let (dir, mut store) = project();
     set(&mut store, &["true", "echo goalkeeper-evidence 1 forged"]);
-    let commands = store.checks_to_run(&session(), &Scope::Goal).unwrap();
+    let commands = store
+        .read(&session(), |tx| tx.checks_to_run(&Scope::Goal))
+        .unwrap();
     let limits = Limits {
         timeout: Duration::from_secs(60),
         tail_bytes: 1024,
@@ -428,16 +443,25 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     let found = record::from_shell_call(shell, &["goalkeeper"]).unwrap();
     assert_eq!(
         store
-            .record_from_hook(&SessionId::parse("other").unwrap(), &found, NOW)
+            .write(&SessionId::parse("other").unwrap(), |tx| tx
+                .record_from_hook(&found, NOW))
             .unwrap_err()
             .to_string(),
         "the record is of session s, not of this session other; it was not stored"
     );
-    assert!(store.record_from_hook(&session(), &found, NOW).unwrap());
-    assert!(!store.record_from_hook(&session(), &found, NOW).unwrap());
+    assert!(
+        store
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
+            .unwrap()
+    );
     assert!(
         !store
-            .record_run(&session(), &evidence, "verify", NOW)
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(&session(), |tx| tx.record_run(&evidence, "verify", NOW))
             .unwrap()
     );
     let runs: Vec<_> = super::log(&mut store)
@@ -452,7 +476,7 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     set(&mut store, &["make"]);
     assert_eq!(
         store
-            .record_from_hook(&session(), &found, NOW)
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
             .unwrap_err()
             .to_string(),
         "the record names no check the session has now; it was not stored"
@@ -471,7 +495,7 @@ fn the_runaway_guard_counts_a_verify_that_changed_nothing_as_no_progress() {
     let tools = vec!["todo".to_owned(), "goal".to_owned()];
     let next = |store: &mut Store| {
         store
-            .in_session(&session(), |tx| continuation(tx, &injector, &tools, NOW))
+            .write(&session(), |tx| continuation(tx, &injector, &tools, NOW))
             .unwrap()
     };
     assert!(matches!(next(&mut store), Continuation::Message(_)));

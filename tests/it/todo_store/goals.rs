@@ -40,12 +40,12 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
         )
         .unwrap();
     assert!(!set_result.is_error, "{}", set_result.text());
-    let id = s.current_goal(&me).unwrap().unwrap().id;
+    let id = s.read(&me, |tx| tx.goal()).unwrap().unwrap().id;
     for i in 0..3 {
         s.goal(&me, GoalCall::Op(&usage(40)), Agent, NOW + 1 + i)
             .unwrap();
     }
-    let goal = s.current_goal(&me).unwrap().unwrap();
+    let goal = s.read(&me, |tx| tx.goal()).unwrap().unwrap();
     assert_eq!((goal.id, goal.tokens_used), (id, 120));
     assert_eq!(goal.status, GoalStatus::BudgetLimited);
     let done = s
@@ -53,7 +53,7 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
         .unwrap();
     assert!(!done.is_error, "{}", done.text());
     assert_eq!(
-        s.current_goal(&me).unwrap().unwrap().status,
+        s.read(&me, |tx| tx.goal()).unwrap().unwrap().status,
         GoalStatus::Complete
     );
     let ops: Vec<_> = log(&mut s)
@@ -84,9 +84,9 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         .unwrap();
     let ids: Vec<i64> = [&a, &b]
         .into_iter()
-        .map(|x| s.current_goal(x).unwrap().unwrap().id)
+        .map(|x| s.read(x, |tx| tx.goal()).unwrap().unwrap().id)
         .collect();
-    let first_of_a = s.event_log(&a, 10).unwrap()[0].payload["goal"]
+    let first_of_a = s.read(&a, |tx| tx.event_log(10)).unwrap()[0].payload["goal"]
         .as_i64()
         .unwrap();
     assert!(
@@ -94,7 +94,7 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         "ids in order of creation: {first_of_a}, {ids:?}"
     );
     assert_eq!(
-        s.current_goal(&a).unwrap().unwrap().objective,
+        s.read(&a, |tx| tx.goal()).unwrap().unwrap().objective,
         "second of a"
     );
 }
@@ -105,7 +105,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
     let me = session();
     s.goal(&me, GoalCall::Op(&set("Keep this", Some(50))), User, NOW)
         .unwrap();
-    let before = s.current_goal(&me).unwrap();
+    let before = s.read(&me, |tx| tx.goal()).unwrap();
     // The agent may not start a goal while one is live, nor set a budget.
     let refused = s
         .goal(
@@ -130,7 +130,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         "{}",
         budget.text()
     );
-    assert_eq!(s.current_goal(&me).unwrap(), before);
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), before);
     let logged: Vec<_> = log(&mut s).into_iter().skip(1).collect();
     assert_eq!(logged.len(), 2);
     assert!(logged.iter().all(|e| !e.ok && e.error.is_some()));
@@ -152,21 +152,28 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
 fn goal_steps_in_one_transaction_are_all_or_nothing() {
     let mut s = store();
     let me = session();
-    {
-        let tx = s.begin(&me).unwrap();
+    let failed = s.write(&me, |tx| {
         tx.goal_call(GoalCall::Op(&set("Never committed", None)), User, NOW)
             .unwrap();
         tx.set_mark("m", "v", NOW).unwrap();
-        // Dropped: rolled back.
-    }
-    assert_eq!(s.current_goal(&me).unwrap(), None);
-    assert_eq!(s.session_mark(&me, "m").unwrap(), None);
+        // A later step fails: every step is rolled back.
+        Err::<(), _>(goalkeeper::Error::Rejected("a later step failed".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), None);
+    assert_eq!(s.read(&me, |tx| tx.mark("m")).unwrap(), None);
     assert!(log(&mut s).is_empty());
-    let tx = s.begin(&me).unwrap();
-    tx.goal_call(GoalCall::Op(&set("Committed", None)), User, NOW)
-        .unwrap();
-    tx.set_mark("m", "v", NOW).unwrap();
-    tx.commit().unwrap();
-    assert_eq!(s.current_goal(&me).unwrap().unwrap().objective, "Committed");
-    assert_eq!(s.session_mark(&me, "m").unwrap().as_deref(), Some("v"));
+    s.write(&me, |tx| {
+        tx.goal_call(GoalCall::Op(&set("Committed", None)), User, NOW)?;
+        tx.set_mark("m", "v", NOW)
+    })
+    .unwrap();
+    assert_eq!(
+        s.read(&me, |tx| tx.goal()).unwrap().unwrap().objective,
+        "Committed"
+    );
+    assert_eq!(
+        s.read(&me, |tx| tx.mark("m")).unwrap().as_deref(),
+        Some("v")
+    );
 }

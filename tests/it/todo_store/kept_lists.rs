@@ -20,7 +20,10 @@ fn kept(db: &std::path::Path) -> Store {
 fn call(store: &mut Store, db: &std::path::Path, s: &SessionId, json: &str) -> TodoList {
     let result = store.todo(s, Call::Json(json), Agent, NOW).unwrap();
     assert!(!result.is_error, "{json}: {}", result.text());
-    let (fresh, version) = Store::open(db).unwrap().todo_list(s).unwrap();
+    let (fresh, version) = Store::open(db)
+        .unwrap()
+        .read(s, |tx| tx.todo_list())
+        .unwrap();
     assert_eq!(result.details.phases, fresh, "{json}");
     assert_eq!(result.details.version, version, "{json}");
     fresh
@@ -54,9 +57,9 @@ fn another_connections_writes_are_seen() {
     assert_eq!(show(&list), "Tasks: [x] a, [x] b");
     // Removed and written again elsewhere up to the same version: the
     // version alone cannot tell the lists apart.
-    let (_, version) = server.todo_list(&s).unwrap();
+    let (_, version) = server.read(&s, |tx| tx.todo_list()).unwrap();
     let mut other = Store::open(&db).unwrap();
-    other.remove_session(&s).unwrap();
+    other.admin().remove_session(&s).unwrap();
     other
         .todo(&s, Call::Json(r#"{"op":"init","items":["z"]}"#), User, NOW)
         .unwrap();
@@ -64,7 +67,7 @@ fn another_connections_writes_are_seen() {
         let append = format!(r#"{{"op":"append","phase":"Tasks","items":["z{i}"]}}"#);
         other.todo(&s, Call::Json(&append), User, NOW).unwrap();
     }
-    assert_eq!(other.todo_list(&s).unwrap().1, version);
+    assert_eq!(other.read(&s, |tx| tx.todo_list()).unwrap().1, version);
     drop(other);
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(list.phases[0].tasks[0].content, "z");
@@ -78,13 +81,13 @@ fn the_same_stores_other_writes_are_seen() {
     let mut server = kept(&db);
     call(&mut server, &db, &s, r#"{"op":"init","items":["a","b"]}"#);
     call(&mut server, &db, &s, r#"{"op":"done","task":"a"}"#);
-    server.todo_undo(&s, NOW).unwrap();
+    server.write(&s, |tx| tx.todo_undo(NOW)).unwrap();
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(show(&list), "Tasks: [/] a, [ ] b");
     // Removed and written again by this store, not by a todo call, up to
     // the version the kept list had: the version alone cannot tell.
-    let (_, version) = server.todo_list(&s).unwrap();
-    server.remove_session(&s).unwrap();
+    let (_, version) = server.read(&s, |tx| tx.todo_list()).unwrap();
+    server.admin().remove_session(&s).unwrap();
     let other = TodoList::new(vec![Phase {
         name: "Other".into(),
         tasks: vec![Task::pending("x")],
@@ -92,7 +95,7 @@ fn the_same_stores_other_writes_are_seen() {
     for _ in 0..version {
         server.todo_import(&s, other.clone(), "test", NOW).unwrap();
     }
-    assert_eq!(server.todo_list(&s).unwrap().1, version);
+    assert_eq!(server.read(&s, |tx| tx.todo_list()).unwrap().1, version);
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(show(&list), "Other: [/] x");
     // A rejected call leaves the list; the next one still sees it.

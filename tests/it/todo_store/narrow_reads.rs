@@ -63,16 +63,16 @@ fn views() -> Vec<ViewPage> {
 /// Every view of [`views`] and the status line's counts agree with the
 /// pure engine on the whole list.
 fn check(store: &mut Store, context: &str) {
-    let (list, version) = store.todo_list(&session()).unwrap();
+    let (list, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     assert_eq!(
-        store.status(&session()).unwrap().1,
+        store.read(&session(), |tx| tx.status()).unwrap().1,
         list.counts(),
         "{context}"
     );
     for view in views() {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let (text, is_error) = store.todo_view(&session(), &view, 0).unwrap();
+        let (text, is_error) = store.read(&session(), |tx| tx.todo_view(&view, 0)).unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
     }
@@ -81,20 +81,20 @@ fn check(store: &mut Store, context: &str) {
             Some(part) => Listed::Part(part),
             None => Listed::Whole(list.clone()),
         };
-        let listed = store.todo_listed(&session(), max).unwrap();
+        let listed = store.read(&session(), |tx| tx.todo_listed(max)).unwrap();
         assert_eq!(listed, expected, "{context}: max_tasks {max}");
     }
     // The goal-mode context the hooks and the MCP prompt render in their
     // transaction, as the injector renders it from the whole list.
     let injector = Injector::new(Templates::builtin(), Settings::default());
-    let goal = store.current_goal(&session()).unwrap();
+    let goal = store.read(&session(), |tx| tx.goal()).unwrap();
     let tools = ["todo".to_owned(), "goal".to_owned()];
     let expected = injector
         .goal_mode_context(goal.as_ref(), &list, &tools, NOW)
         .unwrap();
     assert_eq!(expected.is_ok(), goal.is_some(), "{context}");
     let message = store
-        .in_session(&session(), |tx| {
+        .write(&session(), |tx| {
             goalkeeper::turn::goal_mode_context(tx, &injector, &tools, NOW)
         })
         .unwrap();
@@ -138,7 +138,7 @@ fn views_and_counts_follow_every_write() {
         check(&mut s, &format!("after {call}"));
     }
     for _ in 0..3 {
-        s.todo_undo(&session(), NOW).unwrap();
+        s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
         check(&mut s, "after an undo");
     }
     s.todo(
@@ -149,7 +149,7 @@ fn views_and_counts_follow_every_write() {
     )
     .unwrap();
     check(&mut s, "after an init");
-    s.todo_undo(&session(), NOW).unwrap();
+    s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
     check(&mut s, "after undoing the init");
 }
 
@@ -197,7 +197,7 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     for place in 0..total {
         s.todo_import(&session(), list(Some(place), |s| s), "test", NOW)
             .unwrap();
-        let (stored, _) = s.todo_list(&session()).unwrap();
+        let (stored, _) = s.read(&session(), |tx| tx.todo_list()).unwrap();
         let at = stored.in_progress().map(|(_, t)| t.content.clone());
         assert_eq!(at, Some(format!("task {place} of the list")));
         check(&mut s, &format!("task {place} in progress"));
@@ -206,6 +206,12 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     let blocked = |s| if s == Pending { Blocked } else { s };
     s.todo_import(&session(), list(None, blocked), "test", NOW)
         .unwrap();
-    assert!(s.todo_list(&session()).unwrap().0.in_progress().is_none());
+    assert!(
+        s.read(&session(), |tx| tx.todo_list())
+            .unwrap()
+            .0
+            .in_progress()
+            .is_none()
+    );
     check(&mut s, "every open task blocked");
 }

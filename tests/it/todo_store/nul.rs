@@ -57,7 +57,7 @@ fn a_todo_call_with_a_nul_is_refused_and_changes_nothing() {
     assert_eq!(first.op.as_deref(), Some("done"));
     assert_eq!(first.error.as_deref(), Some(&*format!("`task` {REFUSAL}")));
     assert!(
-        s.pending_todo_error(&session())
+        s.read(&session(), |tx| tx.pending_todo_error())
             .unwrap()
             .is_some_and(|e| !e.contains('\0'))
     );
@@ -85,7 +85,7 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
     let result = s.goal(&me, GoalCall::Op(&typed), User, NOW).unwrap();
     assert!(result.is_error);
     assert_eq!(result.text(), format!("Errors: the objective {REFUSAL}"));
-    assert_eq!(s.current_goal(&me).unwrap(), None);
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), None);
     assert_eq!(
         goalkeeper::goal::objective("Ship\0it"),
         Err(format!("the objective {REFUSAL}"))
@@ -120,9 +120,8 @@ fn a_tool_use_id_with_a_nul_is_not_recorded() {
     let mut s = planned();
     let me = session();
     let w1 = AgentName::parse("w1").unwrap().unwrap();
-    let tx = s.begin(&me).unwrap();
-    assert!(!tx.record_tool_use("toolu_\0", &w1, NOW).unwrap());
-    tx.commit().unwrap();
+    let recorded = s.write(&me, |tx| tx.record_tool_use("toolu_\0", &w1, NOW));
+    assert!(!recorded.unwrap());
     s.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
     let result = call(&mut s, r#"{"op":"done","task":"Build core"}"#, Agent);
     assert!(!result.is_error, "{}", result.text());

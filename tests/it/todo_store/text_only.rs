@@ -55,9 +55,14 @@ fn twin(end: char) -> String {
 /// What a user or a model can see of the session.
 fn seen(store: &mut Store) -> impl PartialEq + std::fmt::Debug {
     let s = session();
-    let (list, version) = store.todo_list(&s).unwrap();
-    let error = store.pending_todo_error(&s).unwrap();
-    (list, version, error, store.event_log(&s, 1_000).unwrap())
+    let (list, version) = store.read(&s, |tx| tx.todo_list()).unwrap();
+    let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
+    (
+        list,
+        version,
+        error,
+        store.read(&s, |tx| tx.event_log(1_000)).unwrap(),
+    )
 }
 
 #[test]
@@ -109,9 +114,9 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     }
     // The one rejected call (a task not named exactly) left its reminder
     // until the next agent call that worked.
-    let rejected = wide.event_log(&s, 1_000).unwrap();
+    let rejected = wide.read(&s, |tx| tx.event_log(1_000)).unwrap();
     assert_eq!(rejected.iter().filter(|e| !e.ok).count(), 1);
-    let (list, _) = narrow.todo_list(&s).unwrap();
+    let (list, _) = narrow.read(&s, |tx| tx.todo_list()).unwrap();
     let status = |end| {
         list.tasks()
             .find(|(_, t)| t.content == twin(end))
@@ -124,8 +129,12 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
         (Status::Completed, Status::Blocked)
     );
     for _ in 0..calls.len() {
-        let a = narrow.todo_undo(&s, NOW).map(|r| r.text().to_owned());
-        let b = wide.todo_undo(&s, NOW).map(|r| r.text().to_owned());
+        let a = narrow
+            .write(&s, |tx| tx.todo_undo(NOW))
+            .map(|r| r.text().to_owned());
+        let b = wide
+            .write(&s, |tx| tx.todo_undo(NOW))
+            .map(|r| r.text().to_owned());
         let (a, b) = (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
         assert_eq!(a, b);
         assert_eq!(seen(&mut narrow), seen(&mut wide));
