@@ -35,7 +35,13 @@ fn build(path: &Path, session: &SessionId) {
             .collect(),
     );
     store
-        .todo(session, Call::Op(&init), Actor::User, 0)
+        .todo(
+            session,
+            Call::Op(&init),
+            Actor::User,
+            &mut goalkeeper::store::Caller::default(),
+            0,
+        )
         .unwrap();
 }
 
@@ -62,7 +68,13 @@ fn main() {
             let started = Instant::now();
             let mut store = Store::open(path).unwrap();
             store
-                .todo(&session, Call::Op(&op), Actor::Agent, 0)
+                .todo(
+                    &session,
+                    Call::Op(&op),
+                    Actor::Agent,
+                    &mut goalkeeper::store::Caller::default(),
+                    0,
+                )
                 .unwrap();
             drop(store);
             if k == 1 {

@@ -51,6 +51,7 @@ pub(crate) fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Erro
     // its delivery writes (a mark); otherwise this is a read, which takes
     // no write lock and never waits behind a writer. Without a memory file
     // nothing is due, and nothing needs reading to know it.
+    let caller = ctx.caller()?;
     let due = injector.settings().memory.file.is_some()
         && store.read(&ctx.session, |tx| turn::memory_due(tx, &injector))?;
     let steps = |tx: &crate::store::SessionTx<'_>| {
@@ -60,7 +61,7 @@ pub(crate) fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Erro
         let list = tx.todo_listed(injector.max_tasks())?;
         let goal = tx.goal()?;
         let proof = match &goal {
-            Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks()?.proof(),
+            Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks(&caller)?.proof(),
             _ => crate::check::Proof::default(),
         };
         let message =
@@ -108,8 +109,9 @@ pub(crate) fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome,
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
+    let caller = ctx.caller()?;
     let next = store.write(&ctx.session, |tx| {
-        turn::continuation(tx, &injector, &tools, ctx.now_ms)
+        turn::continuation(tx, &caller, &injector, &tools, ctx.now_ms)
     })?;
     match next {
         Continuation::Message(message) => print_message(ctx, &message),

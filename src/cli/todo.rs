@@ -269,8 +269,9 @@ pub(crate) fn run(
         // The text alone is read from what the page shows (the JSON
         // result carries the whole list, so it reads the whole list).
         TodoCommand::View if !ctx.json => {
+            let caller = ctx.caller()?;
             let (text, is_error) = ctx.store()?.read(&ctx.session, |tx| {
-                tx.todo_view(&ViewPage::first(), ctx.now_ms)
+                tx.todo_view(&ViewPage::first(), &caller, ctx.now_ms)
             })?;
             out!("{text}");
             return Ok(if is_error {
@@ -295,15 +296,17 @@ pub(crate) fn run(
 }
 
 /// Runs one todo call and prints its result: the text alone, which
-/// [`crate::Store::todo_text`] can often answer without reading the
+/// [`crate::Store::todo_answer`] can often answer without reading the
 /// whole list, unless `--json` asks for the result with the list.
 fn print_call(ctx: &Context, call: Call<'_>, actor: Actor) -> Result<Outcome, Error> {
     let mut store = ctx.store()?;
+    let caller = &mut ctx.caller()?;
     if ctx.json {
-        let result = store.todo(&ctx.session, call, actor, ctx.now_ms)?;
+        let result = store.todo(&ctx.session, call, actor, caller, ctx.now_ms)?;
         return Ok(print_result(ctx, result));
     }
-    let (text, is_error) = store.todo_text(&ctx.session, call, actor, ctx.now_ms)?;
+    let answer = store.todo_answer(&ctx.session, call, actor, caller, ctx.now_ms)?;
+    let (text, is_error) = (answer.text, answer.is_error);
     out!("{text}");
     Ok(if is_error {
         Outcome::Rejected
@@ -449,8 +452,11 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
     })?;
     // A claim the file names is granted the person's lease from its time.
     let mut store = ctx.store()?;
-    store.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
-    let result = store.todo_import(&ctx.session, list, &source, ctx.now_ms)?;
+    let mut caller = ctx.caller()?;
+    caller.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
+    let result = store.write(&ctx.session, |tx| {
+        tx.todo_import(list, &source, &caller, ctx.now_ms)
+    })?;
     Ok(print_result(ctx, result))
 }
 

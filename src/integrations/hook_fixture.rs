@@ -16,7 +16,7 @@ use crate::{SessionId, Settings, Store};
 pub(crate) const NOW: i64 = 1_764_441_600_000;
 
 /// A host's `handle`.
-pub(crate) type Handle = fn(&mut Store, &Injector, &str, i64) -> HookReply;
+pub(crate) type Handle = fn(&mut Store, &crate::store::Caller, &Injector, &str, i64) -> HookReply;
 
 /// The executable an install writes: `gk`.
 pub(crate) fn gk() -> Executable {
@@ -62,13 +62,21 @@ impl Fixture {
             checks: Vec::new(),
         };
         store
-            .goal(&session, GoalCall::Op(&op), Actor::User, NOW)
+            .write(&session, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&op),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    NOW,
+                )
+            })
             .unwrap();
         store
             .todo(
                 &session,
                 Call::Json(r#"{"op": "init", "items": ["A"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 NOW,
             )
             .unwrap();
@@ -82,7 +90,8 @@ impl Fixture {
 
     /// Runs one event through the hook.
     pub(crate) fn send(&mut self, input: &str) -> HookReply {
-        (self.handle)(&mut self.store, &self.injector, input, NOW)
+        let caller = crate::store::Caller::default();
+        (self.handle)(&mut self.store, &caller, &self.injector, input, NOW)
     }
 
     /// The session's list, its version and its goal.

@@ -21,7 +21,7 @@ use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::{GoalOp, GoalResult};
 use crate::prompt::ToolNames;
-use crate::store::{GoalCall, PointerRead, SessionTx};
+use crate::store::{Caller, GoalCall, PointerRead, SessionTx};
 use crate::{SessionId, Store};
 
 /// An agent host goalkeeper integrates with: the one list of hosts. The
@@ -364,14 +364,23 @@ pub fn record(
     session: &SessionId,
     now_ms: i64,
 ) -> Result<Recorded> {
-    store.write(session, |tx| record_in(tx, host, dir, now_ms))
+    store.write(session, |tx| {
+        record_in(tx, &mut Caller::default(), host, dir, now_ms)
+    })
 }
 
 /// Records, inside a host event's transaction, that `host` runs the
 /// transaction's session in `dir`. When this is a new session there and a
 /// goal is queued for the directory, the session adopts it (unless it
-/// already has a live goal, which wins; the queued one is then discarded).
-pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Result<Recorded> {
+/// already has a live goal, which wins; the queued one is then discarded),
+/// as the user's call made by `caller`.
+pub fn record_in(
+    tx: &SessionTx<'_>,
+    caller: &mut Caller,
+    host: Host,
+    dir: &Path,
+    now_ms: i64,
+) -> Result<Recorded> {
     let key = last_session_key(host, dir);
     let session = tx.session().clone();
     let previous = tx.pointer(&key)?;
@@ -394,7 +403,7 @@ pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Res
             budget: queued.budget,
             checks: queued.checks,
         };
-        recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, now_ms)?);
+        recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, caller, now_ms)?);
     }
     Ok(recorded)
 }

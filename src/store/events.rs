@@ -208,13 +208,24 @@ mod tests {
         let goal = format!(r#"{{"op":"create","objective":"{big}"}}"#);
         assert!(
             store
-                .todo(&session, Call::Json(&todo), Actor::Agent, 1)
+                .todo(
+                    &session,
+                    Call::Json(&todo),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    1
+                )
                 .unwrap()
                 .is_error
         );
         assert!(
             store
-                .goal(&session, GoalCall::Json(&goal), Actor::Agent, 2)
+                .write(&session, |tx| tx.goal_call(
+                    GoalCall::Json(&goal),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    2
+                ))
                 .unwrap()
                 .is_error
         );

@@ -5,7 +5,6 @@
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
-use super::{SessionRef, Store};
 use crate::actor::Actor;
 use crate::check::{Proof, Scope};
 use crate::error::{Error, Result};
@@ -17,32 +16,6 @@ use crate::{AgentName, SessionId};
 /// One goal call as it arrives: a typed op (CLI, library) or the agent
 /// tool's JSON (the name the store has always used for `goal::Call`).
 pub type GoalCall<'a> = goal::Call<'a>;
-
-impl Store {
-    /// Runs one goal op for `session` as `actor`. A refusal changes nothing
-    /// (a refused agent call is logged) and comes back as an error result.
-    /// `session` is a [`SessionId`], or a [`SessionRef`] read in the
-    /// call's own transaction.
-    pub fn goal(
-        &mut self,
-        session: &(impl SessionRef + ?Sized),
-        call: GoalCall<'_>,
-        actor: Actor,
-        now_ms: i64,
-    ) -> Result<GoalResult> {
-        let who = self.who_for_call();
-        let look = self.work.look();
-        let stx = self.open_write(session)?;
-        let (tx, session) = (&stx.tx, &stx.session);
-        // A goal call is nobody's in particular; its tool-use record is
-        // used up all the same.
-        let who = super::tool_use::settle(tx, session, who)?;
-        let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
-        let result = goal_in_tx(tx, session, call, actor, agent, now_ms, &look)?;
-        stx.commit()?;
-        Ok(result)
-    }
-}
 
 impl super::SessionTx<'_> {
     /// What the status line shows of the session: its current goal, the

@@ -6,6 +6,7 @@
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
 mod backup;
+mod caller;
 mod check_runs;
 pub(crate) mod checks;
 mod copy;
@@ -40,6 +41,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::error::Result;
 
+pub use caller::Caller;
 pub use checks::SessionChecks;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
@@ -75,36 +77,18 @@ fn count_begin() {
 pub const APPLICATION_ID: i64 = 0x676b_7072;
 
 /// The goalkeeper database: a SQLite file (the default) or a PostgreSQL
-/// database (fleet mode). One connection; every public method is one
-/// transaction, which on a write holds the session's lock from its first
-/// read to its commit.
+/// database (fleet mode). One connection, and the doors into it: a
+/// session's steps run on a [`SessionTx`] through [`Store::read`] (one
+/// snapshot, no lock) or [`Store::write`] (one transaction that holds the
+/// session's lock from its first read to its commit); what is not one
+/// session's goes through [`Store::admin`]. The caller's state (its agent,
+/// its lease, where its checks are judged, its kept list) is a
+/// [`Caller`], passed into each call that needs it, never left here.
 pub struct Store {
     backend: Backend,
-    /// The list the last todo call on this connection left, for the next
-    /// one when nothing has written since (a long-lived MCP server).
-    list_cache: Option<todos::ListCache>,
-    /// Whether todo calls keep their list ([`Store::keep_lists`]).
-    caching: bool,
-    /// Who this store's todo calls act as ([`Store::act_as`]).
-    who: tool_use::Who,
-    /// Where the checks of its calls are judged ([`Store::judge_in`]).
-    work: WorkTree,
-}
-
-/// Where a store's calls judge checks (DESIGN.md §13): a directory (the
-/// process's current directory when none is set) and where its files'
-/// hashes are kept between processes.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WorkTree {
-    dir: Option<PathBuf>,
-    cache_dir: Option<PathBuf>,
-}
-
-impl WorkTree {
-    /// A look at the tree, reading nothing yet.
-    pub(crate) fn look(&self) -> crate::tree::Look {
-        crate::tree::Look::at(self.dir.clone(), self.cache_dir.clone())
-    }
+    /// Which connection this is, among those of the process: a list a
+    /// caller kept is current only on the connection it came from.
+    id: u64,
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -132,37 +116,13 @@ struct SqliteFile {
 }
 
 impl Store {
-    /// A store on `backend`, keeping no list.
+    /// A store on `backend`.
     fn on(backend: Backend) -> Store {
+        static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Store {
             backend,
-            list_cache: None,
-            caching: false,
-            who: tool_use::Who::default(),
-            work: WorkTree::default(),
+            id: OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
-    }
-
-    /// Makes this store's calls judge checks (DESIGN.md §13) on the files
-    /// under `dir` (by default, the process's current directory), reading
-    /// the hashes kept under `cache_dir` when given. A run of a check is
-    /// evidence only for the directory it ran in: the gate of an agent's
-    /// `complete` or `done` asks for a passing run here, on the files as
-    /// they are now.
-    pub fn judge_in(&mut self, dir: Option<PathBuf>, cache_dir: Option<PathBuf>) {
-        self.work = WorkTree { dir, cache_dir };
-    }
-
-    /// [`Store::judge_in`] `dir`, keeping where the hashes are kept: a
-    /// host's hook judges in the directory its event names.
-    pub(crate) fn judge_dir(&mut self, dir: Option<PathBuf>) {
-        self.work.dir = dir;
-    }
-
-    /// A look at the files this store judges checks in (nothing is read
-    /// yet).
-    pub fn look(&self) -> crate::tree::Look {
-        self.work.look()
     }
 
     /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a

@@ -525,7 +525,13 @@ mod tests {
         let mut store = Store::open(db).unwrap();
         let session = SessionId::parse("s").unwrap();
         let result = store
-            .todo(&session, Call::Json(json), Actor::Agent, 0)
+            .todo(
+                &session,
+                Call::Json(json),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                0,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }

@@ -303,7 +303,15 @@ mod tests {
             r#"{"op":"block","task":"b1","reason":"review"}"#,
         ];
         for call in calls {
-            let result = store.todo(&s, Call::Json(call), Actor::Agent, 1).unwrap();
+            let result = store
+                .todo(
+                    &s,
+                    Call::Json(call),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    1,
+                )
+                .unwrap();
             assert!(!result.is_error, "{}", result.text());
         }
         let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
@@ -319,7 +327,15 @@ mod tests {
         let mut store = Store::open(&db).unwrap();
         let s = SessionId::parse("s").unwrap();
         let call = Call::Json(r#"{"op":"init","items":["a","b"]}"#);
-        store.todo(&s, call, Actor::Agent, 1).unwrap();
+        store
+            .todo(
+                &s,
+                call,
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1,
+            )
+            .unwrap();
         rusqlite::Connection::open(&db)
             .unwrap()
             .execute("UPDATE tasks SET status = 'later' WHERE content = 'b'", [])

@@ -18,12 +18,11 @@ use super::tool_use::Who;
 use super::versions::{
     Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
 };
-use super::{SessionRef, Store};
+use super::{Caller, SessionRef, Store};
 use crate::check::Scope;
 use crate::error::{Error, Result};
 use crate::todo::{
-    self, Actor, Call, Caller, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult,
-    ViewPage,
+    self, Actor, Call, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult, ViewPage,
 };
 use crate::tool_result::ToolResult;
 use crate::tree::Look;
@@ -58,21 +57,7 @@ impl TodoAnswer {
 }
 
 impl Store {
-    /// Makes this store's agent todo calls those of `agent` (`None`: the
-    /// session's own agent, as by default), whose claims last `lease_secs`
-    /// after its last call (DESIGN.md §2.5). A person's calls are a
-    /// person's whatever this says.
-    pub fn act_as(&mut self, agent: Option<AgentName>, lease_secs: u64) {
-        self.who.agent = agent;
-        self.who.lease_ms = i64::try_from(lease_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
-    }
-
-    /// The agent this store's agent todo calls act as.
-    pub fn agent(&self) -> Option<&AgentName> {
-        self.who.agent.as_ref()
-    }
-
-    /// Runs one todo call for `session` as `actor`.
+    /// Runs one todo call for `session` by `caller` as `actor`.
     ///
     /// A successful mutation bumps the list's version, appends an event
     /// holding the call and keeps the patch that undoes it; a call that
@@ -87,17 +72,19 @@ impl Store {
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<TodoResult> {
-        let caching = self.caching;
-        let cache = self.list_cache.take();
-        let who = self.who_for_call();
+        // The kept list is current only on the connection it came from.
+        let keep = caller.keeps_lists.then_some(self.id);
+        let cache = caller.kept.take();
+        let who = caller.who_for_call();
         // A named agent's view is a call that keeps its claims (DESIGN.md
         // §2.5): it takes the write path, which records it.
         let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
             let stx = self.open_read(session)?;
-            let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
-            let (keyed, version) = load_kept(tx, session, current(tx, session, cache)?)?;
+            let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+            let (keyed, version) = load_kept(tx, session, current(tx, self.id, session, cache)?)?;
             let KeyedList {
                 list,
                 phase_keys,
@@ -111,20 +98,20 @@ impl Store {
                     true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
                     false => None,
                 };
-                let (mut result, cache) = if caching {
+                let (mut result, cache) = if let Some(store) = keep {
                     let result = outcome.to_result(version);
                     let keyed = KeyedList {
                         list: outcome.list,
                         phase_keys,
                         task_keys,
                     };
-                    (result, ListCache::of(caching, tx, session, version, keyed)?)
+                    (result, ListCache::of(store, tx, session, version, keyed)?)
                 } else {
                     (outcome.into_result(version), None)
                 };
                 add_section(&mut result, section);
                 stx.commit()?;
-                self.list_cache = cache;
+                caller.kept = cache;
                 return Ok(result);
             }
             // A `view` with a mistake in it, by an agent: logged below.
@@ -132,30 +119,15 @@ impl Store {
         } else {
             cache
         };
+        let id = self.id;
         let stx = self.open_write(session)?;
-        let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
-        let cache = current(tx, session, cache)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+        let cache = current(tx, id, session, cache)?;
         let who = &super::tool_use::settle(tx, session, who)?;
-        let (result, cache) =
-            call_in_tx(tx, session, cache, caching, call, actor, who, now_ms, look)?;
+        let (result, cache) = call_in_tx(tx, session, cache, keep, call, actor, who, now_ms, look)?;
         stx.commit()?;
-        self.list_cache = cache;
+        caller.kept = cache;
         Ok(result)
-    }
-
-    /// The text of one todo call for `session` as `actor` (what
-    /// [`Store::todo`] returns as the text of that call) and whether the
-    /// call was rejected: [`Store::todo_answer`] without its facts. For a
-    /// caller that prints only the text (the CLI's `todo apply`).
-    pub fn todo_text(
-        &mut self,
-        session: &(impl SessionRef + ?Sized),
-        call: Call<'_>,
-        actor: Actor,
-        now_ms: i64,
-    ) -> Result<(String, bool)> {
-        let answer = self.todo_answer(session, call, actor, now_ms)?;
-        Ok((answer.text, answer.is_error))
     }
 
     /// One todo call for `session` as `actor`, answered without the list:
@@ -163,37 +135,41 @@ impl Store {
     /// result's text and facts. A targeted `start`, `done`, `drop`,
     /// `block`, `unblock` or agent's `rm` on a list too long to repeat is
     /// run on the rows it touches ([`super::in_place`]); every other call
-    /// on the whole list, in the same one transaction. A list this store
-    /// keeps ([`Store::keep_lists`]) is kept up to date either way. For the
+    /// on the whole list, in the same one transaction. A list the caller
+    /// keeps ([`Caller::keep_lists`]) is kept up to date either way. For the
     /// MCP server, which sends the model the text and a few facts.
     pub fn todo_answer(
         &mut self,
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<TodoAnswer> {
-        Ok(self.todo_answer_traced(session, call, actor, now_ms)?.0)
+        Ok(self.answer(session, call, actor, caller, now_ms)?.0)
     }
 
     /// [`Store::todo_answer`], and whether the call was run in place.
-    pub(crate) fn todo_answer_traced(
+    pub(super) fn answer(
         &mut self,
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<(TodoAnswer, bool)> {
         if is_view(&call) {
-            let result = self.todo(session, call, actor, now_ms)?;
+            let result = self.todo(session, call, actor, caller, now_ms)?;
             return Ok((TodoAnswer::of(&result), false));
         }
-        let caching = self.caching;
-        let cache = self.list_cache.take();
-        let who = self.who_for_call();
+        // The kept list is current only on the connection it came from.
+        let keep = caller.keeps_lists.then_some(self.id);
+        let cache = caller.kept.take();
+        let who = caller.who_for_call();
+        let id = self.id;
         let stx = self.open_write(session)?;
-        let (tx, session, look) = (&stx.tx, &stx.session, &stx.look);
-        let cache = current(tx, session, cache)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+        let cache = current(tx, id, session, cache)?;
         let who = super::tool_use::settle(tx, session, who)?;
         let solo = actor == Actor::User || who.agent.is_none();
         if solo && let Some(placed) = super::in_place::run(tx, session, call, actor, now_ms)? {
@@ -208,7 +184,7 @@ impl Store {
                 _ => None,
             };
             stx.commit()?;
-            self.list_cache = cache;
+            caller.kept = cache;
             let answer = TodoAnswer {
                 text: placed.text,
                 is_error: false,
@@ -219,31 +195,24 @@ impl Store {
             return Ok((answer, true));
         }
         let (result, cache) =
-            call_in_tx(tx, session, cache, caching, call, actor, &who, now_ms, look)?;
+            call_in_tx(tx, session, cache, keep, call, actor, &who, now_ms, look)?;
         stx.commit()?;
-        self.list_cache = cache;
+        caller.kept = cache;
         Ok((TodoAnswer::of(&result), false))
     }
+}
 
-    /// Keeps the list of the last todo call in memory, for the next call on
-    /// this store to use instead of reading it back when nothing has
-    /// written to the database since (not this store's other methods, nor
-    /// another connection). For a long-lived process such as the MCP
-    /// server; a one-call process gains nothing from it.
-    pub fn keep_lists(&mut self) {
-        self.caching = true;
-    }
-
+impl super::SessionTx<'_> {
     /// Replaces the list with an imported one (actor user). The list must
     /// hold the model's invariants; it is normalized before it is stored.
     /// `source` names where it came from, for the event log. A task the
     /// list says a named agent holds stays its, with the lease
-    /// [`Store::act_as`] names, from the claim's time.
+    /// `caller` gives ([`Caller::act_as`]), from the claim's time.
     pub fn todo_import(
-        &mut self,
-        session: &SessionId,
+        &self,
         list: TodoList,
         source: &str,
+        caller: &Caller,
         now_ms: i64,
     ) -> Result<TodoResult> {
         if let Err(problems) = list.validate() {
@@ -252,22 +221,23 @@ impl Store {
                 problems.join("; ")
             )));
         }
-        let lease_ms = self.who.lease_ms;
-        self.write(session, |tx| {
-            import_in_tx(&tx.tx, session, list, source, lease_ms, now_ms)
-        })
+        let lease_ms = caller.who.lease_ms;
+        import_in_tx(&self.tx, &self.session, list, source, lease_ms, now_ms)
     }
-}
 
-impl super::SessionTx<'_> {
     /// The text of a user's `view` of the session (what [`Store::todo`]
     /// returns as the text of that call) and whether it is an error (a
     /// phase or page that does not exist). Reads only what the page shows
     /// when the list's kept shape allows ([`super::shape`]), else the whole
     /// list.
     /// A list with checks ends with where they stand at `now_ms`.
-    pub fn todo_view(&self, view: &ViewPage, now_ms: i64) -> Result<(String, bool)> {
-        let (tx, session, look) = (&self.tx, &self.session, &self.look);
+    pub fn todo_view(
+        &self,
+        view: &ViewPage,
+        caller: &Caller,
+        now_ms: i64,
+    ) -> Result<(String, bool)> {
+        let (tx, session, look) = (&self.tx, &self.session, self.look(caller));
         let version = match shape::view_page(tx, session, view)? {
             Ok(text) => return Ok((text, false)),
             Err(version) => version,
@@ -418,13 +388,14 @@ pub(crate) fn import_in_tx(
 /// the list (`cache`, when there is one: the kept list, which
 /// [`current`] found current in `tx`), apply the call, store what
 /// it changed or log what it got wrong. Returns the result and, when the
-/// store is `caching`, the list to keep for the next call.
+/// caller keeps its lists (`keep` names the connection), the list to keep
+/// for its next call.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn call_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     cache: Option<ListCache>,
-    caching: bool,
+    keep: Option<u64>,
     call: Call<'_>,
     actor: Actor,
     who: &Who,
@@ -447,7 +418,7 @@ pub(super) fn call_in_tx(
         leases,
     };
     let agent = who.agent.as_ref().filter(|_| actor != Actor::User);
-    let caller = Caller {
+    let caller = todo::Caller {
         actor,
         agent: agent.map(AgentName::as_str),
         team: &team,
@@ -515,18 +486,18 @@ pub(super) fn call_in_tx(
         true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
         false => None,
     };
-    if !caching {
+    let Some(store) = keep else {
         let mut result = outcome.into_result(version);
         add_section(&mut result, section);
         return Ok((result, None));
-    }
+    };
     let mut result = outcome.to_result(version);
     add_section(&mut result, section);
     let kept = match change {
         Some(change) => change.keyed(outcome.list),
         None => keyed,
     };
-    Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+    Ok((result, ListCache::of(store, tx, session, version, kept)?))
 }
 
 /// Ends `result`'s text with `section` (the tasks' checks), when there is
@@ -714,8 +685,10 @@ fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
 /// call's transaction, so they describe the snapshot the list came from.
 /// Reading a 1,000-task list back is most of a call's work; a long-lived
 /// MCP server whose calls follow one another skips it (see
-/// [`Store::keep_lists`]).
+/// [`Caller::keep_lists`]).
 pub(crate) struct ListCache {
+    /// The connection ([`Store`]'s id) whose snapshot it is.
+    store: u64,
     session: SessionId,
     version: i64,
     stamp: (i64, u64),
@@ -724,18 +697,16 @@ pub(crate) struct ListCache {
 
 impl ListCache {
     /// The list `keyed` at `version`, as the snapshot of `tx` holds it
-    /// after the call's own writes; `None` unless the store `caching`.
+    /// after the call's own writes, on connection `store`.
     fn of(
-        caching: bool,
+        store: u64,
         tx: &Tx<'_>,
         session: &SessionId,
         version: i64,
         keyed: KeyedList,
     ) -> Result<Option<ListCache>> {
-        if !caching {
-            return Ok(None);
-        }
         Ok(stamp(tx)?.map(|stamp| ListCache {
+            store,
             session: session.clone(),
             version,
             stamp,
@@ -745,10 +716,11 @@ impl ListCache {
 }
 
 impl ListCache {
-    /// True when this is `session`'s list as `tx` sees it: nothing has
-    /// written to the database since it was kept.
-    fn is_current(&self, tx: &Tx<'_>, session: &SessionId) -> Result<bool> {
-        Ok(self.session == *session
+    /// True when this is `session`'s list as `tx`, of connection `store`,
+    /// sees it: nothing has written to the database since it was kept.
+    fn is_current(&self, tx: &Tx<'_>, store: u64, session: &SessionId) -> Result<bool> {
+        Ok(self.store == store
+            && self.session == *session
             && sessions::todo_version(tx, session)? == self.version
             && stamp(tx)? == Some(self.stamp))
     }
@@ -768,15 +740,16 @@ fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
     }
 }
 
-/// `cache` if it is `session`'s list as `tx` sees it (nothing has written
-/// to the database since it was kept), else `None`.
+/// `cache` if it is `session`'s list as `tx`, of connection `store`, sees
+/// it (nothing has written to the database since it was kept), else `None`.
 fn current(
     tx: &Tx<'_>,
+    store: u64,
     session: &SessionId,
     cache: Option<ListCache>,
 ) -> Result<Option<ListCache>> {
     match cache {
-        Some(cache) if cache.is_current(tx, session)? => Ok(Some(cache)),
+        Some(cache) if cache.is_current(tx, store, session)? => Ok(Some(cache)),
         _ => Ok(None),
     }
 }

@@ -34,7 +34,7 @@ pub(crate) struct SessionSnapshot {
     /// The last events of the log, newest first.
     pub events: Vec<Event>,
     /// The token usage counted for the current goal since the `since_ms`
-    /// given to [`Store::session_snapshot`]: `(at_ms, tokens)`, oldest first.
+    /// given to [`Admin::session_snapshot`](super::Admin::session_snapshot): `(at_ms, tokens)`, oldest first.
     pub recent_usage: Vec<(i64, u64)>,
     /// When each named agent of the list's lease ends, as granted
     /// (DESIGN.md §2.5).
@@ -101,8 +101,8 @@ impl super::Admin<'_> {
         session: &SessionId,
         events: usize,
         since_ms: i64,
+        look: &crate::tree::Look,
     ) -> Result<SessionSnapshot> {
-        let look = self.store.work.look();
         self.read(|tx| {
             let updated_ms = tx.query_opt(
                 "SELECT updated_ms FROM sessions WHERE id = ?1",
@@ -126,7 +126,7 @@ impl super::Admin<'_> {
                 events: log,
                 recent_usage,
                 agents: super::todos::agent_leases(tx, session)?,
-                checks: super::checks::session_checks(tx, session, &look)?
+                checks: super::checks::session_checks(tx, session, look)?
                     .all()
                     .cloned()
                     .collect(),
@@ -225,13 +225,22 @@ mod tests {
     fn a_snapshot_holds_the_list_goal_events_and_recent_usage() {
         let mut store = Store::open_in_memory().unwrap();
         let s = SessionId::parse("s").unwrap();
-        let empty = store.admin().session_snapshot(&s, 10, 0).unwrap();
+        let empty = store
+            .admin()
+            .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(empty.updated_ms, None);
         assert!(empty.todos.is_empty() && empty.goal.is_none() && empty.events.is_empty());
 
         let call = r#"{"op":"init","items":["a","b"]}"#;
         store
-            .todo(&s, Call::Json(call), Actor::Agent, 1_000)
+            .todo(
+                &s,
+                Call::Json(call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1_000,
+            )
             .unwrap();
         let set = GoalOp::Set {
             objective: "ship".parse().unwrap(),
@@ -239,7 +248,14 @@ mod tests {
             checks: Vec::new(),
         };
         store
-            .goal(&s, GoalCall::Op(&set), Actor::User, 2_000)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    2_000,
+                )
+            })
             .unwrap();
         for (at, input) in [(10_000, 100), (70_000, 200), (130_000, 300)] {
             let usage = GoalOp::Usage(Usage {
@@ -249,10 +265,20 @@ mod tests {
                 cache_read: 1_000,
             });
             store
-                .goal(&s, GoalCall::Op(&usage), Actor::Agent, at)
+                .write(&s, |tx| {
+                    tx.goal_call(
+                        GoalCall::Op(&usage),
+                        Actor::Agent,
+                        &mut crate::store::Caller::default(),
+                        at,
+                    )
+                })
                 .unwrap();
         }
-        let snap = store.admin().session_snapshot(&s, 3, 60_000).unwrap();
+        let snap = store
+            .admin()
+            .session_snapshot(&s, 3, 60_000, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(snap.updated_ms, Some(130_000));
         assert_eq!(snap.todo_version, 1);
         assert_eq!(snap.goal.as_ref().unwrap().tokens_used, 618);
@@ -276,18 +302,39 @@ mod tests {
             ..Usage::default()
         });
         store
-            .goal(&s, GoalCall::Op(&set("one")), Actor::User, 1)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set("one")),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    1,
+                )
+            })
             .unwrap();
         store
-            .goal(&s, GoalCall::Op(&usage), Actor::Agent, 2)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&usage),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    2,
+                )
+            })
             .unwrap();
         store
-            .goal(&s, GoalCall::Op(&set("two")), Actor::User, 3)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set("two")),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    3,
+                )
+            })
             .unwrap();
         assert_eq!(
             store
                 .admin()
-                .session_snapshot(&s, 10, 0)
+                .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
                 .unwrap()
                 .recent_usage,
             []
@@ -302,12 +349,21 @@ mod tests {
             SessionId::parse("b").unwrap(),
         );
         let call = r#"{"op":"init","items":["x","y"]}"#;
-        store.todo(&a, Call::Json(call), Actor::Agent, 5).unwrap();
+        store
+            .todo(
+                &a,
+                Call::Json(call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                5,
+            )
+            .unwrap();
         store
             .todo(
                 &a,
                 Call::Json(r#"{"op":"start","task":"y"}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 6,
             )
             .unwrap();
@@ -316,7 +372,16 @@ mod tests {
             budget: None,
             checks: Vec::new(),
         };
-        store.goal(&b, GoalCall::Op(&set), Actor::User, 9).unwrap();
+        store
+            .write(&b, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    9,
+                )
+            })
+            .unwrap();
         let all = store.admin().session_summaries().unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].id.as_str(), all[0].updated_ms), ("b", 9));
@@ -344,6 +409,7 @@ mod tests {
                 &s,
                 Call::Json(r#"{"op":"init","items":["a"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 1,
             )
             .unwrap();
@@ -361,6 +427,7 @@ mod tests {
                 &s,
                 Call::Json(r#"{"op":"init","items":["a"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 1,
             )
             .unwrap();
@@ -373,7 +440,10 @@ mod tests {
         lock.execute("UPDATE sessions SET updated_ms = 99", &[])
             .unwrap();
         // With a zero busy timeout, any wait for the lock would be an error.
-        let snap = watcher.admin().session_snapshot(&s, 10, 0).unwrap();
+        let snap = watcher
+            .admin()
+            .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(
             snap.updated_ms,
             Some(1),

@@ -454,12 +454,14 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
     let mut s = Store::open(&path).unwrap();
     let call = format!(r#"{{"op":"done","task":"{}"}}"#, items[150]);
     let (text, is_error) = s
-        .todo_text(
+        .todo_answer(
             &session(),
             goalkeeper::todo::Call::Json(&call),
             goalkeeper::todo::Actor::Agent,
+            &mut goalkeeper::store::Caller::default(),
             NOW,
         )
+        .map(|a| (a.text, a.is_error))
         .unwrap();
     assert!(!is_error, "{text}");
     assert!(text.contains("Overall: 1/300 done"), "{text}");

@@ -115,7 +115,7 @@ proptest! {
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(model.states[model.current()].clone(), Call::Json(text), *actor);
-                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, NOW).unwrap();
+                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, &mut goalkeeper::store::Caller::default(), NOW).unwrap();
                     prop_assert_eq!(&result.details.phases, &expected.list, "{}", context);
                     if expected.is_mutation() {
                         let previous = model.current();
@@ -145,7 +145,13 @@ fn a_run_of_undos_stops_at_the_bound_with_a_clear_refusal() {
     for i in 0..changes {
         let call = format!(r#"{{"op":"append","phase":"Work","items":["task {i}"]}}"#);
         let result = store
-            .todo(&s, Call::Json(&call), Actor::Agent, NOW)
+            .todo(
+                &s,
+                Call::Json(&call),
+                Actor::Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
         lists.push(result.details.phases);

@@ -27,7 +27,13 @@ impl Fixture {
         let session = SessionId::parse(session).unwrap();
         let result = self
             .store
-            .todo(&session, Call::Json(&call.to_string()), actor, at)
+            .todo(
+                &session,
+                Call::Json(&call.to_string()),
+                actor,
+                &mut goalkeeper::store::Caller::default(),
+                at,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }
@@ -36,7 +42,14 @@ impl Fixture {
         let session = SessionId::parse(session).unwrap();
         let result = self
             .store
-            .goal(&session, GoalCall::Op(&op), actor, at)
+            .write(&session, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&op),
+                    actor,
+                    &mut goalkeeper::store::Caller::default(),
+                    at,
+                )
+            })
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }

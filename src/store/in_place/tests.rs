@@ -130,14 +130,22 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
         .run(&(list(), steps(), any::<bool>()), |(first, steps, keep)| {
             let s = session();
             let mut narrow = Store::open_in_memory().unwrap();
-            // A store that keeps its lists (the MCP server's) must keep
+            // A caller that keeps its lists (the MCP server's) must keep
             // them right through calls run in place: its `view`s show it.
+            let mut kept = crate::store::Caller::default();
             if keep {
-                narrow.keep_lists();
+                kept.keep_lists();
             }
             let mut wide = Store::open_in_memory().unwrap();
-            narrow.todo_import(&s, first.clone(), "test", 1).unwrap();
-            wide.todo_import(&s, first, "test", 1).unwrap();
+            narrow
+                .write(&s, |tx| {
+                    tx.todo_import(first.clone(), "test", &crate::store::Caller::default(), 1)
+                })
+                .unwrap();
+            wide.write(&s, |tx| {
+                tx.todo_import(first, "test", &crate::store::Caller::default(), 1)
+            })
+            .unwrap();
             for (i, (kind, pick, agent)) in steps.iter().enumerate() {
                 let (list, _) = wide.read(&s, |tx| tx.todo_list()).unwrap();
                 let call = call_for(*kind, pick, &list);
@@ -160,9 +168,17 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
                     );
                 } else {
                     let (got, placed) = narrow
-                        .todo_answer_traced(&s, Call::Value(&call), actor, now)
+                        .answer(&s, Call::Value(&call), actor, &mut kept, now)
                         .unwrap();
-                    let expected = wide.todo(&s, Call::Value(&call), actor, now).unwrap();
+                    let expected = wide
+                        .todo(
+                            &s,
+                            Call::Value(&call),
+                            actor,
+                            &mut crate::store::Caller::default(),
+                            now,
+                        )
+                        .unwrap();
                     prop_assert_eq!(&got.text, expected.text(), "{}", context);
                     prop_assert_eq!(got.is_error, expected.is_error, "{}", context);
                     prop_assert_eq!(&got.op, &expected.details.op, "{}", context);
@@ -236,8 +252,15 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
     let s = session();
     let mut narrow = Store::open_in_memory().unwrap();
     let mut wide = Store::open_in_memory().unwrap();
-    narrow.todo_import(&s, bench_list(), "test", 1).unwrap();
-    wide.todo_import(&s, bench_list(), "test", 1).unwrap();
+    narrow
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
+    wide.write(&s, |tx| {
+        tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+    })
+    .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let calls = [
         (json!({"op": "start", "task": task(403)}), Actor::Agent),
@@ -259,10 +282,24 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
     ];
     for (call, actor) in &calls {
         let (answer, placed) = narrow
-            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
+            .answer(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         let (text, is_error) = (answer.text, answer.is_error);
-        let expected = wide.todo(&s, Call::Value(call), *actor, 5).unwrap();
+        let expected = wide
+            .todo(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
+            .unwrap();
         assert!(placed, "{call} went the whole way");
         assert!(!is_error, "{text}");
         assert_eq!(text, expected.text(), "{call}");
@@ -296,31 +333,61 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
 fn a_list_named_agents_work_on_goes_the_whole_way() {
     let s = session();
     let mut store = Store::open_in_memory().unwrap();
-    store.todo_import(&s, bench_list(), "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let after = json!({"op": "block", "task": task(410), "after": task(411)});
     let (_, placed) = store
-        .todo_answer_traced(&s, Call::Value(&after), Actor::Agent, 5)
+        .answer(
+            &s,
+            Call::Value(&after),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            5,
+        )
         .unwrap();
     assert!(!placed, "a block with after went in place");
-    store.act_as(crate::AgentName::parse("w1").unwrap(), 600);
+    let mut w1 = crate::store::Caller::default();
+    w1.act_as(crate::AgentName::parse("w1").unwrap(), 600);
     let start = json!({"op": "start", "task": task(403)});
     let (answer, placed) = store
-        .todo_answer_traced(&s, Call::Value(&start), Actor::Agent, 5)
+        .answer(&s, Call::Value(&start), Actor::Agent, &mut w1, 5)
         .unwrap();
     assert!(!placed && !answer.is_error, "{}", answer.text);
-    store.act_as(None, 600);
     let release = crate::todo::Op::Release(crate::todo::Release::Task(task(403)));
-    store.todo(&s, Call::Op(&release), Actor::User, 6).unwrap();
+    store
+        .todo(
+            &s,
+            Call::Op(&release),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            6,
+        )
+        .unwrap();
     let unblock = json!({"op": "unblock", "task": task(410)});
     store
-        .todo_answer_traced(&s, Call::Value(&unblock), Actor::User, 6)
+        .answer(
+            &s,
+            Call::Value(&unblock),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            6,
+        )
         .unwrap();
     // No agent holds anything now, but w1 has called: a person's `done`
     // of the earliest open task goes the whole way, and promotes no one.
     let done = json!({"op": "done", "task": task(401)});
     let (answer, placed) = store
-        .todo_answer_traced(&s, Call::Value(&done), Actor::User, 7)
+        .answer(
+            &s,
+            Call::Value(&done),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            7,
+        )
         .unwrap();
     assert!(!placed && !answer.is_error, "{}", answer.text);
     let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
@@ -334,7 +401,11 @@ fn a_list_named_agents_work_on_goes_the_whole_way() {
 fn what_the_rows_cannot_answer_goes_the_whole_way() {
     let s = session();
     let mut store = Store::open_in_memory().unwrap();
-    store.todo_import(&s, bench_list(), "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let calls = [
         (
@@ -362,7 +433,13 @@ fn what_the_rows_cannot_answer_goes_the_whole_way() {
     for (call, actor, rejected) in &calls {
         let before = seen(&store);
         let (answer, placed) = store
-            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
+            .answer(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         let (text, is_error) = (answer.text, answer.is_error);
         assert!(!placed, "{call}");
@@ -392,7 +469,11 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("g.db");
         let mut store = Store::open(&db).unwrap();
-        store.todo_import(&s, bench_list(), "test", 1).unwrap();
+        store
+            .write(&s, |tx| {
+                tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+            })
+            .unwrap();
         let mut list = bench_list();
         list.phases[4].tasks[0].set_status(Status::InProgress);
         list.phases[9].tasks[0].set_status(Status::InProgress);
@@ -409,7 +490,13 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
         }
         let call = json!({"op": "done", "task": task(1)});
         let (_, placed) = store
-            .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
+            .answer(
+                &s,
+                Call::Value(&call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         assert!(!placed, "shaped: {shaped}");
         let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
@@ -466,7 +553,11 @@ fn a_row_outside_the_shapes_phases_is_refused_and_nothing_is_stored() {
     for task in &mut list.phases[0].tasks[58..] {
         task.set_status(Status::Pending);
     }
-    store.todo_import(&s, list, "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let conn = rusqlite::Connection::open(&db).unwrap();
     let shape: String = conn
         .query_row("SELECT todo_shape FROM sessions", [], |r| r.get(0))
@@ -498,7 +589,13 @@ fn a_row_outside_the_shapes_phases_is_refused_and_nothing_is_stored() {
     let (before, rows_before) = (state(&conn), statuses(&conn));
     let call = json!({"op": "done", "task": format!("task 59 {}", "x".repeat(60))});
     let err = store
-        .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
+        .answer(
+            &s,
+            Call::Value(&call),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            5,
+        )
         .unwrap_err()
         .to_string();
     assert!(

@@ -13,7 +13,13 @@ fn long_store() -> (tempfile::TempDir, std::path::PathBuf, Store, SessionId) {
     let mut store = Store::open(&db).unwrap();
     let s = SessionId::parse("s").unwrap();
     store
-        .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+        .todo(
+            &s,
+            Call::Json(&long_init()),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            1,
+        )
         .unwrap();
     (dir, db, store, s)
 }
@@ -43,13 +49,18 @@ fn a_row_written_from_outside_forgets_the_shape() {
         phase: None,
         page: 2,
     };
-    let (text, _) = store.read(&s, |tx| tx.todo_view(&page, 0)).unwrap();
+    let (text, _) = store
+        .read(&s, |tx| {
+            tx.todo_view(&page, &crate::store::Caller::default(), 0)
+        })
+        .unwrap();
     assert!(text.starts_with("Overall: 5/300 done, 295 open."), "{text}");
     store
         .todo(
             &s,
             Call::Json(r#"{"op":"done","task":"task 005 with a text long enough to fill pages"}"#),
             Actor::Agent,
+            &mut crate::store::Caller::default(),
             2,
         )
         .unwrap();
@@ -75,7 +86,9 @@ fn a_phase_written_from_outside_is_refused_not_shown() {
         page: 2,
     };
     let err = store
-        .read(&s, |tx| tx.todo_view(&page, 0))
+        .read(&s, |tx| {
+            tx.todo_view(&page, &crate::store::Caller::default(), 0)
+        })
         .unwrap_err()
         .to_string();
     assert!(
@@ -99,9 +112,15 @@ fn the_migration_keeps_the_shape_of_every_stored_list() {
     let expected = {
         let mut store = Store::open(&db).unwrap();
         store
-            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+            .todo(
+                &s,
+                Call::Json(&long_init()),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1,
+            )
             .unwrap();
-        store.todo(&s, Call::Json(r#"{"op":"block","task":"task 007 with a text long enough to fill pages","reason":"a key"}"#), Actor::Agent, 2).unwrap();
+        store.todo(&s, Call::Json(r#"{"op":"block","task":"task 007 with a text long enough to fill pages","reason":"a key"}"#), Actor::Agent, &mut crate::store::Caller::default(), 2).unwrap();
         store.read(&s, |t| load(&t.tx, &s)).unwrap()
     };
     assert!(expected.1.is_some());
@@ -128,7 +147,13 @@ fn a_copy_keeps_the_shapes() {
     let mut store = Store::open_in_memory().unwrap();
     let s = SessionId::parse("s").unwrap();
     store
-        .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+        .todo(
+            &s,
+            Call::Json(&long_init()),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            1,
+        )
         .unwrap();
     let mut target = Store::open_in_memory().unwrap();
     store.admin().copy_into(&mut target).unwrap();

@@ -127,7 +127,11 @@ fn check_views(
     for view in views {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let got = store.read(s, |tx| tx.todo_view(view, 0)).unwrap();
+        let got = store
+            .read(s, |tx| {
+                tx.todo_view(view, &crate::store::Caller::default(), 0)
+            })
+            .unwrap();
         prop_assert_eq!(&got.0, expected.text(), "{} {:?}", context, view);
         prop_assert_eq!(got.1, expected.is_error, "{} {:?}", context, view);
         if let Ok(text) = store.read(s, |t| view_page(&t.tx, s, view)).unwrap() {
@@ -165,7 +169,7 @@ proptest! {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
         check_views(&store, &s, &views, "before any write")?;
-        store.todo_import(&s, list, "test", 1).unwrap();
+        store.write(&s, |tx| tx.todo_import(list, "test", &crate::store::Caller::default(), 1)).unwrap();
         check_kept(&store, &s, "after the import")?;
         check_views(&store, &s, &views, "after the import")?;
     }
@@ -181,7 +185,7 @@ proptest! {
     ) {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
-        store.todo_import(&s, first, "test", 1).unwrap();
+        store.write(&s, |tx| tx.todo_import(first, "test", &crate::store::Caller::default(), 1)).unwrap();
         for (i, (kind, pick, agent, other)) in steps.into_iter().enumerate() {
             let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
             let tasks: Vec<&Task> = list.tasks().map(|(_, t)| t).collect();
@@ -211,12 +215,12 @@ proptest! {
             match kind {
                 9 => drop(store.write(&s, |tx| tx.todo_undo(2))),
                 10 => {
-                    store.todo_import(&s, other, "test", 2).unwrap();
+                    store.write(&s, |tx| tx.todo_import(other, "test", &crate::store::Caller::default(), 2)).unwrap();
                 }
                 11 => drop(store.write(&s, |tx| tx.todo_undo(2)).and_then(|_| store.write(&s, |tx| tx.todo_undo(2)))),
                 _ => {
                     let actor = if agent { Actor::Agent } else { Actor::User };
-                    store.todo(&s, Call::Value(&call), actor, 2).unwrap();
+                    store.todo(&s, Call::Value(&call), actor, &mut crate::store::Caller::default(), 2).unwrap();
                 }
             }
             check_kept(&store, &s, &context)?;
@@ -233,7 +237,11 @@ proptest! {
 fn check_parts(list: TodoList, maxes: impl Iterator<Item = usize>, context: &str) -> TodoList {
     let mut store = Store::open_in_memory().unwrap();
     let s = session();
-    store.todo_import(&s, list, "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
     for max in maxes {
         let expected = match todo::ListPart::of(&list, max) {
@@ -336,7 +344,14 @@ fn a_bound_limit_does_not_prepare_a_narrow_read_twice() {
     let s = session();
     let statuses = vec![vec![Status::Pending; 150], vec![Status::Pending; 150]];
     store
-        .todo_import(&s, list_of(&statuses), "test", 1)
+        .write(&s, |tx| {
+            tx.todo_import(
+                list_of(&statuses),
+                "test",
+                &crate::store::Caller::default(),
+                1,
+            )
+        })
         .unwrap();
     let part = store.read(&s, |tx| tx.todo_listed(10)).unwrap();
     assert!(matches!(part, todo::Listed::Part(_)));
@@ -386,7 +401,11 @@ fn a_long_list_is_viewed_from_its_shape() {
             })
             .collect(),
     );
-    store.todo_import(&s, list, "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let views = [
         ViewPage::first(),
         ViewPage {
@@ -401,7 +420,9 @@ fn a_long_list_is_viewed_from_its_shape() {
     let narrow = check_views(&store, &s, &views, "1,000 tasks").unwrap();
     assert_eq!(narrow, 3);
     let (text, _) = store
-        .read(&s, |tx| tx.todo_view(&ViewPage::first(), 0))
+        .read(&s, |tx| {
+            tx.todo_view(&ViewPage::first(), &crate::store::Caller::default(), 0)
+        })
         .unwrap();
     assert!(text.starts_with("Overall: 400/1000 done, 600 open.\nActive phase 5/10 \"Phase 4\" (0/100 done).\nPage 1/"), "{text}");
 }

@@ -15,8 +15,9 @@ pub mod pg;
 #[cfg(feature = "postgres")]
 pub mod pgbouncer;
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
-use goalkeeper::{SessionId, Store};
+use goalkeeper::{AgentName, SessionId, Store};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -208,8 +209,36 @@ pub fn session() -> SessionId {
 /// Sends one JSON call, whatever its outcome.
 pub fn call(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
     store
-        .todo(&session(), Call::Json(json), actor, NOW)
+        .todo(
+            &session(),
+            Call::Json(json),
+            actor,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )
         .expect("the store works")
+}
+
+/// Sends one JSON call by `caller`, whatever its outcome.
+pub fn call_by(store: &mut Store, caller: &mut Caller, json: &str, actor: Actor) -> TodoResult {
+    store
+        .todo(&session(), Call::Json(json), actor, caller, NOW)
+        .expect("the store works")
+}
+
+/// A caller whose agent calls are the named agent `name`'s (`None`: the
+/// session's own agent), with a 10-minute lease.
+pub fn caller_as(name: Option<&str>) -> Caller {
+    let mut caller = Caller::default();
+    caller.act_as(name.map(|n| AgentName::parse(n).unwrap().unwrap()), 600);
+    caller
+}
+
+/// Sends one JSON call as `caller`'s agent and expects it to succeed.
+pub fn agent_by(store: &mut Store, caller: &mut Caller, json: &str) -> TodoResult {
+    let result = call_by(store, caller, json, Actor::Agent);
+    assert!(!result.is_error, "{json}: {}", result.text());
+    result
 }
 
 /// Sends one JSON call as the agent and expects it to succeed.

@@ -32,24 +32,40 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
     let mut s = store();
     let me = session();
     let set_result = s
-        .goal(
-            &me,
-            GoalCall::Op(&set("Ship the parser", Some(100))),
-            User,
-            NOW,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&set("Ship the parser", Some(100))),
+                User,
+                &mut goalkeeper::store::Caller::default(),
+                NOW,
+            )
+        })
         .unwrap();
     assert!(!set_result.is_error, "{}", set_result.text());
     let id = s.read(&me, |tx| tx.goal()).unwrap().unwrap().id;
     for i in 0..3 {
-        s.goal(&me, GoalCall::Op(&usage(40)), Agent, NOW + 1 + i)
-            .unwrap();
+        s.write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&usage(40)),
+                Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW + 1 + i,
+            )
+        })
+        .unwrap();
     }
     let goal = s.read(&me, |tx| tx.goal()).unwrap().unwrap();
     assert_eq!((goal.id, goal.tokens_used), (id, 120));
     assert_eq!(goal.status, GoalStatus::BudgetLimited);
     let done = s
-        .goal(&me, GoalCall::Json(r#"{"op":"complete"}"#), Agent, NOW + 9)
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"complete"}"#),
+                Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW + 9,
+            )
+        })
         .unwrap();
     assert!(!done.is_error, "{}", done.text());
     assert_eq!(
@@ -76,12 +92,33 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
 fn goal_ids_are_unique_across_sessions_and_never_reused() {
     let mut s = store();
     let (a, b) = (sid("a"), sid("b"));
-    s.goal(&a, GoalCall::Op(&set("first of a", None)), User, NOW)
-        .unwrap();
-    s.goal(&b, GoalCall::Op(&set("first of b", None)), User, NOW + 1)
-        .unwrap();
-    s.goal(&a, GoalCall::Op(&set("second of a", None)), User, NOW + 2)
-        .unwrap();
+    s.write(&a, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("first of a", None)),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
+    s.write(&b, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("first of b", None)),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW + 1,
+        )
+    })
+    .unwrap();
+    s.write(&a, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("second of a", None)),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW + 2,
+        )
+    })
+    .unwrap();
     let ids: Vec<i64> = [&a, &b]
         .into_iter()
         .map(|x| s.read(x, |tx| tx.goal()).unwrap().unwrap().id)
@@ -103,26 +140,37 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
 fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
     let mut s = store();
     let me = session();
-    s.goal(&me, GoalCall::Op(&set("Keep this", Some(50))), User, NOW)
-        .unwrap();
+    s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("Keep this", Some(50))),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     let before = s.read(&me, |tx| tx.goal()).unwrap();
     // The agent may not start a goal while one is live, nor set a budget.
     let refused = s
-        .goal(
-            &me,
-            GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
-            Agent,
-            NOW + 1,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
+                Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW + 1,
+            )
+        })
         .unwrap();
     assert!(refused.is_error);
     let budget = s
-        .goal(
-            &me,
-            GoalCall::Json(r#"{"op":"get","budget":10}"#),
-            Agent,
-            NOW + 2,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"get","budget":10}"#),
+                Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW + 2,
+            )
+        })
         .unwrap();
     assert!(budget.is_error);
     assert!(
@@ -140,7 +188,14 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         "the raw call is kept"
     );
     // A user's refusal is an error result, and not logged.
-    let paused_twice = s.goal(&me, GoalCall::Op(&GoalOp::Resume), User, NOW + 3);
+    let paused_twice = s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&GoalOp::Resume),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW + 3,
+        )
+    });
     match paused_twice {
         Ok(r) => assert!(r.is_error, "{}", r.text()),
         Err(e) => assert_eq!(e.kind(), ErrorKind::Rejected),
@@ -153,8 +208,13 @@ fn goal_steps_in_one_transaction_are_all_or_nothing() {
     let mut s = store();
     let me = session();
     let failed = s.write(&me, |tx| {
-        tx.goal_call(GoalCall::Op(&set("Never committed", None)), User, NOW)
-            .unwrap();
+        tx.goal_call(
+            GoalCall::Op(&set("Never committed", None)),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )
+        .unwrap();
         tx.set_mark("m", "v", NOW).unwrap();
         // A later step fails: every step is rolled back.
         Err::<(), _>(goalkeeper::Error::Rejected("a later step failed".into()))
@@ -164,7 +224,12 @@ fn goal_steps_in_one_transaction_are_all_or_nothing() {
     assert_eq!(s.read(&me, |tx| tx.mark("m")).unwrap(), None);
     assert!(log(&mut s).is_empty());
     s.write(&me, |tx| {
-        tx.goal_call(GoalCall::Op(&set("Committed", None)), User, NOW)?;
+        tx.goal_call(
+            GoalCall::Op(&set("Committed", None)),
+            User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )?;
         tx.set_mark("m", "v", NOW)
     })
     .unwrap();

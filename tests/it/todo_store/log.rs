@@ -37,8 +37,15 @@ fn the_version_counts_successful_mutations_only() {
 #[test]
 fn undo_and_import_are_versions_too() {
     let mut s = planned();
-    s.todo_import(&session(), TodoList::default(), "TODO.md", NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(
+            TodoList::default(),
+            "TODO.md",
+            &goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     assert_eq!(version(&mut s), 2);
     let undone = s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
     assert_eq!(undone.details.version, 3);
@@ -159,25 +166,18 @@ fn the_next_successful_agent_call_clears_the_pending_error() {
     );
 }
 
-/// Makes `s`'s agent calls those of the named agent `name` (`None`: the
-/// session's own agent).
-fn act_as(s: &mut goalkeeper::Store, name: Option<&str>) {
-    let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
-    s.act_as(agent, 600);
-}
-
 /// Another agent's refused call is its own: the log names it, the main
 /// agent gets no reminder for it, and a named agent's success does not
 /// settle the main agent's pending one.
 #[test]
 fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     let mut s = planned();
-    act_as(&mut s, Some("w2"));
-    agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
-    act_as(&mut s, Some("w3"));
+    let mut caller = caller_as(Some("w2"));
+    agent_by(&mut s, &mut caller, r#"{"op":"start","task":"Run tests"}"#);
+    caller = caller_as(Some("w3"));
     let refused = r#"{"op":"done","task":"Run tests"}"#;
     let before = (json_of(&list(&mut s)), version(&mut s));
-    let result = call(&mut s, refused, Agent);
+    let result = call_by(&mut s, &mut caller, refused, Agent);
     assert!(result.is_error);
     assert_eq!((json_of(&list(&mut s)), version(&mut s)), before);
     assert_eq!(
@@ -200,11 +200,12 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     );
     // The main agent's own refusal is its reminder, and stays pending
     // through another agent's success and no-op.
-    act_as(&mut s, None);
-    call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
-    act_as(&mut s, Some("w3"));
-    agent(
+    caller = caller_as(None);
+    call_by(&mut s, &mut caller, r#"{"op":"start","task":"x"}"#, Agent);
+    caller = caller_as(Some("w3"));
+    agent_by(
         &mut s,
+        &mut caller,
         r#"{"op":"append","phase":"Verification","items":["Lint"]}"#,
     );
     assert_eq!(
@@ -217,7 +218,11 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     assert_eq!((last.ok, last.agent.as_deref()), (true, Some("w3")));
     // The append gave w3 the next free task; starting it again is a no-op.
     let unchanged = version(&mut s);
-    agent(&mut s, r#"{"op":"start","task":"Add edge cases"}"#);
+    agent_by(
+        &mut s,
+        &mut caller,
+        r#"{"op":"start","task":"Add edge cases"}"#,
+    );
     assert_eq!(version(&mut s), unchanged);
     assert_eq!(
         s.read(&session(), |tx| tx.pending_todo_error())
@@ -225,9 +230,9 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
             .as_deref(),
         Some("task \"x\" not found; tasks are matched by their exact content (see `view`)")
     );
-    act_as(&mut s, None);
-    agent(&mut s, r#"{"op":"view"}"#);
-    agent(&mut s, r#"{"op":"start","task":"Build core"}"#);
+    caller = caller_as(None);
+    agent_by(&mut s, &mut caller, r#"{"op":"view"}"#);
+    agent_by(&mut s, &mut caller, r#"{"op":"start","task":"Build core"}"#);
     assert_eq!(
         s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
         None
@@ -238,9 +243,13 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
 #[test]
 fn a_refused_goal_call_names_its_agent() {
     let mut s = planned();
-    act_as(&mut s, Some("w2"));
+    let mut caller = caller_as(Some("w2"));
     let refused = goalkeeper::store::GoalCall::Json(r#"{"op":"complete"}"#);
-    let result = s.goal(&session(), refused, Agent, NOW).unwrap();
+    let result = s
+        .write(&session(), |tx| {
+            tx.goal_call(refused, Agent, &mut caller, NOW)
+        })
+        .unwrap();
     assert!(result.is_error);
     let last = log(&mut s).pop().unwrap();
     assert_eq!(

@@ -72,7 +72,11 @@ fn check(store: &mut Store, context: &str) {
     for view in views() {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let (text, is_error) = store.read(&session(), |tx| tx.todo_view(&view, 0)).unwrap();
+        let (text, is_error) = store
+            .read(&session(), |tx| {
+                tx.todo_view(&view, &goalkeeper::store::Caller::default(), 0)
+            })
+            .unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
     }
@@ -95,7 +99,7 @@ fn check(store: &mut Store, context: &str) {
     assert_eq!(expected.is_ok(), goal.is_some(), "{context}");
     let message = store
         .write(&session(), |tx| {
-            goalkeeper::turn::goal_mode_context(tx, &injector, &tools, NOW)
+            goalkeeper::turn::goal_mode_context(tx, &Default::default(), &injector, &tools, NOW)
         })
         .unwrap();
     assert_eq!(
@@ -115,10 +119,25 @@ fn views_and_counts_follow_every_write() {
         budget: None,
         checks: Vec::new(),
     };
-    s.goal(&session(), GoalCall::Op(&set), Actor::User, NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set),
+            Actor::User,
+            &mut goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     check(&mut s, "with a goal");
-    s.todo_import(&session(), long_list(), "test", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(
+            long_list(),
+            "test",
+            &goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     check(&mut s, "after an import");
     let calls = [
         json!({"op": "done", "task": name(1, 0)}),
@@ -131,7 +150,13 @@ fn views_and_counts_follow_every_write() {
     ];
     for call in &calls {
         let result = s
-            .todo(&session(), Call::Value(call), Actor::Agent, NOW)
+            .todo(
+                &session(),
+                Call::Value(call),
+                Actor::Agent,
+                &mut goalkeeper::store::Caller::default(),
+                NOW,
+            )
             .unwrap();
         // Every call but the last changes the list.
         assert_eq!(result.is_error, call["task"] == "no such task", "{call}");
@@ -145,6 +170,7 @@ fn views_and_counts_follow_every_write() {
         &session(),
         Call::Value(&json!({"op": "init", "items": ["a", "b"]})),
         Actor::User,
+        &mut goalkeeper::store::Caller::default(),
         NOW,
     )
     .unwrap();
@@ -195,8 +221,15 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     let mut s = store();
     let total = statuses.iter().map(Vec::len).sum::<usize>();
     for place in 0..total {
-        s.todo_import(&session(), list(Some(place), |s| s), "test", NOW)
-            .unwrap();
+        s.write(&session(), |tx| {
+            tx.todo_import(
+                list(Some(place), |s| s),
+                "test",
+                &goalkeeper::store::Caller::default(),
+                NOW,
+            )
+        })
+        .unwrap();
         let (stored, _) = s.read(&session(), |tx| tx.todo_list()).unwrap();
         let at = stored.in_progress().map(|(_, t)| t.content.clone());
         assert_eq!(at, Some(format!("task {place} of the list")));
@@ -204,8 +237,15 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     }
     // No task in progress: every open one blocked.
     let blocked = |s| if s == Pending { Blocked } else { s };
-    s.todo_import(&session(), list(None, blocked), "test", NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(
+            list(None, blocked),
+            "test",
+            &goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     assert!(
         s.read(&session(), |tx| tx.todo_list())
             .unwrap()

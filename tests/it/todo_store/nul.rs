@@ -73,7 +73,16 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
         r#"{"op":"create","objective":"Ship\u0000it"}"#,
         r#"{"op":"create","objective":"Ship","x\u0000":1}"#,
     ] {
-        let result = s.goal(&me, GoalCall::Json(json), Agent, NOW).unwrap();
+        let result = s
+            .write(&me, |tx| {
+                tx.goal_call(
+                    GoalCall::Json(json),
+                    Agent,
+                    &mut goalkeeper::store::Caller::default(),
+                    NOW,
+                )
+            })
+            .unwrap();
         assert!(result.is_error);
         assert!(result.text().contains(REFUSAL), "{}", result.text());
     }
@@ -82,7 +91,16 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
         budget: None,
         checks: Vec::new(),
     };
-    let result = s.goal(&me, GoalCall::Op(&typed), User, NOW).unwrap();
+    let result = s
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&typed),
+                User,
+                &mut goalkeeper::store::Caller::default(),
+                NOW,
+            )
+        })
+        .unwrap();
     assert!(result.is_error);
     assert_eq!(result.text(), format!("Errors: the objective {REFUSAL}"));
     assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), None);
@@ -103,7 +121,14 @@ fn an_import_with_a_nul_is_refused_and_changes_nothing() {
         tasks: vec![Task::pending("a\0b")],
     }]);
     let err = s
-        .todo_import(&session(), list_with_nul, "TODO.md", NOW)
+        .write(&session(), |tx| {
+            tx.todo_import(
+                list_with_nul,
+                "TODO.md",
+                &goalkeeper::store::Caller::default(),
+                NOW,
+            )
+        })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
     assert_eq!(
@@ -122,7 +147,8 @@ fn a_tool_use_id_with_a_nul_is_not_recorded() {
     let w1 = AgentName::parse("w1").unwrap().unwrap();
     let recorded = s.write(&me, |tx| tx.record_tool_use("toolu_\0", &w1, NOW));
     assert!(!recorded.unwrap());
-    s.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
+    let mut caller = goalkeeper::store::Caller::default();
+    caller.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
     let result = call(&mut s, r#"{"op":"done","task":"Build core"}"#, Agent);
     assert!(!result.is_error, "{}", result.text());
     let log = log(&mut s);

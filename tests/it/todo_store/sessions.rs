@@ -16,6 +16,7 @@ fn sessions_are_isolated() {
         &one,
         Call::Json(r#"{"op":"init","items":["a"]}"#),
         Agent,
+        &mut goalkeeper::store::Caller::default(),
         NOW,
     )
     .unwrap();
@@ -23,13 +24,26 @@ fn sessions_are_isolated() {
         &two,
         Call::Json(r#"{"op":"init","items":["b","c"]}"#),
         User,
+        &mut goalkeeper::store::Caller::default(),
         NOW,
     )
     .unwrap();
-    s.todo(&two, Call::Json(r#"{"op":"done","task":"b"}"#), User, NOW)
-        .unwrap();
-    s.todo(&one, Call::Json(r#"{"op":"done","task":"b"}"#), Agent, NOW)
-        .unwrap();
+    s.todo(
+        &two,
+        Call::Json(r#"{"op":"done","task":"b"}"#),
+        User,
+        &mut goalkeeper::store::Caller::default(),
+        NOW,
+    )
+    .unwrap();
+    s.todo(
+        &one,
+        Call::Json(r#"{"op":"done","task":"b"}"#),
+        Agent,
+        &mut goalkeeper::store::Caller::default(),
+        NOW,
+    )
+    .unwrap();
 
     let (list_one, version_one) = s.read(&one, |tx| tx.todo_list()).unwrap();
     let (list_two, version_two) = s.read(&two, |tx| tx.todo_list()).unwrap();
@@ -64,6 +78,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("early"),
         Call::Json(r#"{"op":"init","items":["a","b"]}"#),
         Agent,
+        &mut goalkeeper::store::Caller::default(),
         NOW,
     )
     .unwrap();
@@ -71,6 +86,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"init","items":["c"]}"#),
         Agent,
+        &mut goalkeeper::store::Caller::default(),
         NOW + 10,
     )
     .unwrap();
@@ -78,6 +94,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"done","task":"c"}"#),
         Agent,
+        &mut goalkeeper::store::Caller::default(),
         NOW + 20,
     )
     .unwrap();
@@ -121,6 +138,7 @@ fn remove_session_deletes_its_list_and_log_only() {
         &other,
         Call::Json(r#"{"op":"init","items":["x"]}"#),
         Agent,
+        &mut goalkeeper::store::Caller::default(),
         NOW,
     )
     .unwrap();

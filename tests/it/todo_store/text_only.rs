@@ -70,8 +70,25 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     let s = session();
     let mut narrow = store();
     let mut wide = store();
-    narrow.todo_import(&s, long_list(), "test", NOW).unwrap();
-    wide.todo_import(&s, long_list(), "test", NOW).unwrap();
+    narrow
+        .write(&s, |tx| {
+            tx.todo_import(
+                long_list(),
+                "test",
+                &goalkeeper::store::Caller::default(),
+                NOW,
+            )
+        })
+        .unwrap();
+    wide.write(&s, |tx| {
+        tx.todo_import(
+            long_list(),
+            "test",
+            &goalkeeper::store::Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
     let calls: Vec<(Value, Actor)> = vec![
         (json!({"op": "start", "task": task(100)}), Agent),
         (json!({"op": "done", "task": task(100)}), Agent),
@@ -105,9 +122,24 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     for (i, (call, actor)) in calls.iter().enumerate() {
         let now = NOW + i as i64;
         let (text, is_error) = narrow
-            .todo_text(&s, Call::Value(call), *actor, now)
+            .todo_answer(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut goalkeeper::store::Caller::default(),
+                now,
+            )
+            .map(|a| (a.text, a.is_error))
             .unwrap();
-        let expected = wide.todo(&s, Call::Value(call), *actor, now).unwrap();
+        let expected = wide
+            .todo(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut goalkeeper::store::Caller::default(),
+                now,
+            )
+            .unwrap();
         assert_eq!(text, expected.text(), "{call}");
         assert_eq!(is_error, expected.is_error, "{call}");
         assert_eq!(seen(&mut narrow), seen(&mut wide), "{call}");
