@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use super::todos::ListCache;
+use super::kept_list::ListCache;
 use super::tool_use::{CallFrom, Who};
 use crate::AgentName;
 use crate::tree::Look;

@@ -8,12 +8,14 @@
 
 use serde_json::json;
 
+use super::claims::{agent_leases, database_clock, grant, record_seen};
 use super::events::{self, EventKind};
+use super::kept_list::{ListCache, current, stamp};
 use super::patch::{self, KeyedList, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
-use super::sql::{Tx, params};
+use super::sql::Tx;
 use super::tool_use::Who;
 use super::versions::{
     Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
@@ -577,81 +579,6 @@ fn gate(
     }
 }
 
-/// When each named agent of the session's lease ends, as granted.
-pub(crate) fn agent_leases(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, i64)>> {
-    tx.query_all(
-        "SELECT name, lease_until_ms FROM agents WHERE session_id = ?1",
-        params![session.as_str()],
-        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
-    )
-}
-
-/// The database's clock, in milliseconds since the epoch: PostgreSQL's
-/// server's, which every machine of a fleet shares; on SQLite, which only
-/// this machine's processes open, this machine's (`GOALKEEPER_NOW` aside).
-fn database_clock(tx: &Tx<'_>) -> Result<i64> {
-    match tx {
-        #[cfg(feature = "postgres")]
-        Tx::Postgres(_) => tx
-            .query_opt(
-                "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)",
-                &[],
-                |r| r.get::<i64>(0),
-            )
-            .map(|ms| ms.unwrap_or(i64::MAX)),
-        _ => Ok(std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(i64::MAX, |d| {
-                i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-            })),
-    }
-}
-
-/// Records that `agent` called at `now_ms` and grants it `lease_ms` from
-/// then: its claims last until that lease ends, or until a lease granted
-/// before ends if that is later (a lease never shrinks: a shorter
-/// `todo.claim.lease` or a clock stepped back grants no less than was
-/// granted). A call that wrote nothing to a session never seen leaves no
-/// row: there is no session to hang it on.
-fn record_seen(
-    tx: &Tx<'_>,
-    session: &SessionId,
-    agent: &AgentName,
-    now_ms: i64,
-    lease_ms: i64,
-) -> Result<()> {
-    grant(
-        tx,
-        session,
-        agent.as_str(),
-        now_ms,
-        now_ms.saturating_add(lease_ms),
-    )
-}
-
-/// Records `agent` as seen at `seen_ms` with a lease until `until_ms`,
-/// keeping a later time seen and a later end granted before. Nothing for
-/// a session without a row.
-pub(crate) fn grant(
-    tx: &Tx<'_>,
-    session: &SessionId,
-    agent: &str,
-    seen_ms: i64,
-    until_ms: i64,
-) -> Result<()> {
-    tx.execute(
-        "INSERT INTO agents (session_id, name, seen_ms, lease_until_ms)
-         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
-         ON CONFLICT (session_id, name) DO UPDATE SET
-             seen_ms = CASE WHEN agents.seen_ms > excluded.seen_ms
-                            THEN agents.seen_ms ELSE excluded.seen_ms END,
-             lease_until_ms = CASE WHEN agents.lease_until_ms > excluded.lease_until_ms
-                                   THEN agents.lease_until_ms ELSE excluded.lease_until_ms END",
-        params![session.as_str(), agent, seen_ms, until_ms],
-    )?;
-    Ok(())
-}
-
 /// True when the call asks for `view`: it is answered from a read
 /// transaction. Anything that is not plainly a `view` takes the write lock
 /// first, so what it reads is what it overwrites.
@@ -675,83 +602,6 @@ fn is_view(call: &Call<'_>) -> bool {
 fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
     outcome.is_mutation()
         || (actor == Actor::Agent && (!outcome.errors.is_empty() || outcome.is_no_op()))
-}
-
-/// The list a todo call left on one connection, and what tells whether
-/// anything has written to the database since: SQLite's `data_version`,
-/// which changes when another connection commits, and the connection's own
-/// count of changed rows, which changes when any other statement of this
-/// connection writes (a goal call, a mark). Both are read inside the
-/// call's transaction, so they describe the snapshot the list came from.
-/// Reading a 1,000-task list back is most of a call's work; a long-lived
-/// MCP server whose calls follow one another skips it (see
-/// [`Caller::keep_lists`]).
-pub(crate) struct ListCache {
-    /// The connection ([`Store`]'s id) whose snapshot it is.
-    store: u64,
-    session: SessionId,
-    version: i64,
-    stamp: (i64, u64),
-    keyed: KeyedList,
-}
-
-impl ListCache {
-    /// The list `keyed` at `version`, as the snapshot of `tx` holds it
-    /// after the call's own writes, on connection `store`.
-    fn of(
-        store: u64,
-        tx: &Tx<'_>,
-        session: &SessionId,
-        version: i64,
-        keyed: KeyedList,
-    ) -> Result<Option<ListCache>> {
-        Ok(stamp(tx)?.map(|stamp| ListCache {
-            store,
-            session: session.clone(),
-            version,
-            stamp,
-            keyed,
-        }))
-    }
-}
-
-impl ListCache {
-    /// True when this is `session`'s list as `tx`, of connection `store`,
-    /// sees it: nothing has written to the database since it was kept.
-    fn is_current(&self, tx: &Tx<'_>, store: u64, session: &SessionId) -> Result<bool> {
-        Ok(self.store == store
-            && self.session == *session
-            && sessions::todo_version(tx, session)? == self.version
-            && stamp(tx)? == Some(self.stamp))
-    }
-}
-
-/// `(data_version, total_changes)` of `tx`'s connection; `None` on a
-/// backend without them (PostgreSQL: its lists are always read back).
-fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
-    match tx {
-        Tx::Sqlite(conn) => {
-            let data_version = conn
-                .prepare_cached("PRAGMA data_version")?
-                .query_row([], |r| r.get(0))?;
-            Ok(Some((data_version, conn.total_changes())))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// `cache` if it is `session`'s list as `tx`, of connection `store`, sees
-/// it (nothing has written to the database since it was kept), else `None`.
-fn current(
-    tx: &Tx<'_>,
-    store: u64,
-    session: &SessionId,
-    cache: Option<ListCache>,
-) -> Result<Option<ListCache>> {
-    match cache {
-        Some(cache) if cache.is_current(tx, store, session)? => Ok(Some(cache)),
-        _ => Ok(None),
-    }
 }
 
 /// The session's list and version: the kept list `current` (see

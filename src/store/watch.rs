@@ -125,7 +125,7 @@ impl super::Admin<'_> {
                 goal,
                 events: log,
                 recent_usage,
-                agents: super::todos::agent_leases(tx, session)?,
+                agents: super::claims::agent_leases(tx, session)?,
                 checks: super::checks::session_checks(tx, session, look)?
                     .all()
                     .cloned()
