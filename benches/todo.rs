@@ -13,6 +13,7 @@ use std::hint::black_box;
 
 use common::{SIZES, batch_size, list, middle_task};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, SummaryKind, Target, TodoList, apply, run, summary};
 use goalkeeper::{SessionId, Store};
 
@@ -99,7 +100,7 @@ fn bench_store(c: &mut Criterion) {
                 &session,
                 Call::Json(&init),
                 Actor::User,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 0,
             )
             .expect("init");
@@ -117,7 +118,7 @@ fn bench_store(c: &mut Criterion) {
                         &session,
                         Call::Json(call),
                         Actor::Agent,
-                        &mut goalkeeper::store::Caller::default(),
+                        &mut Caller::default(),
                         0,
                     )
                     .expect("applies")
@@ -130,7 +131,7 @@ fn bench_store(c: &mut Criterion) {
                         &session,
                         Call::Json(r#"{"op":"view"}"#),
                         Actor::Agent,
-                        &mut goalkeeper::store::Caller::default(),
+                        &mut Caller::default(),
                         0,
                     )
                     .expect("views")

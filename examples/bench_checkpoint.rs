@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems};
 use goalkeeper::{SessionId, Store};
 
@@ -39,7 +40,7 @@ fn build(path: &Path, session: &SessionId) {
             session,
             Call::Op(&init),
             Actor::User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             0,
         )
         .unwrap();
@@ -72,7 +73,7 @@ fn main() {
                     &session,
                     Call::Op(&op),
                     Actor::Agent,
-                    &mut goalkeeper::store::Caller::default(),
+                    &mut Caller::default(),
                     0,
                 )
                 .unwrap();

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use goalkeeper::goal::{GoalOp, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems, Target};
 use goalkeeper::{SessionId, Store};
@@ -86,7 +87,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             &session,
             Call::Op(&init),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )?;
         let done = Op::Done(Target::Task(format!("Session {s} step 0")));
@@ -94,7 +95,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             &session,
             Call::Op(&done),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )?;
         let set = GoalOp::Set {
@@ -106,7 +107,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             tx.goal_call(
                 GoalCall::Op(&set),
                 Actor::User,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW_MS,
             )
         })?;
@@ -120,7 +121,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             tx.goal_call(
                 GoalCall::Op(&usage),
                 Actor::User,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW_MS,
             )
         })?;
@@ -142,7 +143,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
         &session,
         Call::Op(&init),
         Actor::User,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW_MS,
     )?;
     // Close the first 40% phase by phase (a few events, not one per task).
@@ -152,7 +153,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             &session,
             Call::Op(&done),
             Actor::User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )?;
     }
@@ -165,7 +166,7 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
         tx.goal_call(
             GoalCall::Op(&set),
             Actor::User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )
     })?;

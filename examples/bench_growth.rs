@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems, Target};
 use goalkeeper::{SessionId, Store};
 
@@ -51,7 +52,7 @@ fn build(path: &Path, tasks: usize) -> SessionId {
             &session,
             Call::Op(&init),
             Actor::User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )
         .unwrap();
@@ -62,7 +63,7 @@ fn build(path: &Path, tasks: usize) -> SessionId {
                 &session,
                 Call::Op(&done),
                 Actor::User,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW_MS,
             )
             .unwrap();
@@ -77,7 +78,7 @@ fn mutate(path: &Path, session: &SessionId, op: &Op) {
             session,
             Call::Op(op),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW_MS,
         )
         .unwrap();

@@ -4,6 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use goalkeeper::store::Caller;
 use goalkeeper::{Error, ErrorKind, Store};
 
 use crate::common::*;
@@ -458,7 +459,7 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
             &session(),
             goalkeeper::todo::Call::Json(&call),
             goalkeeper::todo::Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .map(|a| (a.text, a.is_error))

@@ -16,6 +16,7 @@ use crate::fuzz_checks::todo_call::check_blocked_not_promoted;
 use common::strategies::{Step, actor, calls, steps};
 use common::{NOW, json_of, session};
 use goalkeeper::Store;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{self, Call, Op, Status, TodoList};
 use proptest::prelude::*;
 
@@ -91,7 +92,7 @@ proptest! {
                 Step::Call(actor, text) => {
                     let expected = todo::run(before.clone(), Call::Json(text), *actor);
                     let events = store.read(&s, |tx| tx.event_log(100_000)).unwrap().len();
-                    let result = store.todo(&s, Call::Json(text), *actor, &mut goalkeeper::store::Caller::default(), NOW).unwrap();
+                    let result = store.todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
                     let (after, version_after) = store.read(&s, |tx| tx.todo_list()).unwrap();
 
                     prop_assert_eq!(result.is_error, !expected.errors.is_empty(), "{}", context);
@@ -172,11 +173,11 @@ proptest! {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
         for (actor, text) in &calls {
-            store.todo(&s, Call::Json(text), *actor, &mut goalkeeper::store::Caller::default(), NOW).unwrap();
+            store.todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
             let before = store.read(&s, |tx| tx.todo_list()).unwrap();
             let log = store.read(&s, |tx| tx.event_log(1_000)).unwrap();
             let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
-            let result = store.todo(&s, Call::Json(r#"{"op":"view"}"#), viewer, &mut goalkeeper::store::Caller::default(), NOW).unwrap();
+            let result = store.todo(&s, Call::Json(r#"{"op":"view"}"#), viewer, &mut Caller::default(), NOW).unwrap();
             prop_assert!(!result.is_error);
             prop_assert_eq!(&result.details.phases, &before.0);
             prop_assert_eq!(result.details.version, before.1);

@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::common;
 use common::strategies::{Step, steps};
 use common::{NOW, session};
+use goalkeeper::store::Caller;
 use goalkeeper::store::UNDO_DEPTH;
 use goalkeeper::todo::{self, Actor, Call, TodoList};
 use goalkeeper::{SessionId, Store};
@@ -115,7 +116,7 @@ proptest! {
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(model.states[model.current()].clone(), Call::Json(text), *actor);
-                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, &mut goalkeeper::store::Caller::default(), NOW).unwrap();
+                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
                     prop_assert_eq!(&result.details.phases, &expected.list, "{}", context);
                     if expected.is_mutation() {
                         let previous = model.current();
@@ -149,7 +150,7 @@ fn a_run_of_undos_stops_at_the_bound_with_a_clear_refusal() {
                 &s,
                 Call::Json(&call),
                 Actor::Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW,
             )
             .unwrap();

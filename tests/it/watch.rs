@@ -4,6 +4,7 @@
 
 use crate::common::{NOW_MS, TestEnv};
 use goalkeeper::goal::{GoalOp, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call};
 use goalkeeper::{SessionId, Store};
@@ -31,7 +32,7 @@ impl Fixture {
                 &session,
                 Call::Json(&call.to_string()),
                 actor,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 at,
             )
             .unwrap();
@@ -43,12 +44,7 @@ impl Fixture {
         let result = self
             .store
             .write(&session, |tx| {
-                tx.goal_call(
-                    GoalCall::Op(&op),
-                    actor,
-                    &mut goalkeeper::store::Caller::default(),
-                    at,
-                )
+                tx.goal_call(GoalCall::Op(&op), actor, &mut Caller::default(), at)
             })
             .unwrap();
         assert!(!result.is_error, "{}", result.text());

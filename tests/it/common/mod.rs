@@ -213,7 +213,7 @@ pub fn call(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
             &session(),
             Call::Json(json),
             actor,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .expect("the store works")

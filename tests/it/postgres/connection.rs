@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::pg::{self, PASSWORD};
 use crate::common::{TestEnv, render};
+use goalkeeper::store::Caller;
 
 /// Runs the CLI with `GOALKEEPER_DB=url`.
 fn run_on(env: &TestEnv, url: &str, args: &[&str]) -> (String, std::process::Output) {
@@ -265,14 +266,12 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
                 &s,
                 Call::Json(&init),
                 Actor::Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 1,
             )
             .unwrap();
         store
-            .read(&s, |tx| {
-                tx.todo_view(&page, &goalkeeper::store::Caller::default(), 0)
-            })
+            .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
             .unwrap()
     };
     let mut admin = db.admin();
@@ -300,11 +299,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
     assert_eq!(shape(&mut admin), None);
     assert_eq!(
         store
-            .read(&s, |tx| tx.todo_view(
-                &page,
-                &goalkeeper::store::Caller::default(),
-                0
-            ))
+            .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
             .unwrap(),
         before
     );
@@ -315,15 +310,13 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             &s,
             Call::Json(done),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             2,
         )
         .unwrap();
     assert!(shape(&mut admin).is_some());
     let (text, is_error) = store
-        .read(&s, |tx| {
-            tx.todo_view(&page, &goalkeeper::store::Caller::default(), 0)
-        })
+        .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
         .unwrap();
     assert!(
         !is_error && text.starts_with("Overall: 1/250 done, 249 open."),
@@ -359,7 +352,7 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
             &s,
             Call::Json(&init),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             1,
         )
         .unwrap();
@@ -390,7 +383,7 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
             &s,
             Call::Json(&done),
             Actor::Agent,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             2,
         )
         .map(|a| (a.text, a.is_error))

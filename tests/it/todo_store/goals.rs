@@ -3,6 +3,7 @@
 
 use goalkeeper::ErrorKind;
 use goalkeeper::goal::{GoalOp, GoalStatus, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::Actor::{Agent, User};
 use serde_json::json;
@@ -36,7 +37,7 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
             tx.goal_call(
                 GoalCall::Op(&set("Ship the parser", Some(100))),
                 User,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW,
             )
         })
@@ -48,7 +49,7 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
             tx.goal_call(
                 GoalCall::Op(&usage(40)),
                 Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW + 1 + i,
             )
         })
@@ -62,7 +63,7 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
             tx.goal_call(
                 GoalCall::Json(r#"{"op":"complete"}"#),
                 Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW + 9,
             )
         })
@@ -96,7 +97,7 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         tx.goal_call(
             GoalCall::Op(&set("first of a", None)),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
     })
@@ -105,7 +106,7 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         tx.goal_call(
             GoalCall::Op(&set("first of b", None)),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW + 1,
         )
     })
@@ -114,7 +115,7 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         tx.goal_call(
             GoalCall::Op(&set("second of a", None)),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW + 2,
         )
     })
@@ -144,7 +145,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         tx.goal_call(
             GoalCall::Op(&set("Keep this", Some(50))),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
     })
@@ -156,7 +157,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
             tx.goal_call(
                 GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
                 Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW + 1,
             )
         })
@@ -167,7 +168,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
             tx.goal_call(
                 GoalCall::Json(r#"{"op":"get","budget":10}"#),
                 Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW + 2,
             )
         })
@@ -192,7 +193,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         tx.goal_call(
             GoalCall::Op(&GoalOp::Resume),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW + 3,
         )
     });
@@ -211,7 +212,7 @@ fn goal_steps_in_one_transaction_are_all_or_nothing() {
         tx.goal_call(
             GoalCall::Op(&set("Never committed", None)),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .unwrap();
@@ -227,7 +228,7 @@ fn goal_steps_in_one_transaction_are_all_or_nothing() {
         tx.goal_call(
             GoalCall::Op(&set("Committed", None)),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )?;
         tx.set_mark("m", "v", NOW)

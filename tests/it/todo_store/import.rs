@@ -1,6 +1,7 @@
 //! `todo import`: validated, normalized, logged; refused with nothing changed.
 
 use goalkeeper::ErrorKind;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::User;
 use goalkeeper::todo::{Phase, Status, Task, TodoList};
 use serde_json::json;
@@ -22,12 +23,7 @@ fn import_replaces_the_list_normalized_and_is_logged() {
     }]);
     let result = s
         .write(&session(), |tx| {
-            tx.todo_import(
-                imported,
-                "TODO.md",
-                &goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
         })
         .unwrap();
     assert!(!result.is_error);
@@ -48,12 +44,7 @@ fn import_promotes_when_nothing_is_in_progress() {
         tasks: vec![task("a", Status::Blocked), task("b", Status::Pending)],
     }]);
     s.write(&session(), |tx| {
-        tx.todo_import(
-            imported,
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
     })
     .unwrap();
     assert_eq!(tasks(&mut s), "P: [!] a, [/] b");
@@ -96,12 +87,7 @@ fn import_refuses_an_invalid_list_and_changes_nothing() {
     for (list_in, message) in cases {
         let err = s
             .write(&session(), |tx| {
-                tx.todo_import(
-                    list_in,
-                    "TODO.md",
-                    &goalkeeper::store::Caller::default(),
-                    NOW,
-                )
+                tx.todo_import(list_in, "TODO.md", &Caller::default(), NOW)
             })
             .map(|_| ())
             .unwrap_err();
@@ -142,12 +128,7 @@ fn an_exported_list_imported_keeps_each_holder_and_claim() {
     );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
     s.write(&session(), |tx| {
-        tx.todo_import(
-            imported,
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW + 1,
-        )
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW + 1)
     })
     .unwrap();
     assert_eq!(json_of(&list(&mut s)), json_of(&before));
@@ -175,19 +156,14 @@ fn a_persons_import_where_agents_work_promotes_nothing() {
         tasks: vec![task("x", Status::Pending), task("y", Status::Pending)],
     }]);
     s.write(&session(), |tx| {
-        tx.todo_import(
-            plain.clone(),
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(plain.clone(), "TODO.md", &Caller::default(), NOW)
     })
     .unwrap();
     assert_eq!(tasks(&mut s), "P: [ ] x, [ ] y");
     let mut fresh = store();
     fresh
         .write(&session(), |tx| {
-            tx.todo_import(plain, "TODO.md", &goalkeeper::store::Caller::default(), NOW)
+            tx.todo_import(plain, "TODO.md", &Caller::default(), NOW)
         })
         .unwrap();
     assert_eq!(tasks(&mut fresh), "P: [/] x, [ ] y");
@@ -201,12 +177,7 @@ fn an_imported_claim_lasts_the_lease_from_its_time() {
     let markdown = "# P\n- [/] a <!-- held-by: w9 since 2025-11-29T18:40:00Z -->\n- [ ] b\n";
     let imported = goalkeeper::todo::from_markdown(markdown).unwrap();
     s.write(&session(), |tx| {
-        tx.todo_import(
-            imported,
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW + 60_000,
-        )
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW + 60_000)
     })
     .unwrap();
     let mut w2 = caller_as(Some("w2"));
@@ -253,12 +224,7 @@ fn an_after_link_survives_export_and_import() {
     );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
     s.write(&session(), |tx| {
-        tx.todo_import(
-            imported,
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
     })
     .unwrap();
     agent(&mut s, r#"{"op":"done","task":"a"}"#);
@@ -278,7 +244,7 @@ fn an_after_naming_no_task_is_refused_and_changes_nothing() {
     }]);
     let err = s
         .write(&session(), |tx| {
-            tx.todo_import(bad, "TODO.md", &goalkeeper::store::Caller::default(), NOW)
+            tx.todo_import(bad, "TODO.md", &Caller::default(), NOW)
         })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);

@@ -3,6 +3,7 @@
 //! connection or another method of the same store wrote in between, the
 //! next call sees it.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Call, Phase, Task, TodoList};
 use goalkeeper::{SessionId, Store};
@@ -13,11 +14,11 @@ use crate::common::*;
 /// A connection and a caller that keeps its lists, as an MCP server has.
 struct Server {
     store: Store,
-    caller: goalkeeper::store::Caller,
+    caller: Caller,
 }
 
 fn kept(db: &std::path::Path) -> Server {
-    let mut caller = goalkeeper::store::Caller::default();
+    let mut caller = Caller::default();
     caller.keep_lists();
     Server {
         store: Store::open(db).unwrap(),
@@ -61,7 +62,7 @@ fn another_connections_writes_are_seen() {
             &s,
             Call::Json(r#"{"op":"done","task":"a"}"#),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .unwrap();
@@ -70,7 +71,7 @@ fn another_connections_writes_are_seen() {
             &s,
             Call::Json(r#"{"op":"rm","task":"c"}"#),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .unwrap();
@@ -89,20 +90,14 @@ fn another_connections_writes_are_seen() {
             &s,
             Call::Json(r#"{"op":"init","items":["z"]}"#),
             User,
-            &mut goalkeeper::store::Caller::default(),
+            &mut Caller::default(),
             NOW,
         )
         .unwrap();
     for i in 2..=version {
         let append = format!(r#"{{"op":"append","phase":"Tasks","items":["z{i}"]}}"#);
         other
-            .todo(
-                &s,
-                Call::Json(&append),
-                User,
-                &mut goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            .todo(&s, Call::Json(&append), User, &mut Caller::default(), NOW)
             .unwrap();
     }
     assert_eq!(other.read(&s, |tx| tx.todo_list()).unwrap().1, version);
@@ -134,12 +129,7 @@ fn the_same_stores_other_writes_are_seen() {
         server
             .store
             .write(&s, |tx| {
-                tx.todo_import(
-                    other.clone(),
-                    "test",
-                    &goalkeeper::store::Caller::default(),
-                    NOW,
-                )
+                tx.todo_import(other.clone(), "test", &Caller::default(), NOW)
             })
             .unwrap();
     }
@@ -222,13 +212,7 @@ fn calls_answered_without_the_list_keep_it_right() {
     let mut other = Store::open(&db).unwrap();
     let start = format!(r#"{{"op":"start","task":"{}"}}"#, task(9));
     other
-        .todo(
-            &s,
-            Call::Json(&start),
-            User,
-            &mut goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        .todo(&s, Call::Json(&start), User, &mut Caller::default(), NOW)
         .unwrap();
     drop(other);
     answer(

@@ -3,6 +3,7 @@
 //! clock runs fast, and a lease once granted never shrinks, whatever the
 //! holder's next call says about its lease or its clock.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::Agent;
 use goalkeeper::todo::Call;
 use goalkeeper::{AgentName, Store};
@@ -13,7 +14,7 @@ const MIN: i64 = 60_000;
 
 /// One call of `name` with a lease of `lease_secs`, on its clock `at`.
 fn call_as(s: &mut Store, name: &str, lease_secs: u64, at: i64, json: &str) -> (String, bool) {
-    let mut caller = goalkeeper::store::Caller::default();
+    let mut caller = Caller::default();
     caller.act_as(Some(AgentName::parse(name).unwrap().unwrap()), lease_secs);
     let result = s
         .todo(&session(), Call::Json(json), Agent, &mut caller, at)
@@ -39,7 +40,7 @@ fn held_by_w1(at: i64) -> Store {
         &session(),
         Call::Op(&release),
         goalkeeper::todo::Actor::User,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         at,
     )
     .unwrap();

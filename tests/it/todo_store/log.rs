@@ -1,6 +1,7 @@
 //! Versions count successful mutations; the event log records them and
 //! every failed agent call; the pending todo error follows the agent.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::TodoList;
 use serde_json::json;
@@ -38,12 +39,7 @@ fn the_version_counts_successful_mutations_only() {
 fn undo_and_import_are_versions_too() {
     let mut s = planned();
     s.write(&session(), |tx| {
-        tx.todo_import(
-            TodoList::default(),
-            "TODO.md",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(TodoList::default(), "TODO.md", &Caller::default(), NOW)
     })
     .unwrap();
     assert_eq!(version(&mut s), 2);

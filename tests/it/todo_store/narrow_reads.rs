@@ -7,6 +7,7 @@ use goalkeeper::Store;
 use goalkeeper::goal::GoalOp;
 use goalkeeper::prompt::{Injector, Templates};
 use goalkeeper::settings::Settings;
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{
     self, Actor, Call, ListPart, Listed, Op, Phase, Status, Task, TodoList, ViewPage,
@@ -73,9 +74,7 @@ fn check(store: &mut Store, context: &str) {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
         let (text, is_error) = store
-            .read(&session(), |tx| {
-                tx.todo_view(&view, &goalkeeper::store::Caller::default(), 0)
-            })
+            .read(&session(), |tx| tx.todo_view(&view, &Caller::default(), 0))
             .unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
@@ -120,22 +119,12 @@ fn views_and_counts_follow_every_write() {
         checks: Vec::new(),
     };
     s.write(&session(), |tx| {
-        tx.goal_call(
-            GoalCall::Op(&set),
-            Actor::User,
-            &mut goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.goal_call(GoalCall::Op(&set), Actor::User, &mut Caller::default(), NOW)
     })
     .unwrap();
     check(&mut s, "with a goal");
     s.write(&session(), |tx| {
-        tx.todo_import(
-            long_list(),
-            "test",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(long_list(), "test", &Caller::default(), NOW)
     })
     .unwrap();
     check(&mut s, "after an import");
@@ -154,7 +143,7 @@ fn views_and_counts_follow_every_write() {
                 &session(),
                 Call::Value(call),
                 Actor::Agent,
-                &mut goalkeeper::store::Caller::default(),
+                &mut Caller::default(),
                 NOW,
             )
             .unwrap();
@@ -170,7 +159,7 @@ fn views_and_counts_follow_every_write() {
         &session(),
         Call::Value(&json!({"op": "init", "items": ["a", "b"]})),
         Actor::User,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -222,12 +211,7 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     let total = statuses.iter().map(Vec::len).sum::<usize>();
     for place in 0..total {
         s.write(&session(), |tx| {
-            tx.todo_import(
-                list(Some(place), |s| s),
-                "test",
-                &goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            tx.todo_import(list(Some(place), |s| s), "test", &Caller::default(), NOW)
         })
         .unwrap();
         let (stored, _) = s.read(&session(), |tx| tx.todo_list()).unwrap();
@@ -238,12 +222,7 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     // No task in progress: every open one blocked.
     let blocked = |s| if s == Pending { Blocked } else { s };
     s.write(&session(), |tx| {
-        tx.todo_import(
-            list(None, blocked),
-            "test",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(list(None, blocked), "test", &Caller::default(), NOW)
     })
     .unwrap();
     assert!(

@@ -4,6 +4,7 @@
 //! refused on the way in, with an error that names the field and does not
 //! echo it, and nothing changes; the log keeps the refused call legible.
 
+use goalkeeper::store::Caller;
 use goalkeeper::store::{CallFrom, GoalCall};
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Phase, Task, TodoList};
@@ -75,12 +76,7 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
     ] {
         let result = s
             .write(&me, |tx| {
-                tx.goal_call(
-                    GoalCall::Json(json),
-                    Agent,
-                    &mut goalkeeper::store::Caller::default(),
-                    NOW,
-                )
+                tx.goal_call(GoalCall::Json(json), Agent, &mut Caller::default(), NOW)
             })
             .unwrap();
         assert!(result.is_error);
@@ -93,12 +89,7 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
     };
     let result = s
         .write(&me, |tx| {
-            tx.goal_call(
-                GoalCall::Op(&typed),
-                User,
-                &mut goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            tx.goal_call(GoalCall::Op(&typed), User, &mut Caller::default(), NOW)
         })
         .unwrap();
     assert!(result.is_error);
@@ -122,12 +113,7 @@ fn an_import_with_a_nul_is_refused_and_changes_nothing() {
     }]);
     let err = s
         .write(&session(), |tx| {
-            tx.todo_import(
-                list_with_nul,
-                "TODO.md",
-                &goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            tx.todo_import(list_with_nul, "TODO.md", &Caller::default(), NOW)
         })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
@@ -147,7 +133,7 @@ fn a_tool_use_id_with_a_nul_is_not_recorded() {
     let w1 = AgentName::parse("w1").unwrap().unwrap();
     let recorded = s.write(&me, |tx| tx.record_tool_use("toolu_\0", &w1, NOW));
     assert!(!recorded.unwrap());
-    let mut caller = goalkeeper::store::Caller::default();
+    let mut caller = Caller::default();
     caller.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
     let result = call(&mut s, r#"{"op":"done","task":"Build core"}"#, Agent);
     assert!(!result.is_error, "{}", result.text());

@@ -2,6 +2,7 @@
 
 use goalkeeper::ErrorKind;
 use goalkeeper::SessionId;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Call, TodoList};
 
@@ -16,7 +17,7 @@ fn sessions_are_isolated() {
         &one,
         Call::Json(r#"{"op":"init","items":["a"]}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -24,7 +25,7 @@ fn sessions_are_isolated() {
         &two,
         Call::Json(r#"{"op":"init","items":["b","c"]}"#),
         User,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -32,7 +33,7 @@ fn sessions_are_isolated() {
         &two,
         Call::Json(r#"{"op":"done","task":"b"}"#),
         User,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -40,7 +41,7 @@ fn sessions_are_isolated() {
         &one,
         Call::Json(r#"{"op":"done","task":"b"}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -78,7 +79,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("early"),
         Call::Json(r#"{"op":"init","items":["a","b"]}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -86,7 +87,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"init","items":["c"]}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW + 10,
     )
     .unwrap();
@@ -94,7 +95,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"done","task":"c"}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW + 20,
     )
     .unwrap();
@@ -138,7 +139,7 @@ fn remove_session_deletes_its_list_and_log_only() {
         &other,
         Call::Json(r#"{"op":"init","items":["x"]}"#),
         Agent,
-        &mut goalkeeper::store::Caller::default(),
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();

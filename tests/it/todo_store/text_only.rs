@@ -5,6 +5,7 @@
 //! those of `Store::todo` given the same calls.
 
 use goalkeeper::Store;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{self, Agent, User};
 use goalkeeper::todo::{Call, Phase, Status, Task, TodoList};
 use serde_json::{Value, json};
@@ -72,21 +73,11 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     let mut wide = store();
     narrow
         .write(&s, |tx| {
-            tx.todo_import(
-                long_list(),
-                "test",
-                &goalkeeper::store::Caller::default(),
-                NOW,
-            )
+            tx.todo_import(long_list(), "test", &Caller::default(), NOW)
         })
         .unwrap();
     wide.write(&s, |tx| {
-        tx.todo_import(
-            long_list(),
-            "test",
-            &goalkeeper::store::Caller::default(),
-            NOW,
-        )
+        tx.todo_import(long_list(), "test", &Caller::default(), NOW)
     })
     .unwrap();
     let calls: Vec<(Value, Actor)> = vec![
@@ -122,23 +113,11 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     for (i, (call, actor)) in calls.iter().enumerate() {
         let now = NOW + i as i64;
         let (text, is_error) = narrow
-            .todo_answer(
-                &s,
-                Call::Value(call),
-                *actor,
-                &mut goalkeeper::store::Caller::default(),
-                now,
-            )
+            .todo_answer(&s, Call::Value(call), *actor, &mut Caller::default(), now)
             .map(|a| (a.text, a.is_error))
             .unwrap();
         let expected = wide
-            .todo(
-                &s,
-                Call::Value(call),
-                *actor,
-                &mut goalkeeper::store::Caller::default(),
-                now,
-            )
+            .todo(&s, Call::Value(call), *actor, &mut Caller::default(), now)
             .unwrap();
         assert_eq!(text, expected.text(), "{call}");
         assert_eq!(is_error, expected.is_error, "{call}");
