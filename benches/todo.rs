@@ -13,6 +13,7 @@ use std::hint::black_box;
 
 use common::{SIZES, batch_size, list, middle_task};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, SummaryKind, Target, TodoList, apply, run, summary};
 use goalkeeper::{SessionId, Store};
 
@@ -95,7 +96,13 @@ fn bench_store(c: &mut Criterion) {
         let tasks: Vec<String> = list(n).tasks().map(|(_, t)| t.content.clone()).collect();
         let init = serde_json::json!({"op": "init", "items": tasks}).to_string();
         store
-            .todo(&session, Call::Json(&init), Actor::User, 0)
+            .todo(
+                &session,
+                Call::Json(&init),
+                Actor::User,
+                &mut Caller::default(),
+                0,
+            )
             .expect("init");
         let calls: Vec<String> = [n / 2, n / 2 + 1]
             .iter()
@@ -107,14 +114,26 @@ fn bench_store(c: &mut Criterion) {
                 turn += 1;
                 let call = &calls[turn % 2];
                 store
-                    .todo(&session, Call::Json(call), Actor::Agent, 0)
+                    .todo(
+                        &session,
+                        Call::Json(call),
+                        Actor::Agent,
+                        &mut Caller::default(),
+                        0,
+                    )
                     .expect("applies")
             })
         });
         group.bench_function(BenchmarkId::new("todo_view", n), |b| {
             b.iter(|| {
                 store
-                    .todo(&session, Call::Json(r#"{"op":"view"}"#), Actor::Agent, 0)
+                    .todo(
+                        &session,
+                        Call::Json(r#"{"op":"view"}"#),
+                        Actor::Agent,
+                        &mut Caller::default(),
+                        0,
+                    )
                     .expect("views")
             })
         });

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use goalkeeper::check::{CheckRun, Evidence, Exit, RunBy, Scope};
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op};
 use goalkeeper::tree::{CacheWrite, Tree, forget_in_memory};
 use goalkeeper::{SessionId, Store};
@@ -84,18 +85,21 @@ fn bench_fingerprint(c: &mut Criterion) {
 /// A store judging in `dir` (hashes from `cache`), with a 10-task list
 /// whose first task is in progress and carries a check when `check`, whose
 /// run passed on the files as they are.
-fn store_for(dir: &Path, cache: &Path, check: bool) -> Store {
+fn store_for(dir: &Path, cache: &Path, check: bool) -> (Store, Caller) {
     let mut store = Store::open_in_memory().unwrap();
-    store.judge_in(Some(dir.to_owned()), Some(cache.to_owned()));
+    let mut caller = Caller::default();
+    caller.judge_in(Some(dir.to_owned()), Some(cache.to_owned()));
     let session = SessionId::parse("s").unwrap();
     let items: Vec<String> = (0..10).map(|i| format!("Task {i}")).collect();
     let init = serde_json::json!({"op": "init", "items": items}).to_string();
     store
-        .todo(&session, Call::Json(&init), Actor::Agent, 0)
+        .todo(&session, Call::Json(&init), Actor::Agent, &mut caller, 0)
         .unwrap();
     if check {
         let op = Op::Check("Task 0".into(), Some("true".into()));
-        store.todo(&session, Call::Op(&op), Actor::User, 0).unwrap();
+        store
+            .todo(&session, Call::Op(&op), Actor::User, &mut caller, 0)
+            .unwrap();
         let tree = Tree::new(dir)
             .unwrap()
             .with_cache_dir(Some(cache.to_owned()));
@@ -117,9 +121,11 @@ fn store_for(dir: &Path, cache: &Path, check: bool) -> Store {
                 ms: 1,
             }],
         };
-        store.record_run(&session, &evidence, "verify", 0).unwrap();
+        store
+            .write(&session, |tx| tx.record_run(&evidence, "verify", 0))
+            .unwrap();
     }
-    store
+    (store, caller)
 }
 
 fn bench_gate(c: &mut Criterion) {
@@ -143,12 +149,18 @@ fn bench_gate(c: &mut Criterion) {
                         forget_in_memory();
                         store
                     },
-                    |mut store| {
+                    |(mut store, mut caller)| {
                         let result = store
-                            .todo(&session, Call::Json(black_box(done)), Actor::Agent, 1)
+                            .todo(
+                                &session,
+                                Call::Json(black_box(done)),
+                                Actor::Agent,
+                                &mut caller,
+                                1,
+                            )
                             .unwrap();
                         assert!(!result.is_error, "{}", result.text());
-                        store
+                        (store, caller)
                     },
                     BatchSize::PerIteration,
                 )

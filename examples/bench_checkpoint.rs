@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems};
 use goalkeeper::{SessionId, Store};
 
@@ -35,7 +36,13 @@ fn build(path: &Path, session: &SessionId) {
             .collect(),
     );
     store
-        .todo(session, Call::Op(&init), Actor::User, 0)
+        .todo(
+            session,
+            Call::Op(&init),
+            Actor::User,
+            &mut Caller::default(),
+            0,
+        )
         .unwrap();
 }
 
@@ -62,7 +69,13 @@ fn main() {
             let started = Instant::now();
             let mut store = Store::open(path).unwrap();
             store
-                .todo(&session, Call::Op(&op), Actor::Agent, 0)
+                .todo(
+                    &session,
+                    Call::Op(&op),
+                    Actor::Agent,
+                    &mut Caller::default(),
+                    0,
+                )
                 .unwrap();
             drop(store);
             if k == 1 {

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use goalkeeper::goal::{GoalOp, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems, Target};
 use goalkeeper::{SessionId, Store};
@@ -82,22 +83,48 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             name: "Work".into(),
             items: (0..5).map(|t| format!("Session {s} step {t}")).collect(),
         }]);
-        store.todo(&session, Call::Op(&init), Actor::Agent, NOW_MS)?;
+        store.todo(
+            &session,
+            Call::Op(&init),
+            Actor::Agent,
+            &mut Caller::default(),
+            NOW_MS,
+        )?;
         let done = Op::Done(Target::Task(format!("Session {s} step 0")));
-        store.todo(&session, Call::Op(&done), Actor::Agent, NOW_MS)?;
+        store.todo(
+            &session,
+            Call::Op(&done),
+            Actor::Agent,
+            &mut Caller::default(),
+            NOW_MS,
+        )?;
         let set = GoalOp::Set {
             objective: format!("Finish the work of session {s}"),
             budget: Some(100_000),
             checks: Vec::new(),
         };
-        store.goal(&session, GoalCall::Op(&set), Actor::User, NOW_MS)?;
+        store.write(&session, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&set),
+                Actor::User,
+                &mut Caller::default(),
+                NOW_MS,
+            )
+        })?;
         let usage = GoalOp::Usage(Usage {
             input: 1_000,
             output: 200,
             cache_write: 0,
             cache_read: 5_000,
         });
-        store.goal(&session, GoalCall::Op(&usage), Actor::User, NOW_MS)?;
+        store.write(&session, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&usage),
+                Actor::User,
+                &mut Caller::default(),
+                NOW_MS,
+            )
+        })?;
     }
 
     let session = SessionId::parse(&args.session)?;
@@ -112,18 +139,37 @@ fn build(args: &Args) -> goalkeeper::Result<()> {
             })
             .collect(),
     );
-    store.todo(&session, Call::Op(&init), Actor::User, NOW_MS)?;
+    store.todo(
+        &session,
+        Call::Op(&init),
+        Actor::User,
+        &mut Caller::default(),
+        NOW_MS,
+    )?;
     // Close the first 40% phase by phase (a few events, not one per task).
     for p in 0..phases * 2 / 5 {
         let done = Op::Done(Target::Phase(format!("Phase {}: milestone", p + 1)));
-        store.todo(&session, Call::Op(&done), Actor::User, NOW_MS)?;
+        store.todo(
+            &session,
+            Call::Op(&done),
+            Actor::User,
+            &mut Caller::default(),
+            NOW_MS,
+        )?;
     }
     let set = GoalOp::Set {
         objective: "Ship the release: parser, CLI and docs".into(),
         budget: Some(10_000_000),
         checks: Vec::new(),
     };
-    store.goal(&session, GoalCall::Op(&set), Actor::User, NOW_MS)?;
+    store.write(&session, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set),
+            Actor::User,
+            &mut Caller::default(),
+            NOW_MS,
+        )
+    })?;
 
     eprintln!(
         "bench_db: {} with session {} ({} tasks) and {} other sessions in {:.1} s",

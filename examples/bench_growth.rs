@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{Actor, Call, Op, PhaseItems, Target};
 use goalkeeper::{SessionId, Store};
 
@@ -47,12 +48,24 @@ fn build(path: &Path, tasks: usize) -> SessionId {
             .collect(),
     );
     store
-        .todo(&session, Call::Op(&init), Actor::User, NOW_MS)
+        .todo(
+            &session,
+            Call::Op(&init),
+            Actor::User,
+            &mut Caller::default(),
+            NOW_MS,
+        )
         .unwrap();
     for p in 0..phases * 2 / 5 {
         let done = Op::Done(Target::Phase(format!("Phase {}: milestone", p + 1)));
         store
-            .todo(&session, Call::Op(&done), Actor::User, NOW_MS)
+            .todo(
+                &session,
+                Call::Op(&done),
+                Actor::User,
+                &mut Caller::default(),
+                NOW_MS,
+            )
             .unwrap();
     }
     session
@@ -61,7 +74,13 @@ fn build(path: &Path, tasks: usize) -> SessionId {
 fn mutate(path: &Path, session: &SessionId, op: &Op) {
     let mut store = Store::open(path).unwrap();
     let result = store
-        .todo(session, Call::Op(op), Actor::Agent, NOW_MS)
+        .todo(
+            session,
+            Call::Op(op),
+            Actor::Agent,
+            &mut Caller::default(),
+            NOW_MS,
+        )
         .unwrap();
     assert!(
         !result.is_error,

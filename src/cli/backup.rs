@@ -17,8 +17,8 @@ pub(crate) struct BackupArgs {
 }
 
 pub(crate) fn run(ctx: &Context, args: BackupArgs) -> Result<Outcome, Error> {
-    let store = ctx.store()?;
-    store.backup(&args.path)?;
+    let mut store = ctx.store()?;
+    store.admin().backup(&args.path)?;
     out!("Wrote a copy of the database to {}", args.path.display());
     Ok(Outcome::Success)
 }
@@ -40,9 +40,9 @@ pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error
             to.display()
         )));
     }
-    let source = Store::open_existing_location(&from)?;
+    let mut source = Store::open_existing_location(&from)?;
     let mut target = Store::open_location(&to)?;
-    let copied = source.copy_into(&mut target)?;
+    let copied = source.admin().copy_into(&mut target)?;
     out!(
         "Copied {} sessions ({} goals, {} events, {} marks, {} pointers) from {} to {}",
         copied.sessions,

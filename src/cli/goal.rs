@@ -1,10 +1,10 @@
 //! `goalkeeper goal ...`: the user's goal lifecycle, usage reports, and the
 //! agent's `goal` tool call (`apply`).
 
-use crate::Error;
 use crate::goal::{GoalOp, MAX_TOKENS, Usage};
 use crate::integrations::claude_code::Acts;
 use crate::store::GoalCall;
+use crate::{Actor, Error};
 use clap::{Args, Subcommand};
 
 use std::path::Path;
@@ -210,15 +210,18 @@ pub(crate) fn run(ctx: &Context, command: GoalCommand) -> Result<Outcome, Error>
                 None | Some("-") => read_stdin()?,
                 Some(text) => text.to_owned(),
             };
-            let result =
-                ctx.store()?
-                    .goal(&ctx.session, GoalCall::Json(&text), actor, ctx.now_ms)?;
-            return Ok(print_result(ctx, result));
+            return goal_call(ctx, GoalCall::Json(&text), actor);
         }
     };
-    let result = ctx
-        .store()?
-        .goal(&ctx.session, GoalCall::Op(&op), actor, ctx.now_ms)?;
+    goal_call(ctx, GoalCall::Op(&op), actor)
+}
+
+/// Runs one goal call by the command's caller and prints its result.
+fn goal_call(ctx: &Context, call: GoalCall<'_>, actor: Actor) -> Result<Outcome, Error> {
+    let mut caller = ctx.caller()?;
+    let result = ctx.store()?.write(&ctx.session, |tx| {
+        tx.goal_call(call, actor, &mut caller, ctx.now_ms)
+    })?;
     Ok(print_result(ctx, result))
 }
 

@@ -151,10 +151,11 @@ fn hook_reply(ctx: &Context, args: HookArgs, read: ReadLine) -> HookReply {
         Ok(input) => match ctx.store().and_then(|store| {
             // As a plugin the host names goalkeeper's tools otherwise.
             let wiring = Wiring::of_env(host, var);
-            Ok((store, ctx.host_injector(host, wiring)?))
+            Ok((store, ctx.host_injector(host, wiring)?, ctx.caller()?))
         }) {
-            Ok((mut store, injector)) => {
+            Ok((mut store, injector, caller)) => {
                 let env = HookEnv {
+                    caller: &caller,
                     now_ms: ctx.now_ms,
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
@@ -199,20 +200,25 @@ fn status_line(ctx: &Context) -> Result<Option<String>, String> {
         // moment, counted without reading the list. The checks (a second
         // read, and a look at the files) only for a session that has some.
         let hinted = |e: Error| super::hint::Hinted(&e).to_string();
-        let mut store = ctx.store().map_err(hinted)?;
-        let (goal, counts, holders) = store.status(&session).map_err(hinted)?;
+        let store = ctx.store().map_err(hinted)?;
+        let (goal, counts, holders) = store.read(&session, |tx| tx.status()).map_err(hinted)?;
         let goal_checks = goal
             .as_ref()
             .is_some_and(|g| g.status.is_live() && !g.checks.is_empty());
-        let checks = if goal_checks || store.has_task_checks(&session).map_err(hinted)? {
+        let checks = if goal_checks
+            || store
+                .read(&session, |tx| tx.has_task_checks())
+                .map_err(hinted)?
+        {
             let dir = event
                 .pointer("/workspace/current_dir")
                 .or_else(|| event.get("cwd"))
                 .and_then(Value::as_str)
                 .map(PathBuf::from);
-            store.judge_dir(dir);
-            let look = store.look();
-            let checks = store.session_checks(&session, &look).map_err(hinted)?;
+            let caller = ctx.caller().map_err(hinted)?.in_dir(dir);
+            let checks = store
+                .read(&session, |tx| tx.checks(&caller))
+                .map_err(hinted)?;
             checks.all().cloned().collect()
         } else {
             Vec::new()

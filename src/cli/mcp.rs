@@ -19,6 +19,7 @@ pub(crate) fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
     // Opened up front so a bad --db fails before the client connects.
     let store = ctx.store()?;
     let mut server = McpServer::new(store, ctx.session.clone(), settings)?
+        .with_caller(ctx.caller()?)
         // Per call, so timestamps move while the server runs.
         .with_clock(|| Ok(super::now_ms().unwrap_or_else(|_| crate::time::system_now_ms())))
         .with_log(|line| super::output::write_stderr_as("goalkeeper mcp", format_args!("{line}")));

@@ -47,7 +47,7 @@ use std::path::PathBuf;
 use crate::integrations::host_session::{self, Host, Wiring};
 use crate::prompt::Injector;
 use crate::settings::Settings;
-use crate::store::Location;
+use crate::store::{Caller, Location};
 use crate::{AgentName, Error, ErrorKind, SessionId, Store};
 use clap::{ArgMatches, Parser, Subcommand};
 use hint::Hinted;
@@ -226,14 +226,19 @@ impl Context {
                 e => e,
             })
         };
-        let mut store = store.map(Store::exits_with_process)?;
-        // Checks are judged on the files here, with the hashes verify kept.
-        store.judge_in(None, verify::cache_dir());
+        store.map(Store::exits_with_process)
+    }
+
+    /// The command's caller: its checks judged on the files here, with the
+    /// hashes verify kept, and its agent calls `--agent`'s when given.
+    pub(crate) fn caller(&self) -> Result<Caller, Error> {
+        let mut caller = Caller::default();
+        caller.judge_in(None, verify::cache_dir());
         if let Some(agent) = &self.agent {
             let lease = self.settings()?.todo.claim.lease;
-            store.act_as(Some(agent.clone()), lease);
+            caller.act_as(Some(agent.clone()), lease);
         }
-        Ok(store)
+        Ok(caller)
     }
 
     /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the

@@ -51,29 +51,28 @@ pub(crate) fn context(ctx: &Context, args: &ContextArgs) -> Result<Outcome, Erro
     // its delivery writes (a mark); otherwise this is a read, which takes
     // no write lock and never waits behind a writer. Without a memory file
     // nothing is due, and nothing needs reading to know it.
-    let due = injector.settings().memory.file.is_some() && {
-        let read = store.begin_read(&ctx.session)?;
-        let due = turn::memory_due(&read, &injector)?;
-        read.commit()?;
-        due
+    let caller = ctx.caller()?;
+    let due = injector.settings().memory.file.is_some()
+        && store.read(&ctx.session, |tx| turn::memory_due(tx, &injector))?;
+    let steps = |tx: &crate::store::SessionTx<'_>| {
+        let (memory, note) = turn::memory(tx, &injector, ctx.now_ms)?;
+        // The list is read once, for the message and for `--explain`: of a
+        // long list, only what the bounded block shows.
+        let list = tx.todo_listed(injector.max_tasks())?;
+        let goal = tx.goal()?;
+        let proof = match &goal {
+            Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks(&caller)?.proof(),
+            _ => crate::check::Proof::default(),
+        };
+        let message =
+            injector.goal_mode_context_checked(goal.as_ref(), &list, &tools, &proof, ctx.now_ms)?;
+        Ok((memory, note, list, message))
     };
-    let tx = if due {
-        store.begin(&ctx.session)?
+    let (memory, note, list, message) = if due {
+        store.write(&ctx.session, steps)?
     } else {
-        store.begin_read(&ctx.session)?
+        store.read(&ctx.session, steps)?
     };
-    let (memory, note) = turn::memory(&tx, &injector, ctx.now_ms)?;
-    // The list is read once, for the message and for `--explain`: of a
-    // long list, only what the bounded block shows.
-    let list = tx.todo_listed(injector.max_tasks())?;
-    let goal = tx.goal()?;
-    let proof = match &goal {
-        Some(g) if g.status == crate::goal::GoalStatus::Active => tx.checks()?.proof(),
-        _ => crate::check::Proof::default(),
-    };
-    let message =
-        injector.goal_mode_context_checked(goal.as_ref(), &list, &tools, &proof, ctx.now_ms)?;
-    tx.commit()?;
     if let Some(note) = note {
         note!("{note}");
     }
@@ -110,8 +109,9 @@ pub(crate) fn continuation(ctx: &Context, args: &ContextArgs) -> Result<Outcome,
     let tools = args.tools.names();
     let injector = ctx.injector_for(&tools)?;
     let mut store = ctx.store()?;
-    let next = store.in_session(&ctx.session, |tx| {
-        turn::continuation(tx, &injector, &tools, ctx.now_ms)
+    let caller = ctx.caller()?;
+    let next = store.write(&ctx.session, |tx| {
+        turn::continuation(tx, &caller, &injector, &tools, ctx.now_ms)
     })?;
     match next {
         Continuation::Message(message) => print_message(ctx, &message),
@@ -133,7 +133,7 @@ pub(crate) fn todo_context(ctx: &Context, args: &ContextArgs) -> Result<Outcome,
     let injector = ctx.injector_for(&tools)?;
     let list = ctx
         .store()?
-        .todo_listed(&ctx.session, injector.max_tasks())?;
+        .read(&ctx.session, |tx| tx.todo_listed(injector.max_tasks()))?;
     match injector.todo_context_message(&list, &tools, ctx.now_ms)? {
         Ok(message) => print_message(ctx, &message),
         Err(gate) => explain(args.explain, "todo context", gate),

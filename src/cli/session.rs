@@ -41,7 +41,7 @@ pub(crate) fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Err
     let mut store = ctx.store()?;
     match command {
         SessionCommand::List => {
-            let sessions = store.sessions()?;
+            let sessions = store.admin().sessions()?;
             if ctx.json {
                 print_json(&sessions);
             } else if sessions.is_empty() {
@@ -67,13 +67,12 @@ pub(crate) fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Err
                 None => ctx.session.clone(),
             };
             // One snapshot: the row, the list and the goal agree.
-            let tx = store.begin_read(&session)?;
-            let Some(info) = tx.info()? else {
+            let (info, list, goal) = store.read(&session, |tx| {
+                Ok((tx.info()?, tx.todo_list()?.0, tx.goal()?))
+            })?;
+            let Some(info) = info else {
                 return Err(Error::NoSuchSession(session));
             };
-            let (list, _) = tx.todo_list()?;
-            let goal = tx.goal()?;
-            tx.commit()?;
             if ctx.json {
                 let goal = goal.as_ref().map(|g| GoalView::new(g, ctx.now_ms));
                 print_json(&json!({"session": info, "goal": goal, "todos": list}));
@@ -90,7 +89,7 @@ pub(crate) fn run(ctx: &Context, command: SessionCommand) -> Result<Outcome, Err
         }
         SessionCommand::Rm { id } => {
             let session = SessionId::parse(&id)?;
-            store.remove_session(&session)?;
+            store.admin().remove_session(&session)?;
             if ctx.json {
                 print_json(&json!({"removed": session.as_str()}));
             } else {

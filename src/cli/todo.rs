@@ -269,9 +269,10 @@ pub(crate) fn run(
         // The text alone is read from what the page shows (the JSON
         // result carries the whole list, so it reads the whole list).
         TodoCommand::View if !ctx.json => {
-            let (text, is_error) =
-                ctx.store()?
-                    .todo_view(&ctx.session, &ViewPage::first(), ctx.now_ms)?;
+            let caller = ctx.caller()?;
+            let (text, is_error) = ctx.store()?.read(&ctx.session, |tx| {
+                tx.todo_view(&ViewPage::first(), &caller, ctx.now_ms)
+            })?;
             out!("{text}");
             return Ok(if is_error {
                 Outcome::Rejected
@@ -285,7 +286,9 @@ pub(crate) fn run(
         TodoCommand::Import { path } => return import(ctx, path),
         TodoCommand::Log { limit } => return log(ctx, limit),
         TodoCommand::Undo => {
-            let result = ctx.store()?.todo_undo(&ctx.session, ctx.now_ms)?;
+            let result = ctx
+                .store()?
+                .write(&ctx.session, |tx| tx.todo_undo(ctx.now_ms))?;
             return Ok(print_result(ctx, result));
         }
     };
@@ -293,15 +296,17 @@ pub(crate) fn run(
 }
 
 /// Runs one todo call and prints its result: the text alone, which
-/// [`crate::Store::todo_text`] can often answer without reading the
+/// [`crate::Store::todo_answer`] can often answer without reading the
 /// whole list, unless `--json` asks for the result with the list.
 fn print_call(ctx: &Context, call: Call<'_>, actor: Actor) -> Result<Outcome, Error> {
     let mut store = ctx.store()?;
+    let caller = &mut ctx.caller()?;
     if ctx.json {
-        let result = store.todo(&ctx.session, call, actor, ctx.now_ms)?;
+        let result = store.todo(&ctx.session, call, actor, caller, ctx.now_ms)?;
         return Ok(print_result(ctx, result));
     }
-    let (text, is_error) = store.todo_text(&ctx.session, call, actor, ctx.now_ms)?;
+    let answer = store.todo_answer(&ctx.session, call, actor, caller, ctx.now_ms)?;
+    let (text, is_error) = (answer.text, answer.is_error);
     out!("{text}");
     Ok(if is_error {
         Outcome::Rejected
@@ -360,7 +365,7 @@ fn init_call(phases: Vec<String>, items: Vec<String>, matches: Option<&ArgMatche
 /// kept as `<name>.bak-<stamp>` before it is replaced.
 fn export(ctx: &Context, path: Option<PathBuf>, force: bool) -> Result<Outcome, Error> {
     let path = path.unwrap_or_else(|| PathBuf::from(DEFAULT_MARKDOWN));
-    let (list, version) = ctx.store()?.todo_list(&ctx.session)?;
+    let (list, version) = ctx.store()?.read(&ctx.session, |tx| tx.todo_list())?;
     let text = format!(
         "{EXPORT_MARK} session {}, version {version} -->\n\n{}",
         ctx.session,
@@ -447,8 +452,11 @@ fn import(ctx: &Context, path: Option<PathBuf>) -> Result<Outcome, Error> {
     })?;
     // A claim the file names is granted the person's lease from its time.
     let mut store = ctx.store()?;
-    store.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
-    let result = store.todo_import(&ctx.session, list, &source, ctx.now_ms)?;
+    let mut caller = ctx.caller()?;
+    caller.act_as(ctx.agent.clone(), ctx.settings()?.todo.claim.lease);
+    let result = store.write(&ctx.session, |tx| {
+        tx.todo_import(list, &source, &caller, ctx.now_ms)
+    })?;
     Ok(print_result(ctx, result))
 }
 
@@ -492,7 +500,7 @@ fn read_markdown_file(path: &Path) -> Result<Vec<u8>, Error> {
 const DEFAULT_MARKDOWN: &str = "TODO.md";
 
 fn log(ctx: &Context, limit: usize) -> Result<Outcome, Error> {
-    let events = ctx.store()?.event_log(&ctx.session, limit)?;
+    let events = ctx.store()?.read(&ctx.session, |tx| tx.event_log(limit))?;
     if ctx.json {
         print_json(&events);
         return Ok(Outcome::Success);

@@ -10,7 +10,7 @@ use crate::goal::{GoalOp, Usage};
 use crate::prompt::Injector;
 use crate::prompt::{Gate, HiddenMessage};
 use crate::settings::Settings;
-use crate::store::GoalCall;
+use crate::store::{Caller, GoalCall};
 use crate::todo::{Actor, Call};
 use crate::turn::{self, Continuation};
 use crate::{Error, SessionId, Store};
@@ -28,6 +28,7 @@ impl Drop for Scratch {
 
 struct Tour {
     store: Store,
+    caller: Caller,
     injector: Injector,
     session: SessionId,
     now_ms: i64,
@@ -47,6 +48,7 @@ pub(crate) fn run(ctx: &Context) -> Result<Outcome, Error> {
     let scratch = Scratch(dir);
     let mut tour = Tour {
         store: Store::open(&scratch.0.join("tour.db"))?,
+        caller: Caller::default(),
         injector: Injector::from_settings(Settings::default())?,
         session: SessionId::parse("tour")?,
         now_ms: ctx.now_ms,
@@ -126,7 +128,7 @@ impl Tour {
 
         self.heading("Everything is in the event log");
         self.command("todo log");
-        for event in self.store.event_log(&self.session, 100)? {
+        for event in self.store.read(&self.session, |tx| tx.event_log(100))? {
             out!(
                 "#{} {} {} {}{}",
                 event.id,
@@ -165,30 +167,33 @@ impl Tour {
         let compact: serde_json::Value =
             serde_json::from_str(json).expect("the tour's calls are valid JSON");
         out!("[agent calls the todo tool] {compact}");
-        let result = self
-            .store
-            .todo(&self.session, Call::Json(json), Actor::Agent, self.now_ms)?;
+        let result = self.store.todo(
+            &self.session,
+            Call::Json(json),
+            Actor::Agent,
+            &mut self.caller,
+            self.now_ms,
+        )?;
         out!("{}", result.text());
         Ok(())
     }
 
     fn goal_user(&mut self, args: &str, op: GoalOp) -> Result<(), Error> {
         self.command(args);
-        let result = self
-            .store
-            .goal(&self.session, GoalCall::Op(&op), Actor::User, self.now_ms)?;
+        let (caller, now_ms) = (&mut self.caller, self.now_ms);
+        let result = self.store.write(&self.session, |tx| {
+            tx.goal_call(GoalCall::Op(&op), Actor::User, caller, now_ms)
+        })?;
         out!("{}", result.text());
         Ok(())
     }
 
     fn goal_agent(&mut self, json: &str) -> Result<(), Error> {
         out!("[agent calls the goal tool] {json}");
-        let result = self.store.goal(
-            &self.session,
-            GoalCall::Json(json),
-            Actor::Agent,
-            self.now_ms,
-        )?;
+        let (caller, now_ms) = (&mut self.caller, self.now_ms);
+        let result = self.store.write(&self.session, |tx| {
+            tx.goal_call(GoalCall::Json(json), Actor::Agent, caller, now_ms)
+        })?;
         out!("{}", result.text());
         Ok(())
     }
@@ -219,9 +224,9 @@ impl Tour {
 
     fn context(&mut self) -> Result<(), Error> {
         self.command("context");
-        let (injector, now_ms) = (&self.injector, self.now_ms);
-        let message = self.store.in_session(&self.session, |tx| {
-            turn::goal_mode_context(tx, injector, &Tour::tools(), now_ms)
+        let (injector, caller, now_ms) = (&self.injector, &self.caller, self.now_ms);
+        let message = self.store.write(&self.session, |tx| {
+            turn::goal_mode_context(tx, caller, injector, &Tour::tools(), now_ms)
         })?;
         match message {
             Ok(message) => show(&message),
@@ -232,9 +237,9 @@ impl Tour {
 
     fn continuation(&mut self) -> Result<(), Error> {
         self.command("continuation");
-        let (injector, now_ms) = (&self.injector, self.now_ms);
-        let next = self.store.in_session(&self.session, |tx| {
-            turn::continuation(tx, injector, &Tour::tools(), now_ms)
+        let (injector, caller, now_ms) = (&self.injector, &self.caller, self.now_ms);
+        let next = self.store.write(&self.session, |tx| {
+            turn::continuation(tx, caller, injector, &Tour::tools(), now_ms)
         })?;
         match next {
             Continuation::Message(message) => show(&message),

@@ -33,7 +33,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
     let here = super::current_dir()?;
     let mut store = ctx.store()?;
     let (session, host) = session_and_host(ctx, &mut store, session_given, &here)?;
-    let commands = store.checks_to_run(&session, &scope)?;
+    let commands = store.read(&session, |tx| tx.checks_to_run(&scope))?;
     if commands.is_empty() {
         return Err(Error::Rejected(match &scope {
             Scope::Goal => format!(
@@ -63,7 +63,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
     let (evidence, ran) =
         crate::verify::run_checks(scope.clone(), &commands, &tree, limits, by, ctx.now_ms)?;
     let now_ms = super::now_ms().unwrap_or(ctx.now_ms);
-    let recorded = match store.record_run(&session, &evidence, "verify", now_ms) {
+    let recorded = match store.write(&session, |tx| tx.record_run(&evidence, "verify", now_ms)) {
         Ok(_) => Recorded::Stored,
         Err(e) => Recorded::ForHook(e.to_string()),
     };

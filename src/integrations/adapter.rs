@@ -13,7 +13,7 @@ use super::hook_event::HookReply;
 use super::install::{Executable, InstallReport};
 use crate::error::{Error, Result};
 use crate::prompt::{Injector, Templates};
-use crate::store::Store;
+use crate::store::{Caller, Store};
 
 /// What a hook event is handled with besides its input.
 pub struct HookEnv<'a> {
@@ -27,6 +27,9 @@ pub struct HookEnv<'a> {
     /// Reads a goalkeeper command line as the binary's parser does, for
     /// Claude Code's guard on its shell tool.
     pub read: ReadLine,
+    /// The hook's caller: where it keeps the files' hashes (its checks are
+    /// judged in the directory the event names).
+    pub caller: &'a Caller,
 }
 
 /// What an install is asked to do.

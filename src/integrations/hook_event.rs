@@ -18,7 +18,7 @@ use super::host_session::{self, Host};
 use crate::error::Result;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::SessionTx;
+use crate::store::{Caller, SessionTx};
 use crate::turn::{self, StopOutcome};
 use crate::{SessionId, Store};
 
@@ -95,6 +95,7 @@ impl HookEvent {
         &self,
         host: Host,
         store: &mut Store,
+        caller: &Caller,
         injector: &Injector,
         now_ms: i64,
         steps: impl FnOnce(&mut Hook<'_, '_>) -> Result<Option<Value>>,
@@ -113,14 +114,13 @@ impl HookEvent {
             !nul
         });
         // Checks are judged on the files of the directory the host runs in.
-        if let Some(cwd) = &dir {
-            store.judge_dir(Some(PathBuf::from(cwd)));
-        }
-        let stdout = store.begin(&self.session).and_then(|tx| {
+        let caller = caller.in_dir(dir.map(PathBuf::from));
+        let stdout = store.write(&self.session, |tx| {
             let mut hook = Hook {
                 host,
                 event: self,
-                tx: &tx,
+                tx,
+                caller,
                 injector,
                 now_ms,
                 notes: &mut notes,
@@ -128,9 +128,7 @@ impl HookEvent {
                 previous: None,
             };
             hook.record()?;
-            let stdout = steps(&mut hook)?;
-            tx.commit()?;
-            Ok(stdout)
+            steps(&mut hook)
         });
         match stdout {
             Ok(stdout) => HookReply { stdout, notes },
@@ -150,13 +148,14 @@ impl HookEvent {
 pub(crate) fn handle(
     host: Host,
     store: &mut Store,
+    caller: &Caller,
     injector: &Injector,
     input: &str,
     now_ms: i64,
     steps: impl FnOnce(&mut Hook<'_, '_>) -> Result<Option<Value>>,
 ) -> HookReply {
     match HookEvent::parse(input) {
-        Ok(event) => event.run(host, store, injector, now_ms, steps),
+        Ok(event) => event.run(host, store, caller, injector, now_ms, steps),
         Err(reply) => reply,
     }
 }
@@ -191,6 +190,9 @@ pub(crate) struct Hook<'a, 't> {
     pub event: &'a HookEvent,
     /// The event's transaction.
     pub tx: &'a SessionTx<'t>,
+    /// Its caller: goalkeeper for the host, judging checks in the event's
+    /// directory.
+    pub caller: Caller,
     /// The prompts, naming the tools as the host shows them.
     pub injector: &'a Injector,
     /// The event's time.
@@ -211,7 +213,8 @@ impl Hook<'_, '_> {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        let recorded = host_session::record_in(self.tx, self.host, dir, self.now_ms)?;
+        let recorded =
+            host_session::record_in(self.tx, &mut self.caller, self.host, dir, self.now_ms)?;
         if let Some(adopted) = recorded.adopted {
             self.notes
                 .push(format!("adopted the queued goal: {}", adopted.text()));
@@ -247,7 +250,14 @@ impl Hook<'_, '_> {
 
     /// The goal-mode context while the goal is active (DESIGN.md §3.4).
     pub fn goal_mode_message(&self) -> Result<Option<HiddenMessage>> {
-        Ok(turn::goal_mode_context(self.tx, self.injector, &self.tools(), self.now_ms)?.ok())
+        Ok(turn::goal_mode_context(
+            self.tx,
+            &self.caller,
+            self.injector,
+            &self.tools(),
+            self.now_ms,
+        )?
+        .ok())
     }
 
     /// [`Hook::goal_mode_message`]'s text.
@@ -300,6 +310,7 @@ impl Hook<'_, '_> {
     pub fn stop(&self) -> Result<StopOutcome> {
         turn::on_stop(
             self.tx,
+            &self.caller,
             self.injector,
             &self.tools(),
             &Marks::of(self.host).reminders,

@@ -16,7 +16,7 @@ use crate::{SessionId, Settings, Store};
 pub(crate) const NOW: i64 = 1_764_441_600_000;
 
 /// A host's `handle`.
-pub(crate) type Handle = fn(&mut Store, &Injector, &str, i64) -> HookReply;
+pub(crate) type Handle = fn(&mut Store, &crate::store::Caller, &Injector, &str, i64) -> HookReply;
 
 /// The executable an install writes: `gk`.
 pub(crate) fn gk() -> Executable {
@@ -62,13 +62,21 @@ impl Fixture {
             checks: Vec::new(),
         };
         store
-            .goal(&session, GoalCall::Op(&op), Actor::User, NOW)
+            .write(&session, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&op),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    NOW,
+                )
+            })
             .unwrap();
         store
             .todo(
                 &session,
                 Call::Json(r#"{"op": "init", "items": ["A"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 NOW,
             )
             .unwrap();
@@ -82,13 +90,14 @@ impl Fixture {
 
     /// Runs one event through the hook.
     pub(crate) fn send(&mut self, input: &str) -> HookReply {
-        (self.handle)(&mut self.store, &self.injector, input, NOW)
+        let caller = crate::store::Caller::default();
+        (self.handle)(&mut self.store, &caller, &self.injector, input, NOW)
     }
 
     /// The session's list, its version and its goal.
     pub(crate) fn state(&mut self) -> String {
-        let (list, version) = self.store.todo_list(&self.session).unwrap();
-        let goal = self.store.current_goal(&self.session).unwrap();
+        let (list, version) = self.store.read(&self.session, |tx| tx.todo_list()).unwrap();
+        let goal = self.store.read(&self.session, |tx| tx.goal()).unwrap();
         format!("{list:?} {version} {goal:?}")
     }
 

@@ -21,7 +21,7 @@ use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::{GoalOp, GoalResult};
 use crate::prompt::ToolNames;
-use crate::store::{GoalCall, PointerRead, SessionTx};
+use crate::store::{Caller, GoalCall, PointerRead, SessionTx};
 use crate::{SessionId, Store};
 
 /// An agent host goalkeeper integrates with: the one list of hosts. The
@@ -327,7 +327,9 @@ pub struct QueuedGoal {
 
 /// The session `host` last ran in `dir`, if it ran there.
 pub fn last(store: &mut Store, host: Host, dir: &Path) -> Result<Option<SessionId>> {
-    store.in_read(|pointer| last_with(pointer, host, dir))
+    store
+        .admin()
+        .with_pointers(|pointer| last_with(pointer, host, dir))
 }
 
 /// [`last`], reading the pointer with `pointer` (inside a caller's
@@ -362,17 +364,23 @@ pub fn record(
     session: &SessionId,
     now_ms: i64,
 ) -> Result<Recorded> {
-    let tx = store.begin(session)?;
-    let recorded = record_in(&tx, host, dir, now_ms)?;
-    tx.commit()?;
-    Ok(recorded)
+    store.write(session, |tx| {
+        record_in(tx, &mut Caller::default(), host, dir, now_ms)
+    })
 }
 
 /// Records, inside a host event's transaction, that `host` runs the
 /// transaction's session in `dir`. When this is a new session there and a
 /// goal is queued for the directory, the session adopts it (unless it
-/// already has a live goal, which wins; the queued one is then discarded).
-pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Result<Recorded> {
+/// already has a live goal, which wins; the queued one is then discarded),
+/// as the user's call made by `caller`.
+pub fn record_in(
+    tx: &SessionTx<'_>,
+    caller: &mut Caller,
+    host: Host,
+    dir: &Path,
+    now_ms: i64,
+) -> Result<Recorded> {
     let key = last_session_key(host, dir);
     let session = tx.session().clone();
     let previous = tx.pointer(&key)?;
@@ -395,7 +403,7 @@ pub fn record_in(tx: &SessionTx<'_>, host: Host, dir: &Path, now_ms: i64) -> Res
             budget: queued.budget,
             checks: queued.checks,
         };
-        recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, now_ms)?);
+        recorded.adopted = Some(tx.goal_call(GoalCall::Op(&op), Actor::User, caller, now_ms)?);
     }
     Ok(recorded)
 }
@@ -410,12 +418,15 @@ pub fn queue_goal(
     now_ms: i64,
 ) -> Result<()> {
     let text = serde_json::to_string(goal).expect("a queued goal serializes");
-    store.set_pointer(&queued_key(host, dir), &text, now_ms)
+    store
+        .admin()
+        .set_pointer(&queued_key(host, dir), &text, now_ms)
 }
 
 /// The goal queued for `host`'s next session in `dir`, if any.
 pub fn queued_goal(store: &mut Store, host: Host, dir: &Path) -> Result<Option<QueuedGoal>> {
     Ok(store
+        .admin()
         .pointer(&queued_key(host, dir))?
         .and_then(|text| serde_json::from_str(&text).ok()))
 }
@@ -423,6 +434,7 @@ pub fn queued_goal(store: &mut Store, host: Host, dir: &Path) -> Result<Option<Q
 /// Removes the goal queued for `host`'s next session in `dir`; returns it.
 pub fn unqueue_goal(store: &mut Store, host: Host, dir: &Path) -> Result<Option<QueuedGoal>> {
     Ok(store
+        .admin()
         .take_pointer(&queued_key(host, dir))?
         .and_then(|text| serde_json::from_str(&text).ok()))
 }
@@ -470,7 +482,7 @@ mod tests {
         let a = SessionId::parse("a").unwrap();
         let recorded = record(&mut store, Host::ClaudeCode, dir, &a, 2).unwrap();
         assert!(recorded.adopted.is_some_and(|r| !r.is_error));
-        let adopted = store.current_goal(&a).unwrap().unwrap();
+        let adopted = store.read(&a, |tx| tx.goal()).unwrap().unwrap();
         assert_eq!(
             (adopted.objective.as_str(), adopted.token_budget),
             ("Ship it", Some(5000))
@@ -486,7 +498,7 @@ mod tests {
                 .adopted
                 .is_none()
         );
-        assert_eq!(store.current_goal(&b).unwrap(), None);
+        assert_eq!(store.read(&b, |tx| tx.goal()).unwrap(), None);
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub fn status_line(goal: Option<&Goal>, list: &TodoList, now_ms: i64) -> Option<
 const HOLDERS_SHOWN: usize = 3;
 
 /// [`status_line`] from the list's counts alone, which the store counts
-/// without reading the list ([`crate::Store::status`]), the named agents
+/// without reading the list ([`crate::store::SessionTx::status`]), the named agents
 /// holding its tasks, shown after the todos (`agents w1, w2`), and the
 /// checks that still gate something (`checks 1/3 pass, 1 fail, 1 stale`).
 pub fn status_line_of(

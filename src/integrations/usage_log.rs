@@ -299,6 +299,7 @@ pub(crate) fn count_log_usage(
         tx.goal_call(
             crate::store::GoalCall::Op(&crate::goal::GoalOp::Usage(read.usage)),
             crate::todo::Actor::Agent,
+            &mut crate::store::Caller::default(),
             now_ms,
         )?;
     }

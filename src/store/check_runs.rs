@@ -11,7 +11,7 @@ use crate::check::{self, CheckState, Checked, Evidence, Exit, RunSummary, Scope}
 use crate::error::Result;
 use crate::tree::Look;
 
-/// Records `evidence` in `tx` (see [`crate::Store::record_run`]).
+/// Records `evidence` in `tx` (see [`crate::store::SessionTx::record_run`]).
 pub(crate) fn record_in(
     tx: &Tx<'_>,
     session: &SessionId,

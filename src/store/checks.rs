@@ -4,8 +4,8 @@
 //! and every view.
 
 use super::check_runs::{checked, read_run, record_in};
+use super::goals;
 use super::sql::{Tx, params};
-use super::{Store, goals};
 use crate::SessionId;
 use crate::check::{self, Checked, Evidence, Scope};
 use crate::error::Result;
@@ -46,89 +46,71 @@ impl SessionChecks {
     }
 }
 
-impl Store {
-    /// Records one verify run of `session` as evidence: its event (kind
+impl super::SessionTx<'_> {
+    /// Records one verify run of the session as evidence: its event (kind
     /// `check`, op `verify`; `via` says how it came in) and a row per
-    /// check, in one transaction. A run already recorded (the same run id,
-    /// from `verify` itself and from a host hook) writes nothing and
-    /// returns false.
-    pub fn record_run(
-        &mut self,
-        session: &SessionId,
-        evidence: &Evidence,
-        via: &str,
-        now_ms: i64,
-    ) -> Result<bool> {
-        self.in_session_tx(session, |tx| record_in(tx, session, evidence, via, now_ms))
+    /// check. A run already recorded (the same run id, from `verify`
+    /// itself and from a host hook) writes nothing and returns false.
+    pub fn record_run(&self, evidence: &Evidence, via: &str, now_ms: i64) -> Result<bool> {
+        record_in(&self.tx, &self.session, evidence, via, now_ms)
     }
 
     /// Stores the run a host's hook found in its record of a shell call
-    /// ([`crate::verify::record::from_shell_call`]), for `session` (the
-    /// hook event's), in one transaction: its checks are named by the
-    /// session's checks of its scope as they are now, the run is recorded
-    /// as [`Store::record_run`] records it (`via` `hook`), and a run
-    /// already recorded (by `verify` itself) writes nothing. Refused, with
-    /// nothing written, when the record is another session's or names no
-    /// check the session has. Returns whether anything was written.
+    /// ([`crate::verify::record::from_shell_call`]) for the session (the
+    /// hook event's): its checks are named by the session's checks of its
+    /// scope as they are now, the run is recorded as
+    /// [`SessionTx::record_run`](super::SessionTx::record_run) records it
+    /// (`via` `hook`), and a run already recorded (by `verify` itself)
+    /// writes nothing. Refused, with nothing written, when the record is
+    /// another session's or names no check the session has. Returns
+    /// whether anything was written.
     pub fn record_from_hook(
-        &mut self,
-        session: &SessionId,
+        &self,
         record: &crate::verify::record::LineRecord,
         now_ms: i64,
     ) -> Result<bool> {
+        let (tx, session) = (&self.tx, &self.session);
         if record.session != session.as_str() {
             return Err(crate::Error::Rejected(format!(
                 "the record is of session {}, not of this session {session}; it was not stored",
                 crate::sanitize::one_line(&record.session)
             )));
         }
-        self.in_session_tx(session, |tx| {
-            let scope = match &record.task {
-                None => Scope::Goal,
-                Some(task) => Scope::Task(task.clone()),
-            };
-            let Some(evidence) = record.evidence(&commands(tx, session, &scope)?) else {
-                return Err(crate::Error::Rejected(
-                    "the record names no check the session has now; it was not stored".into(),
-                ));
-            };
-            record_in(tx, session, &evidence, "hook", now_ms)
-        })
+        let scope = match &record.task {
+            None => Scope::Goal,
+            Some(task) => Scope::Task(task.clone()),
+        };
+        let Some(evidence) = record.evidence(&commands(tx, session, &scope)?) else {
+            return Err(crate::Error::Rejected(
+                "the record names no check the session has now; it was not stored".into(),
+            ));
+        };
+        record_in(tx, session, &evidence, "hook", now_ms)
     }
 
-    /// Whether an open task of `session` carries a check. A list with a
+    /// Whether an open task of the session carries a check. A list with a
     /// kept shape has none (such a list keeps no shape, DESIGN.md §7), so
-    /// for most lists this reads the session's row alone. Takes no write
-    /// lock.
-    pub fn has_task_checks(&self, session: &SessionId) -> Result<bool> {
-        self.in_read_tx(|tx| {
-            if !may_have_task_checks(tx, session)? {
-                return Ok(false);
-            }
-            Ok(tx
-                .query_opt(
-                    "SELECT 1 FROM tasks WHERE session_id = ?1 AND check_cmd IS NOT NULL
-                       AND status NOT IN ('completed', 'abandoned') LIMIT 1",
-                    params![session.as_str()],
-                    |_| Ok(()),
-                )?
-                .is_some())
-        })
+    /// for most lists this reads the session's row alone.
+    pub fn has_task_checks(&self) -> Result<bool> {
+        let (tx, session) = (&self.tx, &self.session);
+        if !may_have_task_checks(tx, session)? {
+            return Ok(false);
+        }
+        Ok(tx
+            .query_opt(
+                "SELECT 1 FROM tasks WHERE session_id = ?1 AND check_cmd IS NOT NULL
+                   AND status NOT IN ('completed', 'abandoned') LIMIT 1",
+                params![session.as_str()],
+                |_| Ok(()),
+            )?
+            .is_some())
     }
 
     /// The commands of the checks that `goalkeeper verify` runs for
     /// `scope`: the live goal's checks, or the task's one. Empty when
-    /// there is none (no live goal, no such task, no check). Takes no
-    /// write lock.
-    pub fn checks_to_run(&self, session: &SessionId, scope: &Scope) -> Result<Vec<String>> {
-        self.in_read_tx(|tx| commands(tx, session, scope))
-    }
-
-    /// Every check of `session` that still gates something (the live
-    /// goal's, each open task's) and where it stands on the files `look` sees. Takes no write lock; reads the
-    /// files only when there is a check.
-    pub fn session_checks(&self, session: &SessionId, look: &Look) -> Result<SessionChecks> {
-        self.in_read_tx(|tx| session_checks(tx, session, look))
+    /// there is none (no live goal, no such task, no check).
+    pub fn checks_to_run(&self, scope: &Scope) -> Result<Vec<String>> {
+        commands(&self.tx, &self.session, scope)
     }
 }
 

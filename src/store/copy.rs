@@ -84,19 +84,19 @@ const CHECK_RUN_COLUMNS: &str = "session_id, run, command, dir, fingerprint, exi
 const EVENT_COLUMNS: &str =
     "session_id, at_ms, actor, kind, op, payload, ok, error, version, agent";
 
-impl Store {
+impl super::Admin<'_> {
     /// Copies every session of this store (its list, undo history, goals,
     /// events and marks) and the global pointers into `target`, in one
     /// transaction of each. Refused, with nothing written, when `target`
     /// already holds any of these sessions, or is this very database.
     pub(crate) fn copy_into(&self, target: &mut Store) -> Result<CopyReport> {
-        copy(self, target, Ids::Renumber)
+        copy(self.store, target, Ids::Renumber)
     }
 }
 
 fn copy(source: &Store, target: &mut Store, ids: Ids) -> Result<CopyReport> {
-    let from = source.read_tx()?;
-    let to = target.immediate()?;
+    let from = source.begin_read()?;
+    let to = target.begin_write()?;
     let report = copy_tx(&from, &to, ids)?;
     to.commit()?;
     from.commit()?;

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::sql::{Tx, params};
+use crate::SessionId;
 use crate::error::Result;
-use crate::{SessionId, Store};
 
 /// What part of the session an event changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -64,11 +64,11 @@ pub struct Event {
     pub agent: Option<String>,
 }
 
-impl Store {
-    /// The last `limit` events of `session`, oldest first: the todo list's
-    /// and the goal's, successful and rejected (`todo log`).
-    pub fn event_log(&self, session: &SessionId, limit: usize) -> Result<Vec<Event>> {
-        self.in_read_tx(|tx| recent(tx, session, limit))
+impl super::SessionTx<'_> {
+    /// The last `limit` events of the session, oldest first: the todo
+    /// list's and the goal's, successful and rejected (`todo log`).
+    pub fn event_log(&self, limit: usize) -> Result<Vec<Event>> {
+        recent(&self.tx, &self.session, limit)
     }
 }
 
@@ -208,17 +208,28 @@ mod tests {
         let goal = format!(r#"{{"op":"create","objective":"{big}"}}"#);
         assert!(
             store
-                .todo(&session, Call::Json(&todo), Actor::Agent, 1)
+                .todo(
+                    &session,
+                    Call::Json(&todo),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    1
+                )
                 .unwrap()
                 .is_error
         );
         assert!(
             store
-                .goal(&session, GoalCall::Json(&goal), Actor::Agent, 2)
+                .write(&session, |tx| tx.goal_call(
+                    GoalCall::Json(&goal),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    2
+                ))
                 .unwrap()
                 .is_error
         );
-        let log = store.event_log(&session, 10).unwrap();
+        let log = store.read(&session, |tx| tx.event_log(10)).unwrap();
         assert_eq!(log.len(), 2);
         for (event, raw) in log.iter().zip([&todo, &goal]) {
             assert!(!event.ok);

@@ -5,7 +5,6 @@
 use super::events::{self, EventKind, NewEvent};
 use super::sessions;
 use super::sql::{Dialect, Row, Tx, params};
-use super::{SessionRef, Store};
 use crate::actor::Actor;
 use crate::check::{Proof, Scope};
 use crate::error::{Error, Result};
@@ -18,61 +17,32 @@ use crate::{AgentName, SessionId};
 /// tool's JSON (the name the store has always used for `goal::Call`).
 pub type GoalCall<'a> = goal::Call<'a>;
 
-impl Store {
-    /// Runs one goal op for `session` as `actor`. A refusal changes nothing
-    /// (a refused agent call is logged) and comes back as an error result.
-    /// `session` is a [`SessionId`], or a [`SessionRef`] read in the
-    /// call's own transaction.
-    pub fn goal(
-        &mut self,
-        session: &(impl SessionRef + ?Sized),
-        call: GoalCall<'_>,
-        actor: Actor,
-        now_ms: i64,
-    ) -> Result<GoalResult> {
-        let who = self.who_for_call();
-        let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
-        // A goal call is nobody's in particular; its tool-use record is
-        // used up all the same.
-        let who = super::tool_use::settle(&tx, &session, who)?;
-        let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
-        let result = goal_in_tx(&tx, &session, call, actor, agent, now_ms, &look)?;
-        tx.commit()?;
-        Ok(result)
-    }
-
-    /// The session's current goal (its latest, whatever the status).
-    pub fn current_goal(&self, session: &SessionId) -> Result<Option<Goal>> {
-        self.in_read_tx(|tx| load_goal(tx, session))
-    }
-
-    /// What the status line shows of `session`: its current goal, the
-    /// counts of its list and the named agents holding its tasks, from one
-    /// snapshot. Takes no write lock, and reads the counts the session's
-    /// row keeps, not the list ([`super::shape`]).
-    pub fn status(&self, session: &SessionId) -> Result<(Option<Goal>, Counts, Vec<String>)> {
-        self.in_read_tx(|tx| {
-            let goal = load_goal(tx, session)?;
-            let (version, shape) = super::shape::load(tx, session)?;
-            let counts = match &shape {
-                _ if version == 0 => Counts::default(),
-                Some(shape) => shape.counts(),
-                None => super::rows::counts(tx, session)?,
-            };
-            // A kept shape means no named agent holds anything (DESIGN.md §2.5).
-            let holders = match shape {
-                Some(_) => Vec::new(),
-                None => tx.query_all(
-                    "SELECT DISTINCT agent FROM tasks
-                     WHERE session_id = ?1 AND status = 'in_progress' AND agent IS NOT NULL
-                     ORDER BY agent",
-                    params![session.as_str()],
-                    |r| r.get::<String>(0),
-                )?,
-            };
-            Ok((goal, counts, holders))
-        })
+impl super::SessionTx<'_> {
+    /// What the status line shows of the session: its current goal, the
+    /// counts of its list and the named agents holding its tasks. Reads
+    /// the counts the session's row keeps, not the list
+    /// ([`super::shape`]).
+    pub fn status(&self) -> Result<(Option<Goal>, Counts, Vec<String>)> {
+        let (tx, session) = (&self.tx, &self.session);
+        let goal = load_goal(tx, session)?;
+        let (version, shape) = super::shape::load(tx, session)?;
+        let counts = match &shape {
+            _ if version == 0 => Counts::default(),
+            Some(shape) => shape.counts(),
+            None => super::rows::counts(tx, session)?,
+        };
+        // A kept shape means no named agent holds anything (DESIGN.md §2.5).
+        let holders = match shape {
+            Some(_) => Vec::new(),
+            None => tx.query_all(
+                "SELECT DISTINCT agent FROM tasks
+                 WHERE session_id = ?1 AND status = 'in_progress' AND agent IS NOT NULL
+                 ORDER BY agent",
+                params![session.as_str()],
+                |r| r.get::<String>(0),
+            )?,
+        };
+        Ok((goal, counts, holders))
     }
 }
 

@@ -2,39 +2,20 @@
 //! how far a transcript was read) and global pointers (the Claude Code
 //! session last seen in a project). Each access is one transaction.
 
+use super::Admin;
 use super::sql::{self, params};
-use super::{Store, sessions};
-use crate::SessionId;
 use crate::error::Result;
 
-impl Store {
-    /// A remembered per-session fact (integration state), if set.
-    pub fn session_mark(&self, session: &SessionId, key: &str) -> Result<Option<String>> {
-        self.in_read_tx(|tx| sessions::mark(tx, session, key))
-    }
-
-    /// Remembers a per-session fact (integration state).
-    pub fn set_session_mark(
-        &mut self,
-        session: &SessionId,
-        key: &str,
-        value: &str,
-        now_ms: i64,
-    ) -> Result<()> {
-        self.in_session_tx(session, |tx| {
-            sessions::set_mark(tx, session, key, value, now_ms)
-        })
-    }
-
+impl Admin<'_> {
     /// A global pointer (integration state), such as the Claude Code
     /// session last seen in a project directory.
     pub fn pointer(&self, key: &str) -> Result<Option<String>> {
-        self.in_read_tx(|tx| pointer_in(tx, key))
+        self.read(|tx| pointer_in(tx, key))
     }
 
     /// Sets a global pointer (integration state).
     pub fn set_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<()> {
-        self.in_tx(|tx| {
+        self.write(|tx| {
             tx.execute(
                 "INSERT INTO pointers (key, value, updated_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
@@ -47,7 +28,7 @@ impl Store {
     /// Removes a global pointer and returns the value it had, in one
     /// transaction (of two processes taking it at once, one gets it).
     pub fn take_pointer(&mut self, key: &str) -> Result<Option<String>> {
-        self.in_tx(|tx| {
+        self.write(|tx| {
             // One statement, so two takers on PostgreSQL cannot both get it.
             tx.query_opt(
                 "DELETE FROM pointers WHERE key = ?1 RETURNING value",
@@ -60,7 +41,7 @@ impl Store {
     /// Sets a global pointer and returns its previous value, in one
     /// transaction.
     pub fn swap_pointer(&mut self, key: &str, value: &str, now_ms: i64) -> Result<Option<String>> {
-        self.in_tx(|tx| {
+        self.write(|tx| {
             tx.lock_pointer(key)?;
             let old: Option<String> = tx.query_opt(
                 "SELECT value FROM pointers WHERE key = ?1",

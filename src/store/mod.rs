@@ -6,13 +6,16 @@
 //! Opening the file, and refusing one that is not ours, is in [`open`].
 
 mod backup;
+mod caller;
 mod check_runs;
 pub(crate) mod checks;
+mod claims;
 mod copy;
 pub(crate) mod events;
 pub(crate) mod goals;
 mod identity;
 mod in_place;
+mod kept_list;
 mod location;
 mod marks;
 mod migrations;
@@ -38,9 +41,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use crate::SessionId;
 use crate::error::Result;
 
+pub use caller::Caller;
 pub use checks::SessionChecks;
 pub use events::{Event, EventKind};
 pub use goals::GoalCall;
@@ -76,36 +79,18 @@ fn count_begin() {
 pub const APPLICATION_ID: i64 = 0x676b_7072;
 
 /// The goalkeeper database: a SQLite file (the default) or a PostgreSQL
-/// database (fleet mode). One connection; every public method is one
-/// transaction, which on a write holds the session's lock from its first
-/// read to its commit.
+/// database (fleet mode). One connection, and the doors into it: a
+/// session's steps run on a [`SessionTx`] through [`Store::read`] (one
+/// snapshot, no lock) or [`Store::write`] (one transaction that holds the
+/// session's lock from its first read to its commit); what is not one
+/// session's goes through [`Store::admin`]. The caller's state (its agent,
+/// its lease, where its checks are judged, its kept list) is a
+/// [`Caller`], passed into each call that needs it, never left here.
 pub struct Store {
     backend: Backend,
-    /// The list the last todo call on this connection left, for the next
-    /// one when nothing has written since (a long-lived MCP server).
-    list_cache: Option<todos::ListCache>,
-    /// Whether todo calls keep their list ([`Store::keep_lists`]).
-    caching: bool,
-    /// Who this store's todo calls act as ([`Store::act_as`]).
-    who: tool_use::Who,
-    /// Where the checks of its calls are judged ([`Store::judge_in`]).
-    work: WorkTree,
-}
-
-/// Where a store's calls judge checks (DESIGN.md §13): a directory (the
-/// process's current directory when none is set) and where its files'
-/// hashes are kept between processes.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WorkTree {
-    dir: Option<PathBuf>,
-    cache_dir: Option<PathBuf>,
-}
-
-impl WorkTree {
-    /// A look at the tree, reading nothing yet.
-    pub(crate) fn look(&self) -> crate::tree::Look {
-        crate::tree::Look::at(self.dir.clone(), self.cache_dir.clone())
-    }
+    /// Which connection this is, among those of the process: a list a
+    /// caller kept is current only on the connection it came from.
+    id: u64,
 }
 
 /// The two backends; see [`sql`] for why an enum.
@@ -133,37 +118,13 @@ struct SqliteFile {
 }
 
 impl Store {
-    /// A store on `backend`, keeping no list.
+    /// A store on `backend`.
     fn on(backend: Backend) -> Store {
+        static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Store {
             backend,
-            list_cache: None,
-            caching: false,
-            who: tool_use::Who::default(),
-            work: WorkTree::default(),
+            id: OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
-    }
-
-    /// Makes this store's calls judge checks (DESIGN.md §13) on the files
-    /// under `dir` (by default, the process's current directory), reading
-    /// the hashes kept under `cache_dir` when given. A run of a check is
-    /// evidence only for the directory it ran in: the gate of an agent's
-    /// `complete` or `done` asks for a passing run here, on the files as
-    /// they are now.
-    pub fn judge_in(&mut self, dir: Option<PathBuf>, cache_dir: Option<PathBuf>) {
-        self.work = WorkTree { dir, cache_dir };
-    }
-
-    /// [`Store::judge_in`] `dir`, keeping where the hashes are kept: a
-    /// host's hook judges in the directory its event names.
-    pub(crate) fn judge_dir(&mut self, dir: Option<PathBuf>) {
-        self.work.dir = dir;
-    }
-
-    /// A look at the files this store judges checks in (nothing is read
-    /// yet).
-    pub fn look(&self) -> crate::tree::Look {
-        self.work.look()
     }
 
     /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a
@@ -245,11 +206,12 @@ impl Store {
         }
     }
 
-    /// Starts the one transaction of a command: `BEGIN IMMEDIATE` on
-    /// SQLite (the whole database, until commit); `BEGIN` on PostgreSQL,
-    /// where a writer then takes its session's lock
-    /// ([`sql::Tx::lock_session`]) before it reads.
-    pub(crate) fn immediate(&mut self) -> Result<sql::Tx<'_>> {
+    /// Begins a write transaction: `BEGIN IMMEDIATE` on SQLite (the whole
+    /// database, until commit); `BEGIN` on PostgreSQL, where a writer then
+    /// takes its session's lock ([`sql::Tx::lock_session`]) before it
+    /// reads. Below the doors ([`Store::write`], [`Store::admin`]): nothing
+    /// else begins a write.
+    fn begin_write(&mut self) -> Result<sql::Tx<'_>> {
         count_begin();
         match &mut self.backend {
             Backend::Sqlite(file) => {
@@ -272,45 +234,12 @@ impl Store {
         }
     }
 
-    /// Runs `f` in one transaction and commits when it succeeds (an error
-    /// drops the transaction, which rolls it back).
-    pub(crate) fn in_tx<T>(&mut self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
-        let tx = self.immediate()?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Runs `f` in one write transaction of `session` (see
-    /// [`Store::write_tx`]).
-    pub(crate) fn in_session_tx<T>(
-        &mut self,
-        session: &SessionId,
-        f: impl FnOnce(&sql::Tx<'_>) -> Result<T>,
-    ) -> Result<T> {
-        let tx = self.write_tx(session)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Starts the write transaction of a command on `session`: the write
-    /// lock is taken before the first read, so what the command reads is
-    /// what it overwrites. SQLite's `BEGIN IMMEDIATE` locks the whole
-    /// database; PostgreSQL locks the session ([`sql::Tx::lock_session`]),
-    /// so writers of other sessions do not wait.
-    pub(crate) fn write_tx(&mut self, session: &SessionId) -> Result<sql::Tx<'_>> {
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
-        Ok(tx)
-    }
-
-    /// Starts a read-only transaction: one consistent snapshot, without the
+    /// Begins a read-only transaction: one consistent snapshot, without the
     /// write lock. In WAL mode a reader never waits for a writer (nor a
     /// writer for it): it sees the last commit before its first read. On
     /// PostgreSQL, a `REPEATABLE READ READ ONLY` transaction: one snapshot,
-    /// no lock.
-    pub(crate) fn read_tx(&self) -> Result<sql::Tx<'_>> {
+    /// no lock. Below the doors ([`Store::read`], [`Store::admin`]).
+    fn begin_read(&self) -> Result<sql::Tx<'_>> {
         count_begin();
         match &self.backend {
             Backend::Sqlite(file) => {
@@ -326,20 +255,21 @@ impl Store {
         }
     }
 
-    /// Runs `f` in one read transaction (see [`Store::read_tx`]).
-    pub(crate) fn in_read_tx<T>(&self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
-        let tx = self.read_tx()?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+    /// The door for what is not one session's: every session (list,
+    /// remove, copy, backup, watch) and the global pointers. Each of its
+    /// calls is one transaction.
+    pub fn admin(&mut self) -> Admin<'_> {
+        Admin { store: self }
     }
+}
 
-    /// The version of `session`'s todo list (0 if it was never written).
-    #[cfg(test)]
-    pub(crate) fn todo_version(&self, session: &SessionId) -> Result<i64> {
-        self.in_read_tx(|tx| sessions::todo_version(tx, session))
-    }
+/// What a store does beyond one session ([`Store::admin`]): each method
+/// is one transaction of its own, or none (a backup, an integrity check).
+pub struct Admin<'s> {
+    store: &'s mut Store,
+}
 
+impl Admin<'_> {
     /// Writes a consistent copy of the whole database to `path`, a single
     /// SQLite file that [`Store::open`] opens like the original (from
     /// PostgreSQL too: the copy is then a SQLite database holding every
@@ -347,32 +277,18 @@ impl Store {
     /// exists. Other processes keep reading and writing meanwhile; the
     /// copy holds every commit up to the moment it started.
     pub fn backup(&self, path: &Path) -> Result<()> {
-        match &self.backend {
+        match &self.store.backend {
             Backend::Sqlite(file) => backup::write(&file.conn, path),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => copy::backup_to_sqlite(self, path),
+            Backend::Postgres(_) => copy::backup_to_sqlite(self.store, path),
         }
-    }
-
-    /// SQLite: folds the WAL into the file and leaves WAL mode, so the file
-    /// alone is the whole database (a backup's last step). The next
-    /// [`Store::open`] turns WAL mode on again.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn fold_wal_into_file(&self) -> Result<()> {
-        if let Backend::Sqlite(file) = &self.backend {
-            file.conn
-                .query_row("PRAGMA journal_mode = DELETE", [], |r| {
-                    r.get::<_, String>(0)
-                })?;
-        }
-        Ok(())
     }
 
     /// Checks the database and returns the verdict (`"ok"` when sound):
     /// SQLite's `PRAGMA integrity_check`; on PostgreSQL, whose server
     /// guards its own pages, a round trip to the server.
     pub fn integrity_check(&self) -> Result<String> {
-        match &self.backend {
+        match &self.store.backend {
             Backend::Sqlite(file) => {
                 Ok(file
                     .conn
@@ -380,8 +296,41 @@ impl Store {
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(_) => {
-                self.in_read_tx(|tx| tx.query_one("SELECT 'ok'::text", &[], |r| r.get(0)))
+                self.read(|tx| tx.query_one("SELECT 'ok'::text", &[], |r| r.get(0)))
             }
         }
+    }
+
+    /// Runs `f` in one read transaction.
+    fn read<T>(&self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.store.begin_read()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Runs `f` in one write transaction and commits when it succeeds (an
+    /// error drops the transaction, which rolls it back).
+    fn write<T>(&mut self, f: impl FnOnce(&sql::Tx<'_>) -> Result<T>) -> Result<T> {
+        let tx = self.store.begin_write()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+impl Store {
+    /// SQLite: folds the WAL into the file and leaves WAL mode, so the file
+    /// alone is the whole database (a backup's last step). The next
+    /// [`Store::open`] turns WAL mode on again.
+    #[cfg(feature = "postgres")]
+    fn fold_wal_into_file(&self) -> Result<()> {
+        if let Backend::Sqlite(file) = &self.backend {
+            file.conn
+                .query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                    r.get::<_, String>(0)
+                })?;
+        }
+        Ok(())
     }
 }

@@ -525,7 +525,13 @@ mod tests {
         let mut store = Store::open(db).unwrap();
         let session = SessionId::parse("s").unwrap();
         let result = store
-            .todo(&session, Call::Json(json), Actor::Agent, 0)
+            .todo(
+                &session,
+                Call::Json(json),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                0,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }
@@ -592,11 +598,13 @@ mod tests {
         call(&db, r#"{"op":"init","items":["a","b"]}"#);
         call(&db, r#"{"op":"done","task":"a"}"#);
         assert!(wal_len(&db).is_some_and(|n| n > 0 && n <= CHECKPOINT_WAL_BYTES));
-        let store = Store::open(&db).unwrap();
-        let (list, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
+        let mut store = Store::open(&db).unwrap();
+        let (list, version) = store
+            .read(&SessionId::parse("s").unwrap(), |tx| tx.todo_list())
+            .unwrap();
         assert_eq!(version, 2);
         assert_eq!(list.counts().closed, 1);
-        assert_eq!(store.integrity_check().unwrap(), "ok");
+        assert_eq!(store.admin().integrity_check().unwrap(), "ok");
     }
 
     #[test]
@@ -621,9 +629,11 @@ mod tests {
             checkpointed |= len.is_none();
         }
         assert!(checkpointed, "the WAL was folded back at least once");
-        let store = Store::open(&db).unwrap();
-        let (_, version) = store.todo_list(&SessionId::parse("s").unwrap()).unwrap();
+        let mut store = Store::open(&db).unwrap();
+        let (_, version) = store
+            .read(&SessionId::parse("s").unwrap(), |tx| tx.todo_list())
+            .unwrap();
         assert_eq!(version, 41);
-        assert_eq!(store.integrity_check().unwrap(), "ok");
+        assert_eq!(store.admin().integrity_check().unwrap(), "ok");
     }
 }

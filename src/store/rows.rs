@@ -293,7 +293,7 @@ mod tests {
     fn the_counted_statuses_are_the_lists_counts() {
         let mut store = Store::open_in_memory().unwrap();
         let s = SessionId::parse("s").unwrap();
-        let empty = store.status(&s).unwrap();
+        let empty = store.read(&s, |tx| tx.status()).unwrap();
         assert_eq!(empty, (None, Default::default(), Vec::new()));
         let calls = [
             r#"{"op":"init","list":[{"phase":"A","items":["a1","a2","a3"]},{"phase":"B","items":["b1","b2","b3","b4"]}]}"#,
@@ -303,11 +303,19 @@ mod tests {
             r#"{"op":"block","task":"b1","reason":"review"}"#,
         ];
         for call in calls {
-            let result = store.todo(&s, Call::Json(call), Actor::Agent, 1).unwrap();
+            let result = store
+                .todo(
+                    &s,
+                    Call::Json(call),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    1,
+                )
+                .unwrap();
             assert!(!result.is_error, "{}", result.text());
         }
-        let (list, _) = store.todo_list(&s).unwrap();
-        let (_, counts, _) = store.status(&s).unwrap();
+        let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
+        let (_, counts, _) = store.read(&s, |tx| tx.status()).unwrap();
         assert_eq!(counts, list.counts());
         assert_eq!((counts.total, counts.closed, counts.blocked), (7, 2, 1));
     }
@@ -319,17 +327,25 @@ mod tests {
         let mut store = Store::open(&db).unwrap();
         let s = SessionId::parse("s").unwrap();
         let call = Call::Json(r#"{"op":"init","items":["a","b"]}"#);
-        store.todo(&s, call, Actor::Agent, 1).unwrap();
+        store
+            .todo(
+                &s,
+                call,
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1,
+            )
+            .unwrap();
         rusqlite::Connection::open(&db)
             .unwrap()
             .execute("UPDATE tasks SET status = 'later' WHERE content = 'b'", [])
             .unwrap();
-        let counted = store.status(&s).unwrap_err().to_string();
+        let counted = store.read(&s, |tx| tx.status()).unwrap_err().to_string();
         assert!(
             counted.contains("todo list of session s") && counted.contains("status \"later\""),
             "{counted}"
         );
-        let read = store.todo_list(&s).unwrap_err().to_string();
+        let read = store.read(&s, |tx| tx.todo_list()).unwrap_err().to_string();
         assert!(read.contains("status \"later\""), "{read}");
     }
 }

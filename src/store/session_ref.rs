@@ -5,7 +5,7 @@
 //! the pointer and running the command are one transaction: no other
 //! process can move the pointer in between.
 
-use super::{SessionTx, Store, sql};
+use super::sql;
 use crate::SessionId;
 use crate::error::Result;
 
@@ -29,46 +29,12 @@ pub(crate) fn resolve(tx: &sql::Tx<'_>, target: &(impl SessionRef + ?Sized)) -> 
     target.resolve(&mut |key| super::marks::pointer_in(tx, key))
 }
 
-impl Store {
-    /// The write transaction of a command on `target`'s session (see
-    /// [`Store::write_tx`]), and that session.
-    pub(crate) fn write_tx_for(
-        &mut self,
-        target: &(impl SessionRef + ?Sized),
-    ) -> Result<(sql::Tx<'_>, SessionId)> {
-        let tx = self.immediate()?;
-        let session = resolve(&tx, target)?;
-        tx.lock_session(&session)?;
-        Ok((tx, session))
-    }
-
-    /// A read transaction (see [`Store::read_tx`]) and `target`'s session
-    /// as of its snapshot.
-    pub(crate) fn read_tx_for(
-        &self,
-        target: &(impl SessionRef + ?Sized),
-    ) -> Result<(sql::Tx<'_>, SessionId)> {
-        let tx = self.read_tx()?;
-        let session = resolve(&tx, target)?;
-        Ok((tx, session))
-    }
-
+impl super::Admin<'_> {
     /// Runs `f` with the pointers of one read transaction.
-    pub(crate) fn in_read<T>(
+    pub(crate) fn with_pointers<T>(
         &self,
         f: impl FnOnce(&mut PointerRead<'_>) -> Result<T>,
     ) -> Result<T> {
-        self.in_read_tx(|tx| f(&mut |key| super::marks::pointer_in(tx, key)))
-    }
-
-    /// [`Store::begin_read`] on `target`'s session, resolved in the
-    /// transaction's snapshot.
-    pub(crate) fn begin_read_for(
-        &self,
-        target: &(impl SessionRef + ?Sized),
-    ) -> Result<SessionTx<'_>> {
-        let look = self.work.look();
-        let (tx, session) = self.read_tx_for(target)?;
-        Ok(SessionTx::new(tx, session, look))
+        self.read(|tx| f(&mut |key| super::marks::pointer_in(tx, key)))
     }
 }

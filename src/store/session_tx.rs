@@ -1,10 +1,11 @@
-//! One host event, command or tool call on one session, in one immediate
-//! transaction: [`Store::begin`] starts it, the steps of the event run on
-//! the [`SessionTx`], and [`SessionTx::commit`] ends it. Dropping it
-//! instead rolls every step back, so a failing or killed hook leaves
-//! nothing half-applied, and two hooks of one session at once run one
-//! after the other (the second sees what the first wrote: a transcript is
-//! counted once).
+//! One host event, command or tool call on one session, in one
+//! transaction, through one of two doors: [`Store::write`] runs the steps
+//! of the event on a [`SessionTx`] of an immediate transaction and commits
+//! them when they all succeed; an error rolls every step back, so a
+//! failing or killed hook leaves nothing half-applied, and two hooks of one
+//! session at once run one after the other (the second sees what the first
+//! wrote: a transcript is counted once). [`Store::read`] runs steps that
+//! only read on one snapshot, without the write lock.
 //!
 //! The handle only reads and writes the session's rows (list, goal,
 //! marks, the runaway guard's counters, events) and the global pointers;
@@ -16,13 +17,14 @@ use serde_json::json;
 use super::events::{self, EventKind, NewEvent};
 use super::sessions::SessionInfo;
 use super::sql::{Tx, params};
-use super::{Store, goals, sessions, todos, versions};
+use super::{Caller, SessionRef, Store, goals, sessions, todos, versions};
 use crate::SessionId;
 use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::{Goal, GoalOp, GoalResult, GoalStatus, MAX_TOKENS, Usage};
 use crate::store::GoalCall;
 use crate::todo::{Listed, TodoList};
+use crate::tree::Look;
 
 /// The longest pointer key (a host prefix and a working directory) and
 /// value kept: a path longer than Linux's 4,096-byte PATH_MAX, with room
@@ -42,77 +44,97 @@ pub(crate) const POINTER_REFRESH_MS: i64 = 60 * 60 * 1000;
 /// One session's steps inside one immediate transaction. See the module
 /// doc.
 pub struct SessionTx<'s> {
-    tx: Tx<'s>,
-    session: SessionId,
-    /// The files checks are judged on, read at most once.
-    look: crate::tree::Look,
+    pub(super) tx: Tx<'s>,
+    pub(super) session: SessionId,
+    /// The files checks are judged on, read at most once: the first
+    /// caller's that needs them ([`SessionTx::look`]).
+    pub(super) look: std::sync::OnceLock<Look>,
 }
 
 impl Store {
-    /// Starts one immediate transaction for the steps of one event on
-    /// `session`. It waits (up to the busy timeout) while another process
-    /// holds the database's write lock (SQLite) or the session's lock
-    /// (PostgreSQL).
-    pub fn begin(&mut self, session: &SessionId) -> Result<SessionTx<'_>> {
-        let look = self.work.look();
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
-        Ok(SessionTx {
-            tx,
-            session: session.clone(),
-            look,
-        })
-    }
-
-    /// Starts a read-only transaction for steps that only read (the
-    /// goal-mode context without a memory file to deliver, the status
-    /// line): one snapshot of the last commit, no write lock, no waiting
-    /// behind a writer. A step that writes must not run on it.
-    pub(crate) fn begin_read(&self, session: &SessionId) -> Result<SessionTx<'_>> {
-        Ok(SessionTx {
-            tx: self.read_tx()?,
-            session: session.clone(),
-            look: self.work.look(),
-        })
-    }
-
-    /// Runs `steps` on one immediate transaction of `session` (see
-    /// [`Store::begin`]) and commits them when they succeed; an error rolls
-    /// every step back.
-    pub fn in_session<T>(
-        &mut self,
-        session: &SessionId,
+    /// The read door: runs `steps` on one read-only transaction of
+    /// `target`'s session (a [`SessionId`], or a [`SessionRef`] read in
+    /// the same snapshot): one snapshot of the last commit, no write lock,
+    /// no waiting behind a writer. A step that writes must not run in it.
+    pub fn read<T>(
+        &self,
+        target: &(impl SessionRef + ?Sized),
         steps: impl FnOnce(&SessionTx<'_>) -> Result<T>,
     ) -> Result<T> {
-        let tx = self.begin(session)?;
+        let tx = self.open_read(target)?;
         let value = steps(&tx)?;
         tx.commit()?;
         Ok(value)
     }
-}
 
-impl<'s> SessionTx<'s> {
-    /// The steps of `session` on `tx`.
-    pub(super) fn new(tx: Tx<'s>, session: SessionId, look: crate::tree::Look) -> SessionTx<'s> {
-        SessionTx { tx, session, look }
+    /// The write door: runs `steps` on one immediate transaction of
+    /// `target`'s session and commits them when they succeed; an error
+    /// rolls every step back. It waits (up to the busy timeout) while
+    /// another process holds the database's write lock (SQLite) or the
+    /// session's lock (PostgreSQL), taken before the first read, so what
+    /// the steps read is what they overwrite.
+    pub fn write<T>(
+        &mut self,
+        target: &(impl SessionRef + ?Sized),
+        steps: impl FnOnce(&SessionTx<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let tx = self.open_write(target)?;
+        let value = steps(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// The transaction behind [`Store::write`], for a call that commits
+    /// itself.
+    pub(super) fn open_write(
+        &mut self,
+        target: &(impl SessionRef + ?Sized),
+    ) -> Result<SessionTx<'_>> {
+        let tx = self.begin_write()?;
+        let session = super::session_ref::resolve(&tx, target)?;
+        tx.lock_session(&session)?;
+        Ok(SessionTx {
+            tx,
+            session,
+            look: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The transaction behind [`Store::read`], for a call that ends it
+    /// itself.
+    pub(super) fn open_read(&self, target: &(impl SessionRef + ?Sized)) -> Result<SessionTx<'_>> {
+        let tx = self.begin_read()?;
+        let session = super::session_ref::resolve(&tx, target)?;
+        Ok(SessionTx {
+            tx,
+            session,
+            look: std::sync::OnceLock::new(),
+        })
     }
 }
 
 impl SessionTx<'_> {
+    /// The files `caller` judges checks on, looked at once in this
+    /// transaction: every step of one event judges the same files.
+    pub(super) fn look(&self, caller: &Caller) -> &Look {
+        self.look.get_or_init(|| caller.look())
+    }
+
     /// The session the steps act on.
     pub fn session(&self) -> &SessionId {
         &self.session
     }
 
-    /// Commits every step. Without it, dropping the handle rolls them back.
-    pub fn commit(self) -> Result<()> {
+    /// Commits every step (the doors do). Without it, dropping the handle
+    /// rolls them back.
+    pub(super) fn commit(self) -> Result<()> {
         self.tx.commit()?;
         Ok(())
     }
 
     /// The session's row (created, updated, counts), if it was ever
     /// written.
-    pub(crate) fn info(&self) -> Result<Option<SessionInfo>> {
+    pub fn info(&self) -> Result<Option<SessionInfo>> {
         sessions::session_info(&self.tx, &self.session)
     }
 
@@ -139,12 +161,13 @@ impl SessionTx<'_> {
             &self.tx,
             &self.session,
             None,
-            false,
+            None,
             crate::todo::Call::Op(&op),
             Actor::Goalkeeper,
             &super::tool_use::Who::default(),
             now_ms,
-            &self.look,
+            // A release completes nothing: no gate, no file read.
+            &Look::at(None, None),
         )?;
         Ok(!result.is_error)
     }
@@ -159,25 +182,30 @@ impl SessionTx<'_> {
         goals::load_goal(&self.tx, &self.session)
     }
 
-    /// Runs one goal call as `actor`, as [`Store::goal`] does.
-    pub fn goal_call(&self, call: GoalCall<'_>, actor: Actor, now_ms: i64) -> Result<GoalResult> {
-        goals::goal_in_tx(
-            &self.tx,
-            &self.session,
-            call,
-            actor,
-            None,
-            now_ms,
-            &self.look,
-        )
+    /// Runs one goal op by `caller` as `actor`. A refusal changes nothing
+    /// (a refused agent call is logged, with the named agent that made it)
+    /// and comes back as an error result. A goal call is nobody's in
+    /// particular, but it takes the record of the host's tool call it
+    /// answers all the same ([`Caller::act_for_call`]).
+    pub fn goal_call(
+        &self,
+        call: GoalCall<'_>,
+        actor: Actor,
+        caller: &mut Caller,
+        now_ms: i64,
+    ) -> Result<GoalResult> {
+        let who = super::tool_use::settle(&self.tx, &self.session, caller.who_for_call())?;
+        let agent = who.agent.as_ref().filter(|_| actor == Actor::Agent);
+        let look = self.look(caller);
+        goals::goal_in_tx(&self.tx, &self.session, call, actor, agent, now_ms, look)
     }
 
     /// Every check of the session that still gates something (the live
-    /// goal's, each open task's) and where each stands on the files the
-    /// store judges in ([`Store::judge_in`]);
-    /// the files are read only when there is a check, and only once.
-    pub fn checks(&self) -> Result<super::SessionChecks> {
-        super::checks::session_checks(&self.tx, &self.session, &self.look)
+    /// goal's, each open task's) and where each stands on the files
+    /// `caller` judges in ([`Caller::judge_in`]); the files are read only
+    /// when there is a check, and only once in the transaction.
+    pub fn checks(&self, caller: &Caller) -> Result<super::SessionChecks> {
+        super::checks::session_checks(&self.tx, &self.session, self.look(caller))
     }
 
     /// The checks' part of the progress mark: what their latest runs were
@@ -199,7 +227,7 @@ impl SessionTx<'_> {
     }
 
     /// A remembered per-session fact (integration state), if set.
-    pub(crate) fn mark(&self, key: &str) -> Result<Option<String>> {
+    pub fn mark(&self, key: &str) -> Result<Option<String>> {
         sessions::mark(&self.tx, &self.session, key)
     }
 
@@ -215,7 +243,7 @@ impl SessionTx<'_> {
     }
 
     /// Records that the host's tool call `tool_use_id` is `agent`'s: the
-    /// MCP call with that id acts as it ([`Store::act_for_call`]).
+    /// MCP call with that id acts as it ([`Caller::act_for_call`]).
     /// Drops the records of calls that never came. False, recording
     /// nothing, for an empty id or one too long to be a host's.
     pub fn record_tool_use(
@@ -303,11 +331,17 @@ impl SessionTx<'_> {
         };
         if current.status.is_live() {
             let op = GoalOp::Usage(usage);
-            return Ok(Some(self.goal_call(
+            // Usage is the session's, whoever reported it; it reads no file.
+            let result = goals::goal_in_tx(
+                &self.tx,
+                &self.session,
                 GoalCall::Op(&op),
                 Actor::Agent,
+                None,
                 now_ms,
-            )?));
+                &Look::at(None, None),
+            )?;
+            return Ok(Some(result));
         }
         let turn_goal = self.mark(turn_mark)?;
         if matches!(current.status, GoalStatus::Complete | GoalStatus::Paused)

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::Store;
+use super::Admin;
 use super::sql::{Tx, params};
 use crate::SessionId;
 use crate::error::{Error, Result};
@@ -169,22 +169,16 @@ pub(crate) fn set_mark(
     Ok(())
 }
 
-impl Store {
+impl Admin<'_> {
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        self.in_read_tx(|tx| session_rows(tx, None))
-    }
-
-    /// One session's row, if it was ever written.
-    pub fn session(&self, session: &SessionId) -> Result<Option<SessionInfo>> {
-        self.in_read_tx(|tx| session_info(tx, session))
+        self.read(|tx| session_rows(tx, None))
     }
 
     /// Deletes a session with its list and event log. Refused when the
     /// session does not exist.
     pub fn remove_session(&mut self, session: &SessionId) -> Result<()> {
-        let tx = self.immediate()?;
-        tx.lock_session(session)?;
+        let tx = self.store.open_write(session)?.tx;
         let removed = tx.execute(
             "DELETE FROM sessions WHERE id = ?1",
             params![session.as_str()],

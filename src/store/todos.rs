@@ -8,22 +8,23 @@
 
 use serde_json::json;
 
+use super::claims::{agent_leases, database_clock, grant, record_seen};
 use super::events::{self, EventKind};
+use super::kept_list::{ListCache, current, stamp};
 use super::patch::{self, KeyedList, Rebuild};
 use super::rows::{self, UNDO_DEPTH, UNDO_TO_UNKNOWN};
 use super::sessions;
 use super::shape::{self, Shape};
-use super::sql::{Tx, params};
+use super::sql::Tx;
 use super::tool_use::Who;
 use super::versions::{
     Logged, Version, read_todo_error, set_agent_todo_error, set_todo_error, store_version,
 };
-use super::{SessionRef, Store};
+use super::{Caller, SessionRef, Store};
 use crate::check::Scope;
 use crate::error::{Error, Result};
 use crate::todo::{
-    self, Actor, Call, Caller, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult,
-    ViewPage,
+    self, Actor, Call, Op, Outcome, SummaryKind, Team, TodoDetails, TodoList, TodoResult, ViewPage,
 };
 use crate::tool_result::ToolResult;
 use crate::tree::Look;
@@ -58,21 +59,7 @@ impl TodoAnswer {
 }
 
 impl Store {
-    /// Makes this store's agent todo calls those of `agent` (`None`: the
-    /// session's own agent, as by default), whose claims last `lease_secs`
-    /// after its last call (DESIGN.md §2.5). A person's calls are a
-    /// person's whatever this says.
-    pub fn act_as(&mut self, agent: Option<AgentName>, lease_secs: u64) {
-        self.who.agent = agent;
-        self.who.lease_ms = i64::try_from(lease_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
-    }
-
-    /// The agent this store's agent todo calls act as.
-    pub fn agent(&self) -> Option<&AgentName> {
-        self.who.agent.as_ref()
-    }
-
-    /// Runs one todo call for `session` as `actor`.
+    /// Runs one todo call for `session` by `caller` as `actor`.
     ///
     /// A successful mutation bumps the list's version, appends an event
     /// holding the call and keeps the patch that undoes it; a call that
@@ -87,18 +74,19 @@ impl Store {
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<TodoResult> {
-        let caching = self.caching;
-        let cache = self.list_cache.take();
-        let who = self.who_for_call();
+        // The kept list is current only on the connection it came from.
+        let keep = caller.keeps_lists.then_some(self.id);
+        let cache = caller.kept.take();
+        let who = caller.who_for_call();
         // A named agent's view is a call that keeps its claims (DESIGN.md
         // §2.5): it takes the write path, which records it.
         let cache = if is_view(&call) && (actor == Actor::User || !who.names_agent()) {
-            let look = self.work.look();
-            let (tx, session) = self.read_tx_for(session)?;
-            let session = &session;
-            let (keyed, version) = load_kept(&tx, session, current(&tx, session, cache)?)?;
+            let stx = self.open_read(session)?;
+            let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+            let (keyed, version) = load_kept(tx, session, current(tx, self.id, session, cache)?)?;
             let KeyedList {
                 list,
                 phase_keys,
@@ -109,28 +97,23 @@ impl Store {
                 // The list goes into the result, copied only when it is
                 // also kept for the next call.
                 let section = match outcome.errors.is_empty() {
-                    true => {
-                        super::checks::task_section(&tx, session, &outcome.list, &look, now_ms)?
-                    }
+                    true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
                     false => None,
                 };
-                let (mut result, cache) = if caching {
+                let (mut result, cache) = if let Some(store) = keep {
                     let result = outcome.to_result(version);
                     let keyed = KeyedList {
                         list: outcome.list,
                         phase_keys,
                         task_keys,
                     };
-                    (
-                        result,
-                        ListCache::of(caching, &tx, session, version, keyed)?,
-                    )
+                    (result, ListCache::of(store, tx, session, version, keyed)?)
                 } else {
                     (outcome.into_result(version), None)
                 };
                 add_section(&mut result, section);
-                tx.commit()?;
-                self.list_cache = cache;
+                stx.commit()?;
+                caller.kept = cache;
                 return Ok(result);
             }
             // A `view` with a mistake in it, by an agent: logged below.
@@ -138,31 +121,15 @@ impl Store {
         } else {
             cache
         };
-        let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
-        let cache = current(&tx, &session, cache)?;
-        let who = &super::tool_use::settle(&tx, &session, who)?;
-        let (result, cache) = call_in_tx(
-            &tx, &session, cache, caching, call, actor, who, now_ms, &look,
-        )?;
-        tx.commit()?;
-        self.list_cache = cache;
+        let id = self.id;
+        let stx = self.open_write(session)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+        let cache = current(tx, id, session, cache)?;
+        let who = &super::tool_use::settle(tx, session, who)?;
+        let (result, cache) = call_in_tx(tx, session, cache, keep, call, actor, who, now_ms, look)?;
+        stx.commit()?;
+        caller.kept = cache;
         Ok(result)
-    }
-
-    /// The text of one todo call for `session` as `actor` (what
-    /// [`Store::todo`] returns as the text of that call) and whether the
-    /// call was rejected: [`Store::todo_answer`] without its facts. For a
-    /// caller that prints only the text (the CLI's `todo apply`).
-    pub fn todo_text(
-        &mut self,
-        session: &(impl SessionRef + ?Sized),
-        call: Call<'_>,
-        actor: Actor,
-        now_ms: i64,
-    ) -> Result<(String, bool)> {
-        let answer = self.todo_answer(session, call, actor, now_ms)?;
-        Ok((answer.text, answer.is_error))
     }
 
     /// One todo call for `session` as `actor`, answered without the list:
@@ -170,43 +137,47 @@ impl Store {
     /// result's text and facts. A targeted `start`, `done`, `drop`,
     /// `block`, `unblock` or agent's `rm` on a list too long to repeat is
     /// run on the rows it touches ([`super::in_place`]); every other call
-    /// on the whole list, in the same one transaction. A list this store
-    /// keeps ([`Store::keep_lists`]) is kept up to date either way. For the
+    /// on the whole list, in the same one transaction. A list the caller
+    /// keeps ([`Caller::keep_lists`]) is kept up to date either way. For the
     /// MCP server, which sends the model the text and a few facts.
     pub fn todo_answer(
         &mut self,
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<TodoAnswer> {
-        Ok(self.todo_answer_traced(session, call, actor, now_ms)?.0)
+        Ok(self.answer(session, call, actor, caller, now_ms)?.0)
     }
 
     /// [`Store::todo_answer`], and whether the call was run in place.
-    pub(crate) fn todo_answer_traced(
+    pub(super) fn answer(
         &mut self,
         session: &(impl SessionRef + ?Sized),
         call: Call<'_>,
         actor: Actor,
+        caller: &mut Caller,
         now_ms: i64,
     ) -> Result<(TodoAnswer, bool)> {
         if is_view(&call) {
-            let result = self.todo(session, call, actor, now_ms)?;
+            let result = self.todo(session, call, actor, caller, now_ms)?;
             return Ok((TodoAnswer::of(&result), false));
         }
-        let caching = self.caching;
-        let cache = self.list_cache.take();
-        let who = self.who_for_call();
-        let look = self.work.look();
-        let (tx, session) = self.write_tx_for(session)?;
-        let cache = current(&tx, &session, cache)?;
-        let who = super::tool_use::settle(&tx, &session, who)?;
+        // The kept list is current only on the connection it came from.
+        let keep = caller.keeps_lists.then_some(self.id);
+        let cache = caller.kept.take();
+        let who = caller.who_for_call();
+        let id = self.id;
+        let stx = self.open_write(session)?;
+        let (tx, session, look) = (&stx.tx, &stx.session, stx.look(caller));
+        let cache = current(tx, id, session, cache)?;
+        let who = super::tool_use::settle(tx, session, who)?;
         let solo = actor == Actor::User || who.agent.is_none();
-        if solo && let Some(placed) = super::in_place::run(&tx, &session, call, actor, now_ms)? {
+        if solo && let Some(placed) = super::in_place::run(tx, session, call, actor, now_ms)? {
             // The kept list gets the rows the call rewrote, and the stamp
             // of what this transaction leaves.
-            let cache = match (cache, stamp(&tx)?) {
+            let cache = match (cache, stamp(tx)?) {
                 (Some(mut cache), Some(stamp)) => cache.keyed.set_rows(&placed.sets).then(|| {
                     cache.version = placed.version;
                     cache.stamp = stamp;
@@ -214,8 +185,8 @@ impl Store {
                 }),
                 _ => None,
             };
-            tx.commit()?;
-            self.list_cache = cache;
+            stx.commit()?;
+            caller.kept = cache;
             let answer = TodoAnswer {
                 text: placed.text,
                 is_error: false,
@@ -225,82 +196,25 @@ impl Store {
             };
             return Ok((answer, true));
         }
-        let (result, cache) = call_in_tx(
-            &tx, &session, cache, caching, call, actor, &who, now_ms, &look,
-        )?;
-        tx.commit()?;
-        self.list_cache = cache;
+        let (result, cache) =
+            call_in_tx(tx, session, cache, keep, call, actor, &who, now_ms, look)?;
+        stx.commit()?;
+        caller.kept = cache;
         Ok((TodoAnswer::of(&result), false))
     }
+}
 
-    /// The text of a user's `view` of `session` (what [`Store::todo`]
-    /// returns as the text of that call) and whether it is an error (a
-    /// phase or page that does not exist). Reads only what the page shows
-    /// when the list's kept shape allows ([`super::shape`]), else the whole
-    /// list; one read transaction either way, no write lock.
-    /// A list with checks ends with where they stand at `now_ms`.
-    pub fn todo_view(
-        &self,
-        session: &SessionId,
-        view: &ViewPage,
-        now_ms: i64,
-    ) -> Result<(String, bool)> {
-        let look = self.work.look();
-        self.in_read_tx(|tx| {
-            let version = match shape::view_page(tx, session, view)? {
-                Ok(text) => return Ok((text, false)),
-                Err(version) => version,
-            };
-            let list = if version == 0 {
-                TodoList::default()
-            } else {
-                rows::load(tx, session)?.list
-            };
-            let op = Op::View(view.clone());
-            let outcome = todo::run(list, Call::Op(&op), Actor::User);
-            let section = match outcome.errors.is_empty() {
-                true => super::checks::task_section(tx, session, &outcome.list, &look, now_ms)?,
-                false => None,
-            };
-            let mut result = outcome.into_result(version);
-            add_section(&mut result, section);
-            Ok((result.text().to_owned(), result.is_error))
-        })
-    }
-
-    /// The list of `session` as a `<todo_context>` block bounded to
-    /// `max_tasks` shows it ([`SessionTx::todo_listed`](super::SessionTx::todo_listed)).
-    /// Takes no write lock.
-    pub fn todo_listed(&self, session: &SessionId, max_tasks: usize) -> Result<todo::Listed> {
-        self.in_read_tx(|tx| shape::listed(tx, session, max_tasks))
-    }
-
-    /// Keeps the list of the last todo call in memory, for the next call on
-    /// this store to use instead of reading it back when nothing has
-    /// written to the database since (not this store's other methods, nor
-    /// another connection). For a long-lived process such as the MCP
-    /// server; a one-call process gains nothing from it.
-    pub fn keep_lists(&mut self) {
-        self.caching = true;
-    }
-
-    /// The current list of `session` and its version (empty, 0 if the
-    /// session was never written). Takes no write lock.
-    pub fn todo_list(&self, session: &SessionId) -> Result<(TodoList, i64)> {
-        let row = self.in_read_tx(|tx| sessions::load_todos(tx, session))?;
-        Ok((row.list, row.version))
-    }
-
+impl super::SessionTx<'_> {
     /// Replaces the list with an imported one (actor user). The list must
     /// hold the model's invariants; it is normalized before it is stored.
     /// `source` names where it came from, for the event log. A task the
     /// list says a named agent holds stays its, with the lease
-    /// [`Store::act_as`] names, from the claim's time.
+    /// `caller` gives ([`Caller::act_as`]), from the claim's time.
     pub fn todo_import(
-        &mut self,
-        session: &SessionId,
+        &self,
         list: TodoList,
         source: &str,
+        caller: &Caller,
         now_ms: i64,
     ) -> Result<TodoResult> {
         if let Err(problems) = list.validate() {
@@ -309,11 +223,41 @@ impl Store {
                 problems.join("; ")
             )));
         }
-        let lease_ms = self.who.lease_ms;
-        let tx = self.write_tx(session)?;
-        let result = import_in_tx(&tx, session, list, source, lease_ms, now_ms)?;
-        tx.commit()?;
-        Ok(result)
+        let lease_ms = caller.who.lease_ms;
+        import_in_tx(&self.tx, &self.session, list, source, lease_ms, now_ms)
+    }
+
+    /// The text of a user's `view` of the session (what [`Store::todo`]
+    /// returns as the text of that call) and whether it is an error (a
+    /// phase or page that does not exist). Reads only what the page shows
+    /// when the list's kept shape allows ([`super::shape`]), else the whole
+    /// list.
+    /// A list with checks ends with where they stand at `now_ms`.
+    pub fn todo_view(
+        &self,
+        view: &ViewPage,
+        caller: &Caller,
+        now_ms: i64,
+    ) -> Result<(String, bool)> {
+        let (tx, session, look) = (&self.tx, &self.session, self.look(caller));
+        let version = match shape::view_page(tx, session, view)? {
+            Ok(text) => return Ok((text, false)),
+            Err(version) => version,
+        };
+        let list = if version == 0 {
+            TodoList::default()
+        } else {
+            rows::load(tx, session)?.list
+        };
+        let op = Op::View(view.clone());
+        let outcome = todo::run(list, Call::Op(&op), Actor::User);
+        let section = match outcome.errors.is_empty() {
+            true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
+            false => None,
+        };
+        let mut result = outcome.into_result(version);
+        add_section(&mut result, section);
+        Ok((result.text().to_owned(), result.is_error))
     }
 
     /// Restores the list as it was before the last change, as a new version.
@@ -322,9 +266,9 @@ impl Store {
     /// undo is itself never undone by the next one. Refused, with nothing
     /// changed, when there is nothing left to undo or the version to
     /// restore is older than the history kept.
-    pub fn todo_undo(&mut self, session: &SessionId, now_ms: i64) -> Result<TodoResult> {
-        let tx = self.write_tx(session)?;
-        let (keyed, current) = load(&tx, session)?;
+    pub fn todo_undo(&self, now_ms: i64) -> Result<TodoResult> {
+        let (tx, session) = (&self.tx, &self.session);
+        let (keyed, current) = load(tx, session)?;
         let first_state = || {
             Error::Rejected(format!(
                 "nothing to undo in session {session}: the todo list is at its first state"
@@ -342,12 +286,12 @@ impl Store {
         if current == 0 {
             return Err(first_state());
         }
-        let target = match rows::undo_to(&tx, session, current)? {
+        let target = match rows::undo_to(tx, session, current)? {
             None | Some(Some(UNDO_TO_UNKNOWN)) => return Err(too_old(None)),
             Some(None) => return Err(first_state()),
             Some(Some(target)) => target,
         };
-        let steps = rows::steps(&tx, session, target, current)?;
+        let steps = rows::steps(tx, session, target, current)?;
         let restored = match patch::rebuild(keyed.clone(), current, target, &steps) {
             Ok(restored) => restored,
             Err(Rebuild::Missing(_)) => return Err(too_old(Some(target))),
@@ -362,12 +306,12 @@ impl Store {
         let undo_to = if target == 0 {
             None
         } else {
-            rows::undo_to(&tx, session, target)?.unwrap_or(Some(UNDO_TO_UNKNOWN))
+            rows::undo_to(tx, session, target)?.unwrap_or(Some(UNDO_TO_UNKNOWN))
         };
         let (forward, inverse) = keyed.change_to_keyed(&restored);
         let version = current + 1;
         store_version(
-            &tx,
+            tx,
             session,
             &forward,
             Version {
@@ -385,14 +329,13 @@ impl Store {
                 at_ms: now_ms,
             },
         )?;
-        tx.commit()?;
         Ok(result(restored.list, "undo", version))
     }
 
-    /// The pending todo-error text of `session` (set by a rejected agent
-    /// call, cleared by the next successful one), if any.
-    pub fn pending_todo_error(&self, session: &SessionId) -> Result<Option<String>> {
-        self.in_read_tx(|tx| read_todo_error(tx, session))
+    /// The pending todo-error text of the session (set by a rejected
+    /// agent call, cleared by the next successful one), if any.
+    pub fn pending_todo_error(&self) -> Result<Option<String>> {
+        read_todo_error(&self.tx, &self.session)
     }
 }
 
@@ -447,13 +390,14 @@ pub(crate) fn import_in_tx(
 /// the list (`cache`, when there is one: the kept list, which
 /// [`current`] found current in `tx`), apply the call, store what
 /// it changed or log what it got wrong. Returns the result and, when the
-/// store is `caching`, the list to keep for the next call.
+/// caller keeps its lists (`keep` names the connection), the list to keep
+/// for its next call.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn call_in_tx(
     tx: &Tx<'_>,
     session: &SessionId,
     cache: Option<ListCache>,
-    caching: bool,
+    keep: Option<u64>,
     call: Call<'_>,
     actor: Actor,
     who: &Who,
@@ -476,7 +420,7 @@ pub(super) fn call_in_tx(
         leases,
     };
     let agent = who.agent.as_ref().filter(|_| actor != Actor::User);
-    let caller = Caller {
+    let caller = todo::Caller {
         actor,
         agent: agent.map(AgentName::as_str),
         team: &team,
@@ -544,18 +488,18 @@ pub(super) fn call_in_tx(
         true => super::checks::task_section(tx, session, &outcome.list, look, now_ms)?,
         false => None,
     };
-    if !caching {
+    let Some(store) = keep else {
         let mut result = outcome.into_result(version);
         add_section(&mut result, section);
         return Ok((result, None));
-    }
+    };
     let mut result = outcome.to_result(version);
     add_section(&mut result, section);
     let kept = match change {
         Some(change) => change.keyed(outcome.list),
         None => keyed,
     };
-    Ok((result, ListCache::of(caching, tx, session, version, kept)?))
+    Ok((result, ListCache::of(store, tx, session, version, kept)?))
 }
 
 /// Ends `result`'s text with `section` (the tasks' checks), when there is
@@ -635,81 +579,6 @@ fn gate(
     }
 }
 
-/// When each named agent of the session's lease ends, as granted.
-pub(crate) fn agent_leases(tx: &Tx<'_>, session: &SessionId) -> Result<Vec<(String, i64)>> {
-    tx.query_all(
-        "SELECT name, lease_until_ms FROM agents WHERE session_id = ?1",
-        params![session.as_str()],
-        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
-    )
-}
-
-/// The database's clock, in milliseconds since the epoch: PostgreSQL's
-/// server's, which every machine of a fleet shares; on SQLite, which only
-/// this machine's processes open, this machine's (`GOALKEEPER_NOW` aside).
-fn database_clock(tx: &Tx<'_>) -> Result<i64> {
-    match tx {
-        #[cfg(feature = "postgres")]
-        Tx::Postgres(_) => tx
-            .query_opt(
-                "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)",
-                &[],
-                |r| r.get::<i64>(0),
-            )
-            .map(|ms| ms.unwrap_or(i64::MAX)),
-        _ => Ok(std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(i64::MAX, |d| {
-                i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-            })),
-    }
-}
-
-/// Records that `agent` called at `now_ms` and grants it `lease_ms` from
-/// then: its claims last until that lease ends, or until a lease granted
-/// before ends if that is later (a lease never shrinks: a shorter
-/// `todo.claim.lease` or a clock stepped back grants no less than was
-/// granted). A call that wrote nothing to a session never seen leaves no
-/// row: there is no session to hang it on.
-fn record_seen(
-    tx: &Tx<'_>,
-    session: &SessionId,
-    agent: &AgentName,
-    now_ms: i64,
-    lease_ms: i64,
-) -> Result<()> {
-    grant(
-        tx,
-        session,
-        agent.as_str(),
-        now_ms,
-        now_ms.saturating_add(lease_ms),
-    )
-}
-
-/// Records `agent` as seen at `seen_ms` with a lease until `until_ms`,
-/// keeping a later time seen and a later end granted before. Nothing for
-/// a session without a row.
-pub(crate) fn grant(
-    tx: &Tx<'_>,
-    session: &SessionId,
-    agent: &str,
-    seen_ms: i64,
-    until_ms: i64,
-) -> Result<()> {
-    tx.execute(
-        "INSERT INTO agents (session_id, name, seen_ms, lease_until_ms)
-         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
-         ON CONFLICT (session_id, name) DO UPDATE SET
-             seen_ms = CASE WHEN agents.seen_ms > excluded.seen_ms
-                            THEN agents.seen_ms ELSE excluded.seen_ms END,
-             lease_until_ms = CASE WHEN agents.lease_until_ms > excluded.lease_until_ms
-                                   THEN agents.lease_until_ms ELSE excluded.lease_until_ms END",
-        params![session.as_str(), agent, seen_ms, until_ms],
-    )?;
-    Ok(())
-}
-
 /// True when the call asks for `view`: it is answered from a read
 /// transaction. Anything that is not plainly a `view` takes the write lock
 /// first, so what it reads is what it overwrites.
@@ -733,81 +602,6 @@ fn is_view(call: &Call<'_>) -> bool {
 fn needs_write(outcome: &Outcome, actor: Actor) -> bool {
     outcome.is_mutation()
         || (actor == Actor::Agent && (!outcome.errors.is_empty() || outcome.is_no_op()))
-}
-
-/// The list a todo call left on one connection, and what tells whether
-/// anything has written to the database since: SQLite's `data_version`,
-/// which changes when another connection commits, and the connection's own
-/// count of changed rows, which changes when any other statement of this
-/// connection writes (a goal call, a mark). Both are read inside the
-/// call's transaction, so they describe the snapshot the list came from.
-/// Reading a 1,000-task list back is most of a call's work; a long-lived
-/// MCP server whose calls follow one another skips it (see
-/// [`Store::keep_lists`]).
-pub(crate) struct ListCache {
-    session: SessionId,
-    version: i64,
-    stamp: (i64, u64),
-    keyed: KeyedList,
-}
-
-impl ListCache {
-    /// The list `keyed` at `version`, as the snapshot of `tx` holds it
-    /// after the call's own writes; `None` unless the store `caching`.
-    fn of(
-        caching: bool,
-        tx: &Tx<'_>,
-        session: &SessionId,
-        version: i64,
-        keyed: KeyedList,
-    ) -> Result<Option<ListCache>> {
-        if !caching {
-            return Ok(None);
-        }
-        Ok(stamp(tx)?.map(|stamp| ListCache {
-            session: session.clone(),
-            version,
-            stamp,
-            keyed,
-        }))
-    }
-}
-
-impl ListCache {
-    /// True when this is `session`'s list as `tx` sees it: nothing has
-    /// written to the database since it was kept.
-    fn is_current(&self, tx: &Tx<'_>, session: &SessionId) -> Result<bool> {
-        Ok(self.session == *session
-            && sessions::todo_version(tx, session)? == self.version
-            && stamp(tx)? == Some(self.stamp))
-    }
-}
-
-/// `(data_version, total_changes)` of `tx`'s connection; `None` on a
-/// backend without them (PostgreSQL: its lists are always read back).
-fn stamp(tx: &Tx<'_>) -> Result<Option<(i64, u64)>> {
-    match tx {
-        Tx::Sqlite(conn) => {
-            let data_version = conn
-                .prepare_cached("PRAGMA data_version")?
-                .query_row([], |r| r.get(0))?;
-            Ok(Some((data_version, conn.total_changes())))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// `cache` if it is `session`'s list as `tx` sees it (nothing has written
-/// to the database since it was kept), else `None`.
-fn current(
-    tx: &Tx<'_>,
-    session: &SessionId,
-    cache: Option<ListCache>,
-) -> Result<Option<ListCache>> {
-    match cache {
-        Some(cache) if cache.is_current(tx, session)? => Ok(Some(cache)),
-        _ => Ok(None),
-    }
 }
 
 /// The session's list and version: the kept list `current` (see

@@ -1,11 +1,11 @@
-//! Who a store's calls act as ([`Store::act_as`] names the agent), and
+//! Who a caller's calls act as ([`Caller::act_as`] names the agent), and
 //! which agent a host's tool call belongs to (DESIGN.md §9). Claude Code
 //! serves its main agent and every subagent from one MCP server, and a
 //! `tools/call` names no agent; its `PreToolUse` hook does, and both carry
 //! the call's tool-use id. So the hook records, in its own transaction,
 //! that the id is an agent's ([`SessionTx::record_tool_use`](super::SessionTx::record_tool_use)),
 //! and the MCP call with that id takes the record in its own transaction
-//! and acts as that agent ([`Store::act_for_call`]). No record: the
+//! and acts as that agent ([`Caller::act_for_call`]). No record: the
 //! call is the session's own agent's, as always.
 //!
 //! A record is a session mark: the call that uses it deletes it, and one
@@ -16,7 +16,6 @@
 //! calling thread in every `tools/call`: such a call names its agent
 //! itself ([`CallFrom::Agent`]), and nothing is recorded.
 
-use super::Store;
 use super::sessions;
 use super::sql::{Tx, params};
 use crate::error::Result;
@@ -40,28 +39,6 @@ pub enum CallFrom {
     ToolUse(String),
     /// The agent the call names (a Codex subagent's thread).
     Agent(AgentName),
-}
-
-impl Store {
-    /// Makes this store's next agent call (todo or goal) act as the agent
-    /// `from` names: the one a hook recorded for the host's tool-use id, if
-    /// one did (the call takes the record in its own transaction), or the
-    /// one the call named. Without a record (or with `None`) the call acts
-    /// as [`Store::act_as`] says. Only the next call: every call takes it,
-    /// used or not.
-    pub fn act_for_call(&mut self, from: Option<CallFrom>) {
-        self.who.call = from;
-    }
-
-    /// Who the call about to run acts as before its transaction reads the
-    /// tool-use record ([`settle`]); the record is the next call's no more.
-    pub(crate) fn who_for_call(&mut self) -> Who {
-        let call = self.who.call.take();
-        Who {
-            call,
-            ..self.who.clone()
-        }
-    }
 }
 
 /// Records, in `tx`, that the tool call `tool_use_id` of `session` is
@@ -127,7 +104,7 @@ pub(crate) fn settle(tx: &Tx<'_>, session: &SessionId, mut who: Who) -> Result<W
     Ok(who)
 }
 
-/// Who a store's todo calls act as (DESIGN.md §2.5).
+/// Who a caller's todo calls act as (DESIGN.md §2.5).
 #[derive(Clone, Debug)]
 pub(crate) struct Who {
     /// The named agent; `None`: the session's own agent.
@@ -135,7 +112,7 @@ pub(crate) struct Who {
     /// How long a named agent's claims last after its last call.
     pub lease_ms: i64,
     /// Whose the next call is, as the host told it
-    /// ([`Store::act_for_call`]).
+    /// ([`Caller::act_for_call`]).
     pub call: Option<CallFrom>,
 }
 
@@ -187,17 +164,24 @@ mod tests {
     }
 
     fn call(store: &mut Store, tool_use: Option<&str>, json: serde_json::Value, now: i64) {
-        store.act_for_call(tool_use.map(|id| super::CallFrom::ToolUse(id.to_owned())));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(tool_use.map(|id| super::CallFrom::ToolUse(id.to_owned())));
         let answer = store
-            .todo_answer(&session(), Call::Value(&json), Actor::Agent, now)
+            .todo_answer(
+                &session(),
+                Call::Value(&json),
+                Actor::Agent,
+                &mut caller,
+                now,
+            )
             .unwrap();
         assert!(!answer.is_error, "{}", answer.text);
     }
 
     fn marks(store: &Store) -> usize {
         store
-            .in_read_tx(|tx| {
-                tx.query_all(
+            .read(&session(), |tx| {
+                tx.tx.query_all(
                     "SELECT key FROM session_marks WHERE key LIKE 'tool-use-agent:%'",
                     crate::store::sql::params![],
                     |r| r.get::<String>(0),
@@ -219,9 +203,10 @@ mod tests {
             json!({"op": "init", "items": ["Mine", "Theirs", "Later"]}),
             1,
         );
-        let tx = store.begin(&session()).unwrap();
-        assert!(tx.record_tool_use("toolu_1", &agent("a1f"), 2).unwrap());
-        tx.commit().unwrap();
+        let recorded = store.write(&session(), |tx| {
+            tx.record_tool_use("toolu_1", &agent("a1f"), 2)
+        });
+        assert!(recorded.unwrap());
         let before = crate::store::transactions_begun();
         call(
             &mut store,
@@ -231,7 +216,7 @@ mod tests {
         );
         assert_eq!(crate::store::transactions_begun() - before, 1);
         assert_eq!(marks(&store), 0);
-        let (list, _) = store.todo_list(&session()).unwrap();
+        let (list, _) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         let holder = |t: &str| {
             let (p, i) = list.find_task(t).unwrap();
             list.phases[p].tasks[i].agent.clone()
@@ -240,12 +225,14 @@ mod tests {
         assert_eq!(holder("Theirs").as_deref(), Some("a1f"));
         // The record is gone: the same id again is the main agent's, which
         // may not take the subagent's task.
-        store.act_for_call(Some(super::CallFrom::ToolUse("toolu_1".into())));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(super::CallFrom::ToolUse("toolu_1".into())));
         let answer = store
             .todo_answer(
                 &session(),
                 Call::Value(&json!({"op": "done", "task": "Theirs"})),
                 Actor::Agent,
+                &mut caller,
                 4,
             )
             .unwrap();
@@ -262,33 +249,37 @@ mod tests {
     #[test]
     fn records_stay_bounded() {
         let mut store = Store::open_in_memory().unwrap();
-        let tx = store.begin(&session()).unwrap();
-        assert!(tx.record_tool_use("toolu_g", &agent("a1"), 0).unwrap());
-        assert!(tx.record_tool_use("toolu_lost", &agent("a1"), 0).unwrap());
-        assert!(!tx.record_tool_use("", &agent("a1"), 0).unwrap());
-        assert!(
-            !tx.record_tool_use(&"x".repeat(257), &agent("a1"), 0)
-                .unwrap()
-        );
-        tx.commit().unwrap();
-        assert_eq!(marks(&store), 2);
-        store.act_for_call(Some(super::CallFrom::ToolUse("toolu_g".into())));
         store
-            .goal(
-                &session(),
-                GoalCall::Value(&json!({"op": "get"})),
-                Actor::Agent,
-                1,
-            )
+            .write(&session(), |tx| {
+                assert!(tx.record_tool_use("toolu_g", &agent("a1"), 0).unwrap());
+                assert!(tx.record_tool_use("toolu_lost", &agent("a1"), 0).unwrap());
+                assert!(!tx.record_tool_use("", &agent("a1"), 0).unwrap());
+                assert!(
+                    !tx.record_tool_use(&"x".repeat(257), &agent("a1"), 0)
+                        .unwrap()
+                );
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(marks(&store), 2);
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(super::CallFrom::ToolUse("toolu_g".into())));
+        store
+            .write(&session(), |tx| {
+                tx.goal_call(
+                    GoalCall::Value(&json!({"op": "get"})),
+                    Actor::Agent,
+                    &mut caller,
+                    1,
+                )
+            })
             .unwrap();
         assert_eq!(marks(&store), 1);
-        let tx = store.begin(&session()).unwrap();
         let later = super::TOOL_USE_TTL_MS;
-        assert!(
+        let recorded = store.write(&session(), |tx| {
             tx.record_tool_use("toolu_new", &agent("a1"), later)
-                .unwrap()
-        );
-        tx.commit().unwrap();
+        });
+        assert!(recorded.unwrap());
         assert_eq!(marks(&store), 1, "the stale record was dropped");
     }
 
@@ -303,12 +294,14 @@ mod tests {
             json!({"op": "init", "items": ["Mine", "Theirs"]}),
             1,
         );
-        store.act_for_call(Some(super::CallFrom::Agent(agent("thread-2"))));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(super::CallFrom::Agent(agent("thread-2"))));
         let answer = store
             .todo_answer(
                 &session(),
                 Call::Value(&json!({"op": "start", "task": "Theirs"})),
                 Actor::Agent,
+                &mut caller,
                 2,
             )
             .unwrap();
@@ -316,7 +309,7 @@ mod tests {
         assert_eq!(marks(&store), 0);
         // The next call is the main agent's again: its task is its own.
         call(&mut store, None, json!({"op": "done", "task": "Mine"}), 3);
-        let (list, _) = store.todo_list(&session()).unwrap();
+        let (list, _) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         let states: Vec<_> = list
             .tasks()
             .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.as_deref()))
@@ -343,9 +336,10 @@ mod tests {
             0,
         );
         let as_w1 = |store: &mut Store, op: serde_json::Value, now: i64| {
-            store.act_for_call(Some(super::CallFrom::Agent(agent("w1"))));
+            let mut caller = crate::store::Caller::default();
+            caller.act_for_call(Some(super::CallFrom::Agent(agent("w1"))));
             store
-                .todo_answer(&session(), Call::Value(&op), Actor::Agent, now)
+                .todo_answer(&session(), Call::Value(&op), Actor::Agent, &mut caller, now)
                 .unwrap()
         };
         let started = as_w1(&mut store, json!({"op": "start", "task": "Theirs"}), 1_000);
@@ -356,24 +350,30 @@ mod tests {
         as_w1(&mut store, json!({"op": "view"}), 1_000 + lease - 1);
         assert_eq!(crate::store::transactions_begun() - before, 1);
         // The main agent's view, and a person's, are reads.
-        let (_, version) = store.todo_list(&session()).unwrap();
+        let (_, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
         call(&mut store, None, json!({"op": "view"}), 1_000 + lease);
         store
             .todo(
                 &session(),
                 Call::Value(&json!({"op": "view"})),
                 Actor::User,
+                &mut crate::store::Caller::default(),
                 1_000 + lease,
             )
             .unwrap();
-        assert_eq!(store.todo_list(&session()).unwrap().1, version);
+        assert_eq!(
+            store.read(&session(), |tx| tx.todo_list()).unwrap().1,
+            version
+        );
         // After the first lease, the claim still holds: the view renewed it.
-        store.act_for_call(None);
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(None);
         let taken = store
             .todo_answer(
                 &session(),
                 Call::Value(&json!({"op": "start", "task": "Theirs"})),
                 Actor::Agent,
+                &mut caller,
                 1_000 + lease + 1,
             )
             .unwrap();
@@ -389,6 +389,7 @@ mod tests {
                 &session(),
                 Call::Value(&json!({"op": "start", "task": "Theirs"})),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 1_000 + 2 * lease,
             )
             .unwrap();

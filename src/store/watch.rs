@@ -7,11 +7,11 @@
 
 use serde::Serialize;
 
+use super::Backend;
 use super::events::{self, Event};
 use super::goals::load_goal;
 use super::sessions;
 use super::sql::{Tx, params};
-use super::{Backend, Store};
 use crate::SessionId;
 use crate::error::Result;
 use crate::goal::Goal;
@@ -34,7 +34,7 @@ pub(crate) struct SessionSnapshot {
     /// The last events of the log, newest first.
     pub events: Vec<Event>,
     /// The token usage counted for the current goal since the `since_ms`
-    /// given to [`Store::session_snapshot`]: `(at_ms, tokens)`, oldest first.
+    /// given to [`Admin::session_snapshot`](super::Admin::session_snapshot): `(at_ms, tokens)`, oldest first.
     pub recent_usage: Vec<(i64, u64)>,
     /// When each named agent of the list's lease ends, as granted
     /// (DESIGN.md §2.5).
@@ -65,7 +65,7 @@ pub(crate) struct SessionSummary {
 /// bound on the work of one refresh whatever the log holds.
 const USAGE_SCAN_LIMIT: i64 = 5_000;
 
-impl Store {
+impl super::Admin<'_> {
     /// A number that changes whenever another connection (any process)
     /// commits to the database: SQLite's `PRAGMA data_version`, which reads
     /// the WAL index in shared memory, not the file. Poll it to know when
@@ -76,12 +76,12 @@ impl Store {
     /// session rows' latest update time, which every write moves; a
     /// watcher may also `LISTEN goalkeeper` (see `store::pg`).
     pub(crate) fn data_version(&self) -> Result<i64> {
-        match &self.backend {
+        match &self.store.backend {
             Backend::Sqlite(file) => Ok(file
                 .conn
                 .query_row("PRAGMA data_version", [], |r| r.get(0))?),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => self.in_read_tx(|tx| {
+            Backend::Postgres(_) => self.read(|tx| {
                 tx.query_one(
                     "SELECT COALESCE((SELECT max(id) FROM events), 0)
                           + COALESCE((SELECT max(updated_ms) FROM sessions), 0)
@@ -97,13 +97,13 @@ impl Store {
     /// the goal's usage since `since_ms`, from one read snapshot. A session
     /// never written reads as empty.
     pub(crate) fn session_snapshot(
-        &mut self,
+        &self,
         session: &SessionId,
         events: usize,
         since_ms: i64,
+        look: &crate::tree::Look,
     ) -> Result<SessionSnapshot> {
-        let look = self.work.look();
-        self.in_read_tx(|tx| {
+        self.read(|tx| {
             let updated_ms = tx.query_opt(
                 "SELECT updated_ms FROM sessions WHERE id = ?1",
                 params![session.as_str()],
@@ -125,8 +125,8 @@ impl Store {
                 goal,
                 events: log,
                 recent_usage,
-                agents: super::todos::agent_leases(tx, session)?,
-                checks: super::checks::session_checks(tx, session, &look)?
+                agents: super::claims::agent_leases(tx, session)?,
+                checks: super::checks::session_checks(tx, session, look)?
                     .all()
                     .cloned()
                     .collect(),
@@ -136,8 +136,8 @@ impl Store {
 
     /// Every session with its counts, task in progress and current goal,
     /// most recently updated first, from one read snapshot.
-    pub(crate) fn session_summaries(&mut self) -> Result<Vec<SessionSummary>> {
-        self.in_read_tx(|tx| {
+    pub(crate) fn session_summaries(&self) -> Result<Vec<SessionSummary>> {
+        self.read(|tx| {
             let rows = tx.query_all(
                 "SELECT id, updated_ms FROM sessions ORDER BY updated_ms DESC, id",
                 &[],
@@ -167,8 +167,8 @@ impl Store {
 
     /// A global pointer (such as the Claude Code session last seen in a
     /// directory), read without the write lock.
-    pub(crate) fn peek_pointer(&mut self, key: &str) -> Result<Option<String>> {
-        self.in_read_tx(|tx| {
+    pub(crate) fn peek_pointer(&self, key: &str) -> Result<Option<String>> {
+        self.read(|tx| {
             tx.query_opt(
                 "SELECT value FROM pointers WHERE key = ?1",
                 params![key],
@@ -218,19 +218,29 @@ mod tests {
     use super::*;
     use crate::goal::{GoalOp, Usage};
     use crate::store::GoalCall;
+    use crate::store::Store;
     use crate::todo::{Actor, Call};
 
     #[test]
     fn a_snapshot_holds_the_list_goal_events_and_recent_usage() {
         let mut store = Store::open_in_memory().unwrap();
         let s = SessionId::parse("s").unwrap();
-        let empty = store.session_snapshot(&s, 10, 0).unwrap();
+        let empty = store
+            .admin()
+            .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(empty.updated_ms, None);
         assert!(empty.todos.is_empty() && empty.goal.is_none() && empty.events.is_empty());
 
         let call = r#"{"op":"init","items":["a","b"]}"#;
         store
-            .todo(&s, Call::Json(call), Actor::Agent, 1_000)
+            .todo(
+                &s,
+                Call::Json(call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1_000,
+            )
             .unwrap();
         let set = GoalOp::Set {
             objective: "ship".parse().unwrap(),
@@ -238,7 +248,14 @@ mod tests {
             checks: Vec::new(),
         };
         store
-            .goal(&s, GoalCall::Op(&set), Actor::User, 2_000)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    2_000,
+                )
+            })
             .unwrap();
         for (at, input) in [(10_000, 100), (70_000, 200), (130_000, 300)] {
             let usage = GoalOp::Usage(Usage {
@@ -248,10 +265,20 @@ mod tests {
                 cache_read: 1_000,
             });
             store
-                .goal(&s, GoalCall::Op(&usage), Actor::Agent, at)
+                .write(&s, |tx| {
+                    tx.goal_call(
+                        GoalCall::Op(&usage),
+                        Actor::Agent,
+                        &mut crate::store::Caller::default(),
+                        at,
+                    )
+                })
                 .unwrap();
         }
-        let snap = store.session_snapshot(&s, 3, 60_000).unwrap();
+        let snap = store
+            .admin()
+            .session_snapshot(&s, 3, 60_000, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(snap.updated_ms, Some(130_000));
         assert_eq!(snap.todo_version, 1);
         assert_eq!(snap.goal.as_ref().unwrap().tokens_used, 618);
@@ -275,15 +302,43 @@ mod tests {
             ..Usage::default()
         });
         store
-            .goal(&s, GoalCall::Op(&set("one")), Actor::User, 1)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set("one")),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    1,
+                )
+            })
             .unwrap();
         store
-            .goal(&s, GoalCall::Op(&usage), Actor::Agent, 2)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&usage),
+                    Actor::Agent,
+                    &mut crate::store::Caller::default(),
+                    2,
+                )
+            })
             .unwrap();
         store
-            .goal(&s, GoalCall::Op(&set("two")), Actor::User, 3)
+            .write(&s, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set("two")),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    3,
+                )
+            })
             .unwrap();
-        assert_eq!(store.session_snapshot(&s, 10, 0).unwrap().recent_usage, []);
+        assert_eq!(
+            store
+                .admin()
+                .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
+                .unwrap()
+                .recent_usage,
+            []
+        );
     }
 
     #[test]
@@ -294,12 +349,21 @@ mod tests {
             SessionId::parse("b").unwrap(),
         );
         let call = r#"{"op":"init","items":["x","y"]}"#;
-        store.todo(&a, Call::Json(call), Actor::Agent, 5).unwrap();
+        store
+            .todo(
+                &a,
+                Call::Json(call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                5,
+            )
+            .unwrap();
         store
             .todo(
                 &a,
                 Call::Json(r#"{"op":"start","task":"y"}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 6,
             )
             .unwrap();
@@ -308,8 +372,17 @@ mod tests {
             budget: None,
             checks: Vec::new(),
         };
-        store.goal(&b, GoalCall::Op(&set), Actor::User, 9).unwrap();
-        let all = store.session_summaries().unwrap();
+        store
+            .write(&b, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&set),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    9,
+                )
+            })
+            .unwrap();
+        let all = store.admin().session_summaries().unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].id.as_str(), all[0].updated_ms), ("b", 9));
         assert_eq!(all[0].goal.as_ref().unwrap().objective, "goal of b");
@@ -323,19 +396,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("g.db");
         let mut writer = Store::open(&db).unwrap();
-        let watcher = Store::open(&db).unwrap();
-        let before = watcher.data_version().unwrap();
-        assert_eq!(watcher.data_version().unwrap(), before, "nothing committed");
+        let mut watcher = Store::open(&db).unwrap();
+        let before = watcher.admin().data_version().unwrap();
+        assert_eq!(
+            watcher.admin().data_version().unwrap(),
+            before,
+            "nothing committed"
+        );
         let s = SessionId::parse("s").unwrap();
         writer
             .todo(
                 &s,
                 Call::Json(r#"{"op":"init","items":["a"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 1,
             )
             .unwrap();
-        assert_ne!(watcher.data_version().unwrap(), before);
+        assert_ne!(watcher.admin().data_version().unwrap(), before);
     }
 
     #[test]
@@ -349,6 +427,7 @@ mod tests {
                 &s,
                 Call::Json(r#"{"op":"init","items":["a"]}"#),
                 Actor::Agent,
+                &mut crate::store::Caller::default(),
                 1,
             )
             .unwrap();
@@ -357,18 +436,21 @@ mod tests {
             unreachable!("a file store")
         };
         file.conn.busy_timeout(std::time::Duration::ZERO).unwrap();
-        let lock = writer.immediate().unwrap();
+        let lock = writer.begin_write().unwrap();
         lock.execute("UPDATE sessions SET updated_ms = 99", &[])
             .unwrap();
         // With a zero busy timeout, any wait for the lock would be an error.
-        let snap = watcher.session_snapshot(&s, 10, 0).unwrap();
+        let snap = watcher
+            .admin()
+            .session_snapshot(&s, 10, 0, &crate::tree::Look::at(None, None))
+            .unwrap();
         assert_eq!(
             snap.updated_ms,
             Some(1),
             "the last commit, not the open write"
         );
-        assert_eq!(watcher.session_summaries().unwrap().len(), 1);
-        assert_eq!(watcher.peek_pointer("k").unwrap(), None);
+        assert_eq!(watcher.admin().session_summaries().unwrap().len(), 1);
+        assert_eq!(watcher.admin().peek_pointer("k").unwrap(), None);
         drop(lock);
     }
 }

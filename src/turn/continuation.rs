@@ -8,7 +8,7 @@ use crate::actor::Actor;
 use crate::error::Result;
 use crate::goal::continuation::{Quiet, Send, State, decide};
 use crate::prompt::{Gate, HiddenMessage, Injector};
-use crate::store::SessionTx;
+use crate::store::{Caller, SessionTx};
 
 /// What a continuation produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +28,7 @@ pub enum Continuation {
 /// `injector`.
 pub fn continuation(
     tx: &SessionTx<'_>,
+    caller: &Caller,
     injector: &Injector,
     active_tools: &[String],
     now_ms: i64,
@@ -74,9 +75,9 @@ pub fn continuation(
             Continuation::Paused(injector.guard_paused(goal.id, idle))
         }
         Send::Continuation => {
-            // Where the checks stand, on the files the store judges in
+            // Where the checks stand, on the files the caller judges in
             // (read only when there is a check).
-            let proof = tx.checks()?.proof();
+            let proof = tx.checks(caller)?.proof();
             match injector.continuation_checked(
                 goal.as_ref(),
                 &list,

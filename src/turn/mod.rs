@@ -10,9 +10,10 @@
 //! decision (`goal::continuation::decide`), writes what it changed
 //! through the same transaction and renders the messages with the
 //! [`Injector`](crate::prompt::Injector). It never begins or commits: the
-//! caller opens the transaction ([`Store::begin`](crate::Store::begin),
-//! [`Store::in_session`](crate::Store::in_session)), runs its steps and commits
-//! once. The store only reads and writes rows; the injector only renders.
+//! caller runs its steps through one of the store's doors
+//! ([`Store::write`](crate::Store::write), or [`Store::read`](crate::Store::read)
+//! for steps that only read), which commits once. The store only reads and
+//! writes rows; the injector only renders.
 
 mod context;
 mod continuation;

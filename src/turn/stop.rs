@@ -4,7 +4,7 @@
 use super::continuation::{Continuation, continuation};
 use crate::error::Result;
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::SessionTx;
+use crate::store::{Caller, SessionTx};
 
 /// What the agent gets when it stops.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,12 +45,13 @@ impl StopOutcome {
 /// to the list resets it).
 pub fn on_stop(
     tx: &SessionTx<'_>,
+    caller: &Caller,
     injector: &Injector,
     active_tools: &[String],
     reminder_mark: &str,
     now_ms: i64,
 ) -> Result<StopOutcome> {
-    match continuation(tx, injector, active_tools, now_ms)? {
+    match continuation(tx, caller, injector, active_tools, now_ms)? {
         Continuation::Message(message) => return Ok(StopOutcome::Continue(message)),
         Continuation::Paused(text) => {
             let goal = tx.goal()?.map_or(0, |g| g.id);

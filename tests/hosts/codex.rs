@@ -268,7 +268,7 @@ fn a_model_that_repeats_init_is_paused_by_the_runaway_guard() {
     assert_eq!(continuations, [0, 0, 0, 1, 1, 2, 2, 3, 3]);
     let (session, goal, _) = world.only_session();
     assert_eq!(goal.expect("the goal").status.as_str(), "paused");
-    let (_, version) = world.store().todo_list(&session).unwrap();
+    let (_, version) = world.store().read(&session, |tx| tx.todo_list()).unwrap();
     assert_eq!(version, 1, "the repeated init wrote nothing");
 }
 
@@ -434,7 +434,10 @@ pub fn subagent_claims(world_of: impl FnOnce(&MockModel) -> World) {
             ("Tests", "completed")
         ]
     );
-    let log = world.store().event_log(&session, 100).unwrap();
+    let log = world
+        .store()
+        .read(&session, |tx| tx.event_log(100))
+        .unwrap();
     let by_agent: Vec<(String, Option<String>)> = log
         .iter()
         .filter(|e| e.ok && e.version.is_some())
@@ -603,7 +606,10 @@ fn only_a_spawned_subagents_tasks_are_freed() {
         .find(|t| t.content == "Docs")
         .unwrap();
     assert_eq!(docs.agent.as_deref(), Some(CLI_AGENT));
-    let log = world.store().event_log(&session, 100).unwrap();
+    let log = world
+        .store()
+        .read(&session, |tx| tx.event_log(100))
+        .unwrap();
     let releases: Vec<Option<&str>> = log
         .iter()
         .filter(|e| e.op.as_deref() == Some("release"))
@@ -670,7 +676,13 @@ fn a_subagents_rejected_call_reminds_the_subagent_only() {
     let second = subs[2].to_string();
     assert!(second.contains("SECOND-MESSAGE"), "{second}");
     let (session, _, _) = world.only_session();
-    assert_eq!(world.store().pending_todo_error(&session).unwrap(), None);
+    assert_eq!(
+        world
+            .store()
+            .read(&session, |tx| tx.pending_todo_error())
+            .unwrap(),
+        None
+    );
 }
 
 // The shell tool.

@@ -274,31 +274,34 @@ impl World {
     /// The goal of `session`.
     pub fn goal(&self, session: &str) -> Option<Goal> {
         let session = SessionId::parse(session).expect("a session id");
-        self.store().current_goal(&session).expect("goal")
+        self.store().read(&session, |tx| tx.goal()).expect("goal")
     }
 
     /// The todo list of `session`.
     pub fn todos(&self, session: &str) -> TodoList {
         let session = SessionId::parse(session).expect("a session id");
-        self.store().todo_list(&session).expect("list").0
+        self.store()
+            .read(&session, |tx| tx.todo_list())
+            .expect("list")
+            .0
     }
 
     /// The session `host` last ran in the project, as its hooks recorded
     /// it for `--session-from`.
     pub fn last_session(&self, host: &str) -> Option<String> {
         let key = format!("{host}:{}", self.project.display());
-        self.store().pointer(&key).expect("pointer")
+        self.store().admin().pointer(&key).expect("pointer")
     }
 
     /// The one session the host ran in, with its goal and list.
     pub fn only_session(&self) -> (SessionId, Option<Goal>, TodoList) {
-        let store = self.store();
-        let sessions = store.sessions().expect("sessions");
+        let mut store = self.store();
+        let sessions = store.admin().sessions().expect("sessions");
         let ids: Vec<_> = sessions.iter().map(|s| s.id.clone()).collect();
         assert_eq!(ids.len(), 1, "expected one session, found {ids:?}");
         let session = SessionId::parse(&ids[0]).expect("a session id");
-        let goal = store.current_goal(&session).expect("goal");
-        let (list, _) = store.todo_list(&session).expect("list");
+        let goal = store.read(&session, |tx| tx.goal()).expect("goal");
+        let (list, _) = store.read(&session, |tx| tx.todo_list()).expect("list");
         (session, goal, list)
     }
 }

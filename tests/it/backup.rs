@@ -37,14 +37,18 @@ fn a_backup_is_one_complete_file_with_history() {
     }
     let session = SessionId::parse("default").unwrap();
     let mut store = Store::open(&copy).unwrap();
-    let (list, version) = store.todo_list(&session).unwrap();
+    let (list, version) = store.read(&session, |tx| tx.todo_list()).unwrap();
     assert_eq!(version, 2);
     assert_eq!(list.counts().completed, 1);
     assert_eq!(
-        store.current_goal(&session).unwrap().unwrap().objective,
+        store
+            .read(&session, |tx| tx.goal())
+            .unwrap()
+            .unwrap()
+            .objective,
         "Ship the release"
     );
-    let undone = store.todo_undo(&session, 0).unwrap();
+    let undone = store.write(&session, |tx| tx.todo_undo(0)).unwrap();
     assert_eq!(undone.details.phases.counts().completed, 0);
     // The original is as it was.
     assert!(env.ok(&["todo", "view"]).contains("Overall: 1/2 done"));

@@ -650,7 +650,7 @@ fn where_the_database_is_read_only_verify_prints_the_record_a_hook_stores() {
     let session = goalkeeper::SessionId::parse("default").unwrap();
     assert!(
         store
-            .record_from_hook(&session, &record, p.env.now_ms)
+            .write(&session, |tx| tx.record_from_hook(&record, p.env.now_ms))
             .unwrap()
     );
     drop(store);

@@ -162,9 +162,9 @@ fn inspect(env: &TestEnv, acknowledged: &[String], in_flight: Option<&str>) -> V
 /// and versions 1, 2, 3… without a gap. Returns `n`.
 fn inspect_calls(env: &TestEnv, acknowledged: &[Vec<String>], in_flight: &[Vec<String>]) -> usize {
     let session = SessionId::parse(SESSION).unwrap();
-    let store = Store::open(&env.db()).expect("the database reopens after a kill");
-    assert_eq!(store.integrity_check().unwrap(), "ok");
-    let (list, version) = store.todo_list(&session).unwrap();
+    let mut store = Store::open(&env.db()).expect("the database reopens after a kill");
+    assert_eq!(store.admin().integrity_check().unwrap(), "ok");
+    let (list, version) = store.read(&session, |tx| tx.todo_list()).unwrap();
     assert_eq!(list.validate(), Ok(()));
     let contents = contents(&list);
 
@@ -197,7 +197,7 @@ fn inspect_calls(env: &TestEnv, acknowledged: &[Vec<String>], in_flight: &[Vec<S
     // The event log and the list agree: one successful append event per
     // call, versions 1..=n in order, the latest being the list's version.
     let calls = acknowledged.len() + applied;
-    let events = store.event_log(&session, 1_000_000).unwrap();
+    let events = store.read(&session, |tx| tx.event_log(1_000_000)).unwrap();
     assert!(
         events
             .iter()
@@ -221,14 +221,15 @@ fn inspect_calls(env: &TestEnv, acknowledged: &[Vec<String>], in_flight: &[Vec<S
             .map_or(0, Vec::len);
         let copy = env.db().with_extension(format!("copy-{version}.db"));
         store
+            .admin()
             .backup(&copy)
             .expect("a backup of the reopened database");
         drop(store);
         let mut copy_store = Store::open(&copy).unwrap();
         copy_store
-            .todo_undo(&session, 0)
+            .write(&session, |tx| tx.todo_undo(0))
             .expect("the latest version can be undone");
-        let (before, _) = copy_store.todo_list(&session).unwrap();
+        let (before, _) = copy_store.read(&session, |tx| tx.todo_list()).unwrap();
         assert_eq!(
             self::contents(&before),
             contents[..contents.len() - last],
@@ -657,10 +658,10 @@ fn inspect_hooks(
     latest: (&str, u64),
 ) -> (HookState, bool) {
     let session = SessionId::parse(SESSION).unwrap();
-    let store = Store::open(&env.db()).expect("the database reopens after a kill");
-    assert_eq!(store.integrity_check().unwrap(), "ok");
+    let mut store = Store::open(&env.db()).expect("the database reopens after a kill");
+    assert_eq!(store.admin().integrity_check().unwrap(), "ok");
     let cursor: serde_json::Value = store
-        .session_mark(&session, "claude-code.transcript")
+        .read(&session, |tx| tx.mark("claude-code.transcript"))
         .unwrap()
         .map_or(serde_json::Value::Null, |t| {
             serde_json::from_str(&t).unwrap()
@@ -678,13 +679,16 @@ fn inspect_hooks(
         .lines()
         .filter(|l| l.contains(r#""type":"assistant""#))
         .count() as u64;
-    let goal = store.current_goal(&session).unwrap().expect("the goal");
+    let goal = store
+        .read(&session, |tx| tx.goal())
+        .unwrap()
+        .expect("the goal");
     assert_eq!(
         goal.tokens_used,
         messages * MESSAGE_TOKENS,
         "tokens counted vs the transcript up to the cursor ({offset} bytes)"
     );
-    let events = store.event_log(&session, 1_000_000).unwrap();
+    let events = store.read(&session, |tx| tx.event_log(1_000_000)).unwrap();
     let from_events: u64 = events
         .iter()
         .filter(|e| e.ok && e.kind == EventKind::Goal && e.op.as_deref() == Some("usage"))
@@ -704,7 +708,10 @@ fn inspect_hooks(
         .map(|(c, e)| (c.as_str(), *e))
         .chain([(cwd, committed)])
     {
-        let pointer = store.pointer(&format!("claude-code:{cwd}")).unwrap();
+        let pointer = store
+            .admin()
+            .pointer(&format!("claude-code:{cwd}"))
+            .unwrap();
         assert_eq!(
             pointer.as_deref(),
             expected.then_some(SESSION),

@@ -167,17 +167,17 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     hook.kill().unwrap();
     hook.wait().unwrap();
 
-    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
-    assert_eq!(store.pointer("claude-code:project").unwrap(), None);
+    assert_eq!(store.admin().pointer("claude-code:project").unwrap(), None);
     assert_eq!(
         store
-            .session_mark(&session, "claude-code.transcript")
+            .read(&session, |tx| tx.mark("claude-code.transcript"))
             .unwrap(),
         None
     );
     assert_eq!(tokens_used(&env), 0);
-    assert_eq!(store.integrity_check().unwrap(), "ok");
+    assert_eq!(store.admin().integrity_check().unwrap(), "ok");
 
     // The next hook, on a real transcript, runs the whole event.
     let transcript = env.dir().join("transcript-2.jsonl");
@@ -187,7 +187,11 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     assert_eq!(hook.wait().unwrap().code(), Some(0));
     assert_eq!(tokens_used(&env), 1_000);
     assert_eq!(
-        store.pointer("claude-code:project").unwrap().as_deref(),
+        store
+            .admin()
+            .pointer("claude-code:project")
+            .unwrap()
+            .as_deref(),
         Some(SESSION)
     );
 }
@@ -366,10 +370,10 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         .collect();
     expected.sort();
     assert_eq!(tasks, expected);
-    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
     let versions: Vec<i64> = store
-        .event_log(&session, 100_000)
+        .read(&session, |tx| tx.event_log(100_000))
         .unwrap()
         .iter()
         .filter_map(|e| e.version)
@@ -378,7 +382,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
     assert_eq!(version, 2 * ROUNDS as i64);
     for dir in ["claude-code:claude", "codex:codex"] {
         assert_eq!(
-            store.pointer(dir).unwrap().as_deref(),
+            store.admin().pointer(dir).unwrap().as_deref(),
             Some(SESSION),
             "{dir}"
         );

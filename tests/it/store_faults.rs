@@ -321,6 +321,7 @@ fn a_hook_gives_up_well_inside_the_hosts_timeout() {
 fn pointer(env: &TestEnv, cwd: &str) -> Option<String> {
     goalkeeper::Store::open(&env.db())
         .unwrap()
+        .admin()
         .pointer(&format!("claude-code:{cwd}"))
         .unwrap()
 }
@@ -520,10 +521,13 @@ fn every_hosts_hook_gives_up_inside_the_hook_timeout_and_writes_nothing() {
     }
     // Nothing any of them would have written is there.
     assert_eq!(env.ok(&["--json", "todo", "view"]), before);
-    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
     for (host, _) in &hooks {
         assert_eq!(
-            store.pointer(&format!("{host}:work/{host}")).unwrap(),
+            store
+                .admin()
+                .pointer(&format!("{host}:work/{host}"))
+                .unwrap(),
             None,
             "{host}"
         );
@@ -545,6 +549,7 @@ fn every_hosts_hook_gives_up_inside_the_hook_timeout_and_writes_nothing() {
         assert_eq!(out.status.code(), Some(0), "{host}");
         assert_eq!(
             store
+                .admin()
                 .pointer(&format!("{host}:work/{host}"))
                 .unwrap()
                 .as_deref(),

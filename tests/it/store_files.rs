@@ -4,6 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use goalkeeper::store::Caller;
 use goalkeeper::{Error, ErrorKind, Store};
 
 use crate::common::*;
@@ -77,7 +78,7 @@ fn a_new_database_file_is_private_and_keeps_its_data() {
     let mut s = Store::open(&path).unwrap();
     assert_eq!(tasks(&mut s), "Tasks: [/] persisted");
     assert_eq!(version(&mut s), 1);
-    assert_eq!(s.integrity_check().unwrap(), "ok");
+    assert_eq!(s.admin().integrity_check().unwrap(), "ok");
 }
 
 /// A database file is created where it is missing, never a directory (a
@@ -454,12 +455,14 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
     let mut s = Store::open(&path).unwrap();
     let call = format!(r#"{{"op":"done","task":"{}"}}"#, items[150]);
     let (text, is_error) = s
-        .todo_text(
+        .todo_answer(
             &session(),
             goalkeeper::todo::Call::Json(&call),
             goalkeeper::todo::Actor::Agent,
+            &mut Caller::default(),
             NOW,
         )
+        .map(|a| (a.text, a.is_error))
         .unwrap();
     assert!(!is_error, "{text}");
     assert!(text.contains("Overall: 1/300 done"), "{text}");

@@ -16,6 +16,7 @@ use crate::fuzz_checks::todo_call::check_blocked_not_promoted;
 use common::strategies::{Step, actor, calls, steps};
 use common::{NOW, json_of, session};
 use goalkeeper::Store;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{self, Call, Op, Status, TodoList};
 use proptest::prelude::*;
 
@@ -85,14 +86,14 @@ proptest! {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
         for (i, step) in steps.iter().enumerate() {
-            let (before, version) = store.todo_list(&s).unwrap();
+            let (before, version) = store.read(&s, |tx| tx.todo_list()).unwrap();
             let context = format!("step {i} {step:?}");
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(before.clone(), Call::Json(text), *actor);
-                    let events = store.event_log(&s, 100_000).unwrap().len();
-                    let result = store.todo(&s, Call::Json(text), *actor, NOW).unwrap();
-                    let (after, version_after) = store.todo_list(&s).unwrap();
+                    let events = store.read(&s, |tx| tx.event_log(100_000)).unwrap().len();
+                    let result = store.todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
+                    let (after, version_after) = store.read(&s, |tx| tx.todo_list()).unwrap();
 
                     prop_assert_eq!(result.is_error, !expected.errors.is_empty(), "{}", context);
                     prop_assert_eq!(&result.details.phases, &expected.list, "{}", context);
@@ -105,26 +106,26 @@ proptest! {
                     } else if expected.is_no_op() {
                         prop_assert_eq!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version, "{}", context);
-                        prop_assert_eq!(store.event_log(&s, 100_000).unwrap().len(), events, "{}", context);
+                        prop_assert_eq!(store.read(&s, |tx| tx.event_log(100_000)).unwrap().len(), events, "{}", context);
                         prop_assert!(result.text().contains("No change: "), "{}", context);
                     } else {
                         prop_assert_ne!(json_of(&after), json_of(&before), "{}", context);
                         prop_assert_eq!(version_after, version + 1, "{}", context);
-                        prop_assert_eq!(store.event_log(&s, 100_000).unwrap().len(), events + 1, "{}", context);
+                        prop_assert_eq!(store.read(&s, |tx| tx.event_log(100_000)).unwrap().len(), events + 1, "{}", context);
                     }
                     check_list(&after, &context)?;
                 }
                 Step::Undo => {
-                    match store.todo_undo(&s, NOW) {
+                    match store.write(&s, |tx| tx.todo_undo(NOW)) {
                         Ok(result) => {
-                            let (after, version_after) = store.todo_list(&s).unwrap();
+                            let (after, version_after) = store.read(&s, |tx| tx.todo_list()).unwrap();
                             prop_assert_eq!(version_after, version + 1, "{}", context);
                             prop_assert_eq!(&result.details.phases, &after, "{}", context);
                             check_list(&after, &context)?;
                         }
                         Err(e) => {
                             prop_assert!(e.to_string().starts_with("nothing to undo"), "{}: {}", context, e);
-                            let (after, version_after) = store.todo_list(&s).unwrap();
+                            let (after, version_after) = store.read(&s, |tx| tx.todo_list()).unwrap();
                             prop_assert_eq!(json_of(&after), json_of(&before), "{}", context);
                             prop_assert_eq!(version_after, version, "{}", context);
                         }
@@ -172,19 +173,19 @@ proptest! {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
         for (actor, text) in &calls {
-            store.todo(&s, Call::Json(text), *actor, NOW).unwrap();
-            let before = store.todo_list(&s).unwrap();
-            let log = store.event_log(&s, 1_000).unwrap();
-            let error = store.pending_todo_error(&s).unwrap();
-            let result = store.todo(&s, Call::Json(r#"{"op":"view"}"#), viewer, NOW).unwrap();
+            store.todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
+            let before = store.read(&s, |tx| tx.todo_list()).unwrap();
+            let log = store.read(&s, |tx| tx.event_log(1_000)).unwrap();
+            let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
+            let result = store.todo(&s, Call::Json(r#"{"op":"view"}"#), viewer, &mut Caller::default(), NOW).unwrap();
             prop_assert!(!result.is_error);
             prop_assert_eq!(&result.details.phases, &before.0);
             prop_assert_eq!(result.details.version, before.1);
-            let after = store.todo_list(&s).unwrap();
+            let after = store.read(&s, |tx| tx.todo_list()).unwrap();
             prop_assert_eq!(json_of(&after.0), json_of(&before.0));
             prop_assert_eq!(after.1, before.1);
-            prop_assert_eq!(store.event_log(&s, 1_000).unwrap(), log);
-            prop_assert_eq!(store.pending_todo_error(&s).unwrap(), error);
+            prop_assert_eq!(store.read(&s, |tx| tx.event_log(1_000)).unwrap(), log);
+            prop_assert_eq!(store.read(&s, |tx| tx.pending_todo_error()).unwrap(), error);
         }
     }
 }

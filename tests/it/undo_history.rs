@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::common;
 use common::strategies::{Step, steps};
 use common::{NOW, session};
+use goalkeeper::store::Caller;
 use goalkeeper::store::UNDO_DEPTH;
 use goalkeeper::todo::{self, Actor, Call, TodoList};
 use goalkeeper::{SessionId, Store};
@@ -51,9 +52,9 @@ fn undo_step(
     context: &str,
 ) -> Result<(), TestCaseError> {
     let mut store = reopen(db);
-    let before = store.todo_list(s).unwrap();
+    let before = store.read(s, |tx| tx.todo_list()).unwrap();
     let current = model.current();
-    let outcome = store.todo_undo(s, NOW);
+    let outcome = store.write(s, |tx| tx.todo_undo(NOW));
     match model.undo_to[current] {
         None => {
             let e = outcome.map(|_| ()).unwrap_err();
@@ -63,7 +64,12 @@ fn undo_step(
                 context,
                 e
             );
-            prop_assert_eq!(store.todo_list(s).unwrap(), before, "{}", context);
+            prop_assert_eq!(
+                store.read(s, |tx| tx.todo_list()).unwrap(),
+                before,
+                "{}",
+                context
+            );
         }
         Some(target) if (target as i64) < current as i64 - UNDO_DEPTH => {
             let e = outcome.map(|_| ()).unwrap_err();
@@ -73,13 +79,18 @@ fn undo_step(
                 context,
                 e
             );
-            prop_assert_eq!(store.todo_list(s).unwrap(), before, "{}", context);
+            prop_assert_eq!(
+                store.read(s, |tx| tx.todo_list()).unwrap(),
+                before,
+                "{}",
+                context
+            );
         }
         Some(target) => {
             let result = outcome.map_err(|e| TestCaseError::fail(format!("{context}: {e}")))?;
             prop_assert_eq!(&result.details.phases, &model.states[target], "{}", context);
             drop(store);
-            let (after, version) = reopen(db).todo_list(s).unwrap();
+            let (after, version) = reopen(db).read(s, |tx| tx.todo_list()).unwrap();
             prop_assert_eq!(&after, &model.states[target], "{} (reopened)", context);
             prop_assert_eq!(version as usize, current + 1, "{}", context);
             let next = model.undo_to[target];
@@ -105,7 +116,7 @@ proptest! {
             match step {
                 Step::Call(actor, text) => {
                     let expected = todo::run(model.states[model.current()].clone(), Call::Json(text), *actor);
-                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, NOW).unwrap();
+                    let result = reopen(&db).todo(&s, Call::Json(text), *actor, &mut Caller::default(), NOW).unwrap();
                     prop_assert_eq!(&result.details.phases, &expected.list, "{}", context);
                     if expected.is_mutation() {
                         let previous = model.current();
@@ -119,7 +130,7 @@ proptest! {
         for k in 0..tail {
             undo_step(&db, &s, &mut model, &format!("undo {k} of the tail"))?;
         }
-        prop_assert_eq!(reopen(&db).integrity_check().unwrap(), "ok");
+        prop_assert_eq!(reopen(&db).admin().integrity_check().unwrap(), "ok");
     }
 }
 
@@ -135,17 +146,26 @@ fn a_run_of_undos_stops_at_the_bound_with_a_clear_refusal() {
     for i in 0..changes {
         let call = format!(r#"{{"op":"append","phase":"Work","items":["task {i}"]}}"#);
         let result = store
-            .todo(&s, Call::Json(&call), Actor::Agent, NOW)
+            .todo(
+                &s,
+                Call::Json(&call),
+                Actor::Agent,
+                &mut Caller::default(),
+                NOW,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
         lists.push(result.details.phases);
     }
     for k in 1..=UNDO_DEPTH as usize / 2 {
-        let undone = store.todo_undo(&s, NOW).unwrap();
+        let undone = store.write(&s, |tx| tx.todo_undo(NOW)).unwrap();
         assert_eq!(undone.details.phases, lists[changes - k], "undo #{k}");
     }
-    let before = store.todo_list(&s).unwrap();
-    let refused = store.todo_undo(&s, NOW).map(|_| ()).unwrap_err();
+    let before = store.read(&s, |tx| tx.todo_list()).unwrap();
+    let refused = store
+        .write(&s, |tx| tx.todo_undo(NOW))
+        .map(|_| ())
+        .unwrap_err();
     assert_eq!(
         refused.to_string(),
         format!(
@@ -154,5 +174,5 @@ fn a_run_of_undos_stops_at_the_bound_with_a_clear_refusal() {
         )
     );
     assert_eq!(refused.kind(), goalkeeper::ErrorKind::Rejected);
-    assert_eq!(store.todo_list(&s).unwrap(), before);
+    assert_eq!(store.read(&s, |tx| tx.todo_list()).unwrap(), before);
 }

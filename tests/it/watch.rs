@@ -4,6 +4,7 @@
 
 use crate::common::{NOW_MS, TestEnv};
 use goalkeeper::goal::{GoalOp, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call};
 use goalkeeper::{SessionId, Store};
@@ -27,7 +28,13 @@ impl Fixture {
         let session = SessionId::parse(session).unwrap();
         let result = self
             .store
-            .todo(&session, Call::Json(&call.to_string()), actor, at)
+            .todo(
+                &session,
+                Call::Json(&call.to_string()),
+                actor,
+                &mut Caller::default(),
+                at,
+            )
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }
@@ -36,7 +43,9 @@ impl Fixture {
         let session = SessionId::parse(session).unwrap();
         let result = self
             .store
-            .goal(&session, GoalCall::Op(&op), actor, at)
+            .write(&session, |tx| {
+                tx.goal_call(GoalCall::Op(&op), actor, &mut Caller::default(), at)
+            })
             .unwrap();
         assert!(!result.is_error, "{}", result.text());
     }

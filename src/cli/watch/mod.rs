@@ -175,24 +175,33 @@ fn once_size(given: Option<&str>) -> Result<(u16, u16), Error> {
 /// Reads what the frame shows, in read transactions.
 fn load(store: &mut Store, target: &Target, ui: &Ui, now_ms: i64) -> Result<Data, Error> {
     let since = now_ms - RATE_WINDOW_MS;
+    // The checks as they stand on the files here, looked at once a read.
+    let look = crate::tree::Look::at(None, super::verify::cache_dir());
     let session = match target {
         Target::All => {
-            let sessions = store.session_summaries()?;
+            let sessions = store.admin().session_summaries()?;
             let detail = match state::selected(&sessions, ui) {
-                Some(s) => {
-                    Some(store.session_snapshot(&SessionId::parse(&s.id)?, EVENTS, since)?)
-                }
+                Some(s) => Some(store.admin().session_snapshot(
+                    &SessionId::parse(&s.id)?,
+                    EVENTS,
+                    since,
+                    &look,
+                )?),
                 None => None,
             };
             return Ok(Data::All { sessions, detail });
         }
         Target::One(session) => session.clone(),
-        Target::Pointer { key, fallback } => match store.peek_pointer(key)? {
+        Target::Pointer { key, fallback } => match store.admin().peek_pointer(key)? {
             Some(id) => SessionId::parse(&id)?,
             None => fallback.clone(),
         },
     };
-    Ok(Data::One(store.session_snapshot(&session, EVENTS, since)?))
+    Ok(Data::One(
+        store
+            .admin()
+            .session_snapshot(&session, EVENTS, since, &look)?,
+    ))
 }
 
 /// The full-screen loop: raw mode and the alternate screen, restored on
@@ -232,11 +241,12 @@ where
         source,
     };
     let mut now = super::now_ms()?;
-    let mut seen = store.data_version()?;
+    let mut seen = store.admin().data_version()?;
     let mut data = load(store, target, ui, now)?;
     // Each read a poll wants: a failure keeps the frame and says why.
     let read = |store: &mut Store, ui: &mut Ui, now: i64| -> Option<(i64, Data)> {
         let result = store
+            .admin()
             .data_version()
             .and_then(|version| Ok((version, load(store, target, ui, now)?)));
         match result {
@@ -296,7 +306,7 @@ where
             }
             dirty = true;
         } else {
-            match store.data_version() {
+            match store.admin().data_version() {
                 Ok(version) if version == seen => {}
                 Ok(_) => {
                     now = super::now_ms()?;

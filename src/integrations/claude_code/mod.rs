@@ -73,7 +73,7 @@ impl Adapter for ClaudeCode {
             wiring: Wiring::of_env(Host::ClaudeCode, env.var),
             read: env.read,
         };
-        handle_within(store, injector, input, &run)
+        handle_within(store, env.caller, injector, input, &run)
     }
 
     fn install_flags(&self) -> &'static [&'static str] {
@@ -97,7 +97,7 @@ use super::host_session::{self, Host, HostNames, Wiring};
 use crate::SessionId;
 use crate::error::Result;
 use crate::prompt::Injector;
-use crate::store::Store;
+use crate::store::{Caller, Store};
 use subagent::SubagentCall;
 
 /// Marks remembered per session between hook runs (besides the core's).
@@ -126,7 +126,13 @@ pub struct Run {
 
 /// Handles one hook event as `run` says. Never fails: every problem
 /// becomes a note and an empty reply.
-pub fn handle_within(store: &mut Store, injector: &Injector, input: &str, run: &Run) -> HookReply {
+pub fn handle_within(
+    store: &mut Store,
+    caller: &Caller,
+    injector: &Injector,
+    input: &str,
+    run: &Run,
+) -> HookReply {
     let Run {
         now_ms,
         read_time,
@@ -141,7 +147,7 @@ pub fn handle_within(store: &mut Store, injector: &Injector, input: &str, run: &
     let names = Host::ClaudeCode.names(wiring);
     if event.name == "PreToolUse" {
         if names.is_tool(event.str_field("tool_name").unwrap_or("")) {
-            return own_tool(&event, store, injector, now_ms, wiring);
+            return own_tool(&event, store, caller, injector, now_ms, wiring);
         }
         // The guard reads nothing stored: it answers even when the store
         // is unusable, and costs no transaction.
@@ -156,7 +162,7 @@ pub fn handle_within(store: &mut Store, injector: &Injector, input: &str, run: &
     }
     // One transaction for the whole event: two hooks of one session run
     // one after the other, so a transcript's usage is counted once.
-    event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
+    event.run(Host::ClaudeCode, store, caller, injector, now_ms, |hook| {
         steps(hook, read_time, block_cap, &names)
     })
 }
@@ -168,12 +174,13 @@ pub fn handle_within(store: &mut Store, injector: &Injector, input: &str, run: &
 fn own_tool(
     event: &HookEvent,
     store: &mut Store,
+    caller: &Caller,
     injector: &Injector,
     now_ms: i64,
     wiring: Wiring,
 ) -> HookReply {
     let mut reply = match SubagentCall::of(&event.json) {
-        Some(call) => event.run(Host::ClaudeCode, store, injector, now_ms, |hook| {
+        Some(call) => event.run(Host::ClaudeCode, store, caller, injector, now_ms, |hook| {
             call.record(hook)
         }),
         None => HookReply::default(),
@@ -419,7 +426,13 @@ mod tests {
         Fixture::new(handle, "cc-1", None)
     }
 
-    fn config_handle(store: &mut Store, injector: &Injector, input: &str, now: i64) -> HookReply {
+    fn config_handle(
+        store: &mut Store,
+        caller: &Caller,
+        injector: &Injector,
+        input: &str,
+        now: i64,
+    ) -> HookReply {
         let run = Run {
             now_ms: now,
             read_time: Duration::ZERO,
@@ -427,10 +440,16 @@ mod tests {
             wiring: Wiring::Config,
             read: |_| Reading::Unknown("no command line is read here".into()),
         };
-        handle_within(store, injector, input, &run)
+        handle_within(store, caller, injector, input, &run)
     }
 
-    fn plugin_handle(store: &mut Store, injector: &Injector, input: &str, now: i64) -> HookReply {
+    fn plugin_handle(
+        store: &mut Store,
+        caller: &Caller,
+        injector: &Injector,
+        input: &str,
+        now: i64,
+    ) -> HookReply {
         let run = Run {
             now_ms: now,
             read_time: Duration::ZERO,
@@ -438,7 +457,7 @@ mod tests {
             wiring: Wiring::Plugin,
             read: |_| Reading::Unknown("no command line is read here".into()),
         };
-        handle_within(store, injector, input, &run)
+        handle_within(store, caller, injector, input, &run)
     }
 
     fn pre_tool_use(tool: &str, agent: Option<&str>) -> String {
@@ -471,17 +490,29 @@ mod tests {
         let append =
             crate::todo::Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B"]}"#);
         fx.store
-            .todo(&fx.session, append, crate::todo::Actor::User, 1)
+            .todo(
+                &fx.session,
+                append,
+                crate::todo::Actor::User,
+                &mut crate::store::Caller::default(),
+                1,
+            )
             .unwrap();
-        fx.store
-            .act_for_call(Some(crate::store::CallFrom::ToolUse("toolu_1".into())));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(crate::store::CallFrom::ToolUse("toolu_1".into())));
         let start = crate::todo::Call::Json(r#"{"op": "start", "task": "B"}"#);
         let started = fx
             .store
-            .todo(&fx.session, start, crate::todo::Actor::Agent, 1)
+            .todo(
+                &fx.session,
+                start,
+                crate::todo::Actor::Agent,
+                &mut caller,
+                1,
+            )
             .unwrap();
         assert!(!started.is_error, "{}", started.text());
-        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
         assert_eq!(list.phases[0].tasks[1].agent.as_deref(), Some("a1f"));
         // Another tool, or the names of a project install, get nothing.
         for tool in ["Read", "mcp__goalkeeper__todo", "mcp__other__todo"] {

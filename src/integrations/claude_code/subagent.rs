@@ -4,7 +4,7 @@
 //! carries `agent_id`, and its `tool_use_id` is the id the `tools/call`
 //! carries in `_meta` (`claudecode/toolUseId`). So the hook records the id
 //! as the agent's, and the server's call acts as that agent
-//! ([`crate::Store::act_for_call`]). The main agent's calls carry no
+//! ([`crate::store::Caller::act_for_call`]). The main agent's calls carry no
 //! `agent_id` and are recorded nowhere: they are the session's own.
 
 use serde_json::Value;
@@ -93,7 +93,13 @@ mod tests {
     use crate::todo::{Actor, Call};
     use crate::{SessionId, Store};
 
-    fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+    fn handle(
+        store: &mut Store,
+        caller: &crate::store::Caller,
+        injector: &Injector,
+        input: &str,
+        now_ms: i64,
+    ) -> HookReply {
         let run = super::super::Run {
             now_ms,
             read_time: std::time::Duration::ZERO,
@@ -101,7 +107,7 @@ mod tests {
             wiring: crate::integrations::host_session::Wiring::Config,
             read: |_| super::super::Reading::Unknown("no command line is read here".into()),
         };
-        super::super::handle_within(store, injector, input, &run)
+        super::super::handle_within(store, caller, injector, input, &run)
     }
 
     fn pre_tool_use(op: Value, agent: Option<&str>, id: &str) -> String {
@@ -116,16 +122,23 @@ mod tests {
 
     /// What the MCP server does with a `tools/call` of tool-use id `id`.
     fn mcp_call(store: &mut Store, session: &SessionId, id: &str, op: Value) -> String {
-        store.act_for_call(Some(CallFrom::ToolUse(id.to_owned())));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(CallFrom::ToolUse(id.to_owned())));
         let answer = store
-            .todo_answer(session, Call::Value(&op), Actor::Agent, NOW + 1)
+            .todo_answer(
+                session,
+                Call::Value(&op),
+                Actor::Agent,
+                &mut caller,
+                NOW + 1,
+            )
             .unwrap();
         assert!(!answer.is_error, "{}", answer.text);
         answer.text
     }
 
     fn holder(store: &Store, session: &SessionId, task: &str) -> Option<String> {
-        let (list, _) = store.todo_list(session).unwrap();
+        let (list, _) = store.read(session, |tx| tx.todo_list()).unwrap();
         let (p, t) = list.find_task(task).unwrap();
         list.phases[p].tasks[t].agent.clone()
     }
@@ -169,21 +182,30 @@ mod tests {
         // Its refused call leaves its own reminder, which its stop drops.
         let nope = json!({"op": "done", "task": "Nope"});
         fx.send(&pre_tool_use(nope.clone(), Some("a1f"), "toolu_2"));
-        fx.store
-            .act_for_call(Some(CallFrom::ToolUse("toolu_2".into())));
-        let refused = fx
-            .store
-            .todo_answer(&fx.session, Call::Value(&nope), Actor::Agent, NOW);
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(CallFrom::ToolUse("toolu_2".into())));
+        let refused = fx.store.todo_answer(
+            &fx.session,
+            Call::Value(&nope),
+            Actor::Agent,
+            &mut caller,
+            NOW,
+        );
         assert!(refused.unwrap().is_error);
         let mark = "todo-error.agent:a1f";
-        assert!(fx.store.session_mark(&fx.session, mark).unwrap().is_some());
+        assert!(
+            fx.store
+                .read(&fx.session, |tx| tx.mark(mark))
+                .unwrap()
+                .is_some()
+        );
         let stop = event(
             "SubagentStop",
             "cc-1",
             json!({"stop_hook_active": false, "agent_id": "a1f", "agent_type": "general-purpose"}),
         );
         assert_eq!(fx.send(&stop).stdout, None);
-        let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+        let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
         let states: Vec<_> = list
             .tasks()
             .map(|(_, t)| (t.content.as_str(), t.status.as_str(), t.agent.is_some()))
@@ -196,13 +218,21 @@ mod tests {
                 ("C", "pending", false)
             ]
         );
-        let log = fx.store.event_log(&fx.session, 1).unwrap();
+        let log = fx.store.read(&fx.session, |tx| tx.event_log(1)).unwrap();
         assert_eq!(
             (log[0].actor.as_str(), log[0].op.as_deref()),
             ("goalkeeper", Some("release"))
         );
-        assert_eq!(fx.store.session_mark(&fx.session, mark).unwrap(), None);
-        assert_eq!(fx.store.pending_todo_error(&fx.session).unwrap(), None);
+        assert_eq!(
+            fx.store.read(&fx.session, |tx| tx.mark(mark)).unwrap(),
+            None
+        );
+        assert_eq!(
+            fx.store
+                .read(&fx.session, |tx| tx.pending_todo_error())
+                .unwrap(),
+            None
+        );
         let before = fx.state();
         assert_eq!(fx.send(&stop).stdout, None);
         assert_eq!(before, fx.state());
@@ -252,7 +282,14 @@ mod tests {
             cache_read: 0,
         });
         fx.store
-            .goal(&fx.session, GoalCall::Op(&usage), Actor::User, NOW)
+            .write(&fx.session, |tx| {
+                tx.goal_call(
+                    GoalCall::Op(&usage),
+                    Actor::User,
+                    &mut crate::store::Caller::default(),
+                    NOW,
+                )
+            })
             .unwrap();
         assert_eq!(fx.send(&stop("SubagentStop")).stdout, None);
         let main = fx.send(&event("Stop", "cc-1", json!({"stop_hook_active": false})));

@@ -53,7 +53,7 @@ use super::host_session::Host;
 use super::usage_log::{LogCursor, UsageLog, count_log_usage, count_new_usage};
 use crate::error::Result;
 use crate::prompt::Injector;
-use crate::store::Store;
+use crate::store::{Caller, Store};
 
 const ROLLOUT_MARK: &str = "codex.rollout";
 
@@ -68,7 +68,7 @@ impl Adapter for Codex {
         input: &str,
         env: &HookEnv<'_>,
     ) -> HookReply {
-        handle(store, injector, input, env.now_ms)
+        handle(store, env.caller, injector, input, env.now_ms)
     }
 
     fn install_flags(&self) -> &'static [&'static str] {
@@ -86,10 +86,17 @@ const SUBAGENT_ROLLOUT_MARK: &str = "codex.rollout.agent:";
 
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
-pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+pub fn handle(
+    store: &mut Store,
+    caller: &Caller,
+    injector: &Injector,
+    input: &str,
+    now_ms: i64,
+) -> HookReply {
     hook_event::handle(
         Host::Codex,
         store,
+        caller,
         injector,
         input,
         now_ms,

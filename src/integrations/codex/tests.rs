@@ -67,6 +67,7 @@ fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
             &fx.session,
             Call::Json(r#"{"op": "done", "task": "A"}"#),
             Actor::Agent,
+            &mut crate::store::Caller::default(),
             NOW,
         )
         .unwrap();
@@ -78,6 +79,7 @@ fn the_context_is_refreshed_after_a_goalkeeper_tool_only_when_it_changed() {
     );
     assert_eq!(
         fx.store
+            .admin()
             .pointer(&format!("codex:{}", event_dir()))
             .unwrap()
             .as_deref(),
@@ -288,7 +290,7 @@ fn usage_record(id: &str, input: u64) -> String {
 
 fn tokens_used(fx: &mut Fixture) -> u64 {
     fx.store
-        .current_goal(&fx.session)
+        .read(&fx.session, |tx| tx.goal())
         .unwrap()
         .unwrap()
         .tokens_used
@@ -371,16 +373,18 @@ fn a_subagents_usage_counts_once_and_its_stop_continues_nothing() {
             &fx.session,
             Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B"]}"#),
             Actor::Agent,
+            &mut crate::store::Caller::default(),
             NOW,
         )
         .unwrap();
-    fx.store
-        .act_for_call(Some(crate::store::CallFrom::Agent(agent("t-sub"))));
+    let mut caller = crate::store::Caller::default();
+    caller.act_for_call(Some(crate::store::CallFrom::Agent(agent("t-sub"))));
     fx.store
         .todo(
             &fx.session,
             Call::Json(r#"{"op": "start", "task": "B"}"#),
             Actor::Agent,
+            &mut caller,
             NOW,
         )
         .unwrap();
@@ -400,7 +404,7 @@ fn agent(name: &str) -> crate::AgentName {
 }
 
 fn holders(fx: &mut Fixture) -> Vec<(String, String, Option<String>)> {
-    let (list, _) = fx.store.todo_list(&fx.session).unwrap();
+    let (list, _) = fx.store.read(&fx.session, |tx| tx.todo_list()).unwrap();
     list.tasks()
         .map(|(_, t)| {
             (
@@ -430,15 +434,22 @@ fn three_holders(fx: &mut Fixture, agents: [&str; 3]) {
             &fx.session,
             Call::Json(r#"{"op": "append", "phase": "Tasks", "items": ["B", "C", "D"]}"#),
             Actor::Agent,
+            &mut crate::store::Caller::default(),
             NOW,
         )
         .unwrap();
     for (name, task) in agents.into_iter().zip(["B", "C", "D"]) {
-        fx.store
-            .act_for_call(Some(crate::store::CallFrom::Agent(agent(name))));
+        let mut caller = crate::store::Caller::default();
+        caller.act_for_call(Some(crate::store::CallFrom::Agent(agent(name))));
         let start = json!({"op": "start", "task": task}).to_string();
         fx.store
-            .todo(&fx.session, Call::Json(&start), Actor::Agent, NOW)
+            .todo(
+                &fx.session,
+                Call::Json(&start),
+                Actor::Agent,
+                &mut caller,
+                NOW,
+            )
             .unwrap();
     }
 }

@@ -41,7 +41,7 @@ use super::host_session::Host;
 use super::usage_log::{UsageLog, count_new_usage};
 use crate::error::Result;
 use crate::prompt::Injector;
-use crate::store::Store;
+use crate::store::{Caller, Store};
 
 const CHAT_MARK: &str = "gemini-cli.chat";
 
@@ -56,7 +56,7 @@ impl Adapter for GeminiCli {
         input: &str,
         env: &HookEnv<'_>,
     ) -> HookReply {
-        handle(store, injector, input, env.now_ms)
+        handle(store, env.caller, injector, input, env.now_ms)
     }
 
     fn install_flags(&self) -> &'static [&'static str] {
@@ -70,10 +70,17 @@ impl Adapter for GeminiCli {
 
 /// Handles one hook event. Never fails: every problem becomes a note and
 /// an empty reply.
-pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
+pub fn handle(
+    store: &mut Store,
+    caller: &Caller,
+    injector: &Injector,
+    input: &str,
+    now_ms: i64,
+) -> HookReply {
     hook_event::handle(
         Host::GeminiCli,
         store,
+        caller,
         injector,
         input,
         now_ms,

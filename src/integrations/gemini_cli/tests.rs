@@ -73,6 +73,7 @@ fn before_model_appends_the_context_as_the_last_user_message() {
     assert!(context.ends_with("</todo_context>"), "{context}");
     assert_eq!(
         fx.store
+            .admin()
             .pointer(&format!("gemini-cli:{}", event_dir()))
             .unwrap()
             .as_deref(),

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::integrations::agent_tools::{TODO, ToolSpec};
 use crate::integrations::host_session::{self, Host};
 use crate::prompt::Injector;
-use crate::store::{CallFrom, PointerRead, SessionRef};
+use crate::store::{CallFrom, Caller, PointerRead, SessionRef};
 use crate::{SessionId, Settings, Store};
 
 /// Which host session an MCP server follows.
@@ -38,6 +38,9 @@ type Log = Box<dyn Fn(&str) + Send + Sync>;
 /// The goalkeeper MCP server for one session.
 pub struct McpServer {
     store: Mutex<Store>,
+    /// The server's caller, which keeps the list of its last todo call:
+    /// locked after `store`.
+    caller: Mutex<Caller>,
     session: SessionId,
     /// Where the session comes from instead, when a host names it.
     session_source: Option<SessionSource>,
@@ -56,10 +59,7 @@ impl McpServer {
     /// the templates of `settings` (`prompts.dir`); the `todo` tool is
     /// offered only while `todo.enabled`. The clock defaults to the system
     /// clock and the log to nothing.
-    pub fn new(mut store: Store, session: SessionId, settings: Settings) -> Result<McpServer> {
-        // One process, many calls: a call that follows this server's own
-        // last one reuses the list instead of reading it back.
-        store.keep_lists();
+    pub fn new(store: Store, session: SessionId, settings: Settings) -> Result<McpServer> {
         let off_thread = store.needs_own_thread();
         let injector = Injector::from_settings(settings)?;
         let todo_enabled = injector.settings().todo.enabled;
@@ -69,6 +69,7 @@ impl McpServer {
             .collect();
         Ok(McpServer {
             store: Mutex::new(store),
+            caller: Mutex::new(kept_lists(Caller::default())),
             session,
             session_source: None,
             tools,
@@ -81,6 +82,15 @@ impl McpServer {
 
     /// Reads the time (milliseconds since the epoch) from `clock`, once per
     /// call.
+    /// Makes the server's calls `caller`'s: the agent they act as and where
+    /// their checks are judged. Whatever it says, the server keeps its
+    /// lists: one process, many calls, and a call that follows the
+    /// server's own last one reuses the list instead of reading it back.
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = Mutex::new(kept_lists(caller));
+        self
+    }
+
     pub fn with_clock(mut self, clock: impl Fn() -> Result<i64> + Send + Sync + 'static) -> Self {
         self.clock = Box::new(clock);
         self
@@ -123,7 +133,7 @@ impl McpServer {
     /// answers a `todo` call without its list (what the protocol sends).
     /// The call acts as the agent `from` names (the one a hook recorded
     /// for the host's tool-use id, or the one the call names:
-    /// [`Store::act_for_call`]), else as the session's own agent. A server
+    /// [`Caller::act_for_call`]), else as the session's own agent. A server
     /// that follows Codex acts on the session the call names (`named`,
     /// from its `_meta`) when it names one.
     pub(super) fn run(
@@ -148,8 +158,17 @@ impl McpServer {
         };
         let outcome = (self.clock)().and_then(|now_ms| {
             let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-            store.act_for_call(from);
-            tool_call::run(&mut store, target, tool, arguments, now_ms, list_free)
+            let mut caller = self.caller.lock().unwrap_or_else(PoisonError::into_inner);
+            caller.act_for_call(from);
+            tool_call::run(
+                &mut store,
+                &mut caller,
+                target,
+                tool,
+                arguments,
+                now_ms,
+                list_free,
+            )
         });
         outcome.unwrap_or_else(|e| {
             (self.log)(&format!("{tool} call failed: {e}"));
@@ -167,13 +186,20 @@ impl McpServer {
         let now_ms = (self.clock)()?;
         let active: Vec<String> = self.tools.iter().map(|s| s.name.to_owned()).collect();
         let store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        let tx = store.begin_read_for(self)?;
-        let message = crate::turn::goal_mode_context(&tx, &self.injector, &active, now_ms)?;
-        tx.commit()?;
+        let caller = self.caller.lock().unwrap_or_else(PoisonError::into_inner);
+        let message = store.read(self, |tx| {
+            crate::turn::goal_mode_context(tx, &caller, &self.injector, &active, now_ms)
+        })?;
         Ok(message
             .map(|m| m.content)
             .map_err(|gate| format!("no goal-mode context: {gate}")))
     }
+}
+
+/// `caller`, keeping its lists: a server is one process of many calls.
+fn kept_lists(mut caller: Caller) -> Caller {
+    caller.keep_lists();
+    caller
 }
 
 /// The session a call acts on, read in the call's own transaction: the
@@ -242,15 +268,20 @@ mod tests {
         let store = server.store.lock().unwrap();
         assert_eq!(
             store
-                .current_goal(&host_session)
+                .read(&host_session, |tx| tx.goal())
                 .unwrap()
                 .unwrap()
                 .objective,
             "Ship"
         );
-        assert_eq!(store.todo_version(&host_session).unwrap(), 1);
         assert_eq!(
-            store.current_goal(&SessionId::parse("s").unwrap()).unwrap(),
+            store.read(&host_session, |tx| tx.todo_version()).unwrap(),
+            1
+        );
+        assert_eq!(
+            store
+                .read(&SessionId::parse("s").unwrap(), |tx| tx.goal())
+                .unwrap(),
             None
         );
     }

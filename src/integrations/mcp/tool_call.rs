@@ -9,7 +9,7 @@ use crate::Store;
 use crate::error::Result;
 use crate::goal::GoalResult;
 use crate::integrations::agent_tools::{GOAL, TODO, TOOL_NAMES};
-use crate::store::{GoalCall, SessionRef, TodoAnswer};
+use crate::store::{Caller, GoalCall, SessionRef, TodoAnswer};
 use crate::todo::{Actor, Call, MAX_CALL_BYTES, TodoResult};
 use crate::tool_result::ToolResult;
 
@@ -31,7 +31,8 @@ pub fn execute(
     arguments: &Value,
     now_ms: i64,
 ) -> Result<ExecResult> {
-    run(store, session, tool, arguments, now_ms, false).map(Executed::into_json)
+    let caller = &mut Caller::default();
+    run(store, caller, session, tool, arguments, now_ms, false).map(Executed::into_json)
 }
 
 /// A tool call's result with its details still typed. `execute` turns
@@ -72,6 +73,7 @@ impl Executed {
 /// the caller sends only the text and a few facts.
 pub(crate) fn run(
     store: &mut Store,
+    caller: &mut Caller,
     session: &(impl SessionRef + ?Sized),
     tool: &str,
     arguments: &Value,
@@ -89,17 +91,15 @@ pub(crate) fn run(
                 Call::Value(arguments)
             };
             Ok(if list_free {
-                Executed::TodoAnswer(store.todo_answer(session, call, Actor::Agent, now_ms)?)
+                let answer = store.todo_answer(session, call, Actor::Agent, caller, now_ms)?;
+                Executed::TodoAnswer(answer)
             } else {
-                Executed::Todo(store.todo(session, call, Actor::Agent, now_ms)?)
+                Executed::Todo(store.todo(session, call, Actor::Agent, caller, now_ms)?)
             })
         }
-        GOAL => Ok(Executed::Goal(store.goal(
-            session,
-            GoalCall::Value(arguments),
-            Actor::Agent,
-            now_ms,
-        )?)),
+        GOAL => Ok(Executed::Goal(store.write(session, |tx| {
+            tx.goal_call(GoalCall::Value(arguments), Actor::Agent, caller, now_ms)
+        })?)),
         other => Ok(Executed::Other(unknown_tool(other, &TOOL_NAMES))),
     }
 }

@@ -33,7 +33,7 @@ use super::host_session::Host;
 use crate::error::Result;
 use crate::goal::{GoalOp, Usage};
 use crate::prompt::{HiddenMessage, Injector};
-use crate::store::{GoalCall, Store};
+use crate::store::{Caller, GoalCall, Store};
 use crate::todo::Actor;
 
 mod install;
@@ -52,7 +52,7 @@ impl Adapter for Pi {
         input: &str,
         env: &HookEnv<'_>,
     ) -> HookReply {
-        handle(store, injector, input, env.now_ms)
+        handle(store, env.caller, injector, input, env.now_ms)
     }
 
     fn install_flags(&self) -> &'static [&'static str] {
@@ -73,8 +73,14 @@ impl Adapter for Pi {
 
 /// Handles one event from the extension. Never fails: every problem
 /// becomes a note and an empty reply.
-pub fn handle(store: &mut Store, injector: &Injector, input: &str, now_ms: i64) -> HookReply {
-    hook_event::handle(Host::Pi, store, injector, input, now_ms, |hook| {
+pub fn handle(
+    store: &mut Store,
+    caller: &Caller,
+    injector: &Injector,
+    input: &str,
+    now_ms: i64,
+) -> HookReply {
+    hook_event::handle(Host::Pi, store, caller, injector, input, now_ms, |hook| {
         match hook.event.name.as_str() {
             "SessionStart" => Ok(None),
             "Context" => Ok(hook
@@ -98,8 +104,12 @@ fn message_end(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
         return Ok(None);
     };
     let op = GoalOp::Usage(usage);
-    hook.tx
-        .goal_call(GoalCall::Op(&op), Actor::Agent, hook.now_ms)?;
+    hook.tx.goal_call(
+        GoalCall::Op(&op),
+        Actor::Agent,
+        &mut hook.caller,
+        hook.now_ms,
+    )?;
     Ok(None)
 }
 

@@ -45,7 +45,7 @@ fn usage_counts_and_the_wrap_up_comes_once() {
     let usage =
         json!({"usage": {"input": 900, "output": 200, "cache_read": 5000, "cache_write": 0}});
     assert_eq!(fx.send(&event("MessageEnd", "p-1", usage)).stdout, None);
-    let goal = fx.store.current_goal(&fx.session).unwrap().unwrap();
+    let goal = fx.store.read(&fx.session, |tx| tx.goal()).unwrap().unwrap();
     assert_eq!(
         (goal.tokens_used, goal.status.as_str()),
         (1100, "budget-limited")
@@ -58,6 +58,7 @@ fn usage_counts_and_the_wrap_up_comes_once() {
     assert_eq!(fx.send(&event("Context", "p-1", json!({}))).stdout, None);
     assert_eq!(
         fx.store
+            .admin()
             .pointer(&format!("pi:{}", event_dir()))
             .unwrap()
             .as_deref(),

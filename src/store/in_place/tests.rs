@@ -97,18 +97,23 @@ fn call_for(kind: u8, pick: &prop::sample::Index, list: &TodoList) -> Value {
 /// What a user or a model can see of a store's session.
 fn seen(store: &Store) -> (TodoList, i64, Option<String>, Vec<crate::store::Event>) {
     let s = session();
-    let (list, version) = store.todo_list(&s).unwrap();
-    let error = store.pending_todo_error(&s).unwrap();
-    (list, version, error, store.event_log(&s, 1_000).unwrap())
+    let (list, version) = store.read(&s, |tx| tx.todo_list()).unwrap();
+    let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
+    (
+        list,
+        version,
+        error,
+        store.read(&s, |tx| tx.event_log(1_000)).unwrap(),
+    )
 }
 
 /// The shape kept for the session is the shape of its rows.
 fn check_kept(store: &Store, context: &str) -> Result<(), TestCaseError> {
     let s = session();
     let (version, kept, keyed) = store
-        .in_read_tx(|tx| {
-            let (version, kept) = shape::load(tx, &s)?;
-            Ok((version, kept, crate::store::rows::load(tx, &s)?))
+        .read(&s, |t| {
+            let (version, kept) = shape::load(&t.tx, &s)?;
+            Ok((version, kept, crate::store::rows::load(&t.tx, &s)?))
         })
         .unwrap();
     let expected = (version > 0).then(|| Shape::of_keyed(&keyed));
@@ -125,24 +130,36 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
         .run(&(list(), steps(), any::<bool>()), |(first, steps, keep)| {
             let s = session();
             let mut narrow = Store::open_in_memory().unwrap();
-            // A store that keeps its lists (the MCP server's) must keep
+            // A caller that keeps its lists (the MCP server's) must keep
             // them right through calls run in place: its `view`s show it.
+            let mut kept = crate::store::Caller::default();
             if keep {
-                narrow.keep_lists();
+                kept.keep_lists();
             }
             let mut wide = Store::open_in_memory().unwrap();
-            narrow.todo_import(&s, first.clone(), "test", 1).unwrap();
-            wide.todo_import(&s, first, "test", 1).unwrap();
+            narrow
+                .write(&s, |tx| {
+                    tx.todo_import(first.clone(), "test", &crate::store::Caller::default(), 1)
+                })
+                .unwrap();
+            wide.write(&s, |tx| {
+                tx.todo_import(first, "test", &crate::store::Caller::default(), 1)
+            })
+            .unwrap();
             for (i, (kind, pick, agent)) in steps.iter().enumerate() {
-                let (list, _) = wide.todo_list(&s).unwrap();
+                let (list, _) = wide.read(&s, |tx| tx.todo_list()).unwrap();
                 let call = call_for(*kind, pick, &list);
                 let actor = if *agent { Actor::Agent } else { Actor::User };
                 let context = format!("step {i}: {call} by {actor:?}");
                 let now = 10 + i as i64;
                 if *kind == 15 {
                     // An undo on both, of whatever the last step stored.
-                    let a = narrow.todo_undo(&s, now).map(|r| r.text().to_owned());
-                    let b = wide.todo_undo(&s, now).map(|r| r.text().to_owned());
+                    let a = narrow
+                        .write(&s, |tx| tx.todo_undo(now))
+                        .map(|r| r.text().to_owned());
+                    let b = wide
+                        .write(&s, |tx| tx.todo_undo(now))
+                        .map(|r| r.text().to_owned());
                     prop_assert_eq!(
                         a.map_err(|e| e.to_string()),
                         b.map_err(|e| e.to_string()),
@@ -151,9 +168,17 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
                     );
                 } else {
                     let (got, placed) = narrow
-                        .todo_answer_traced(&s, Call::Value(&call), actor, now)
+                        .answer(&s, Call::Value(&call), actor, &mut kept, now)
                         .unwrap();
-                    let expected = wide.todo(&s, Call::Value(&call), actor, now).unwrap();
+                    let expected = wide
+                        .todo(
+                            &s,
+                            Call::Value(&call),
+                            actor,
+                            &mut crate::store::Caller::default(),
+                            now,
+                        )
+                        .unwrap();
                     prop_assert_eq!(&got.text, expected.text(), "{}", context);
                     prop_assert_eq!(got.is_error, expected.is_error, "{}", context);
                     prop_assert_eq!(&got.op, &expected.details.op, "{}", context);
@@ -175,8 +200,12 @@ fn a_call_run_in_place_is_the_call_run_on_the_whole_list() {
             }
             // Every version the history keeps comes back the same way.
             for i in 0..steps.len() {
-                let a = narrow.todo_undo(&s, 100).map(|r| r.text().to_owned());
-                let b = wide.todo_undo(&s, 100).map(|r| r.text().to_owned());
+                let a = narrow
+                    .write(&s, |tx| tx.todo_undo(100))
+                    .map(|r| r.text().to_owned());
+                let b = wide
+                    .write(&s, |tx| tx.todo_undo(100))
+                    .map(|r| r.text().to_owned());
                 let (a, b) = (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
                 prop_assert_eq!(&a, &b, "undo {}", i);
                 prop_assert_eq!(seen(&narrow), seen(&wide), "undo {}", i);
@@ -223,8 +252,15 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
     let s = session();
     let mut narrow = Store::open_in_memory().unwrap();
     let mut wide = Store::open_in_memory().unwrap();
-    narrow.todo_import(&s, bench_list(), "test", 1).unwrap();
-    wide.todo_import(&s, bench_list(), "test", 1).unwrap();
+    narrow
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
+    wide.write(&s, |tx| {
+        tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+    })
+    .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let calls = [
         (json!({"op": "start", "task": task(403)}), Actor::Agent),
@@ -246,10 +282,24 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
     ];
     for (call, actor) in &calls {
         let (answer, placed) = narrow
-            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
+            .answer(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         let (text, is_error) = (answer.text, answer.is_error);
-        let expected = wide.todo(&s, Call::Value(call), *actor, 5).unwrap();
+        let expected = wide
+            .todo(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
+            .unwrap();
         assert!(placed, "{call} went the whole way");
         assert!(!is_error, "{text}");
         assert_eq!(text, expected.text(), "{call}");
@@ -258,7 +308,7 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
         assert_eq!(text.starts_with("No change"), no_op, "{text}");
         assert_eq!(seen(&narrow), seen(&wide), "{call}");
     }
-    let (list, version) = narrow.todo_list(&s).unwrap();
+    let (list, version) = narrow.read(&s, |tx| tx.todo_list()).unwrap();
     // One version per call but the two no-ops: a `block` that keeps the
     // note, a `done` of a completed task.
     assert_eq!(version, 9);
@@ -269,7 +319,7 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
         (Status::Abandoned, Some(crate::todo::DroppedBy::User))
     );
     let keyed = narrow
-        .in_read_tx(|tx| crate::store::rows::load(tx, &s))
+        .read(&s, |t| crate::store::rows::load(&t.tx, &s))
         .unwrap();
     let KeyedList { list: rows, .. } = &keyed;
     assert_eq!(*rows, list);
@@ -283,34 +333,64 @@ fn every_targeted_op_on_a_long_list_runs_in_place() {
 fn a_list_named_agents_work_on_goes_the_whole_way() {
     let s = session();
     let mut store = Store::open_in_memory().unwrap();
-    store.todo_import(&s, bench_list(), "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let after = json!({"op": "block", "task": task(410), "after": task(411)});
     let (_, placed) = store
-        .todo_answer_traced(&s, Call::Value(&after), Actor::Agent, 5)
+        .answer(
+            &s,
+            Call::Value(&after),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            5,
+        )
         .unwrap();
     assert!(!placed, "a block with after went in place");
-    store.act_as(crate::AgentName::parse("w1").unwrap(), 600);
+    let mut w1 = crate::store::Caller::default();
+    w1.act_as(crate::AgentName::parse("w1").unwrap(), 600);
     let start = json!({"op": "start", "task": task(403)});
     let (answer, placed) = store
-        .todo_answer_traced(&s, Call::Value(&start), Actor::Agent, 5)
+        .answer(&s, Call::Value(&start), Actor::Agent, &mut w1, 5)
         .unwrap();
     assert!(!placed && !answer.is_error, "{}", answer.text);
-    store.act_as(None, 600);
     let release = crate::todo::Op::Release(crate::todo::Release::Task(task(403)));
-    store.todo(&s, Call::Op(&release), Actor::User, 6).unwrap();
+    store
+        .todo(
+            &s,
+            Call::Op(&release),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            6,
+        )
+        .unwrap();
     let unblock = json!({"op": "unblock", "task": task(410)});
     store
-        .todo_answer_traced(&s, Call::Value(&unblock), Actor::User, 6)
+        .answer(
+            &s,
+            Call::Value(&unblock),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            6,
+        )
         .unwrap();
     // No agent holds anything now, but w1 has called: a person's `done`
     // of the earliest open task goes the whole way, and promotes no one.
     let done = json!({"op": "done", "task": task(401)});
     let (answer, placed) = store
-        .todo_answer_traced(&s, Call::Value(&done), Actor::User, 7)
+        .answer(
+            &s,
+            Call::Value(&done),
+            Actor::User,
+            &mut crate::store::Caller::default(),
+            7,
+        )
         .unwrap();
     assert!(!placed && !answer.is_error, "{}", answer.text);
-    let (list, _) = store.todo_list(&s).unwrap();
+    let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
     assert_eq!(list.in_progress(), None, "{}", answer.text);
 }
 
@@ -321,7 +401,11 @@ fn a_list_named_agents_work_on_goes_the_whole_way() {
 fn what_the_rows_cannot_answer_goes_the_whole_way() {
     let s = session();
     let mut store = Store::open_in_memory().unwrap();
-    store.todo_import(&s, bench_list(), "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let task = |i: usize| format!("task {i} {}", "x".repeat(50));
     let calls = [
         (
@@ -349,7 +433,13 @@ fn what_the_rows_cannot_answer_goes_the_whole_way() {
     for (call, actor, rejected) in &calls {
         let before = seen(&store);
         let (answer, placed) = store
-            .todo_answer_traced(&s, Call::Value(call), *actor, 5)
+            .answer(
+                &s,
+                Call::Value(call),
+                *actor,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         let (text, is_error) = (answer.text, answer.is_error);
         assert!(!placed, "{call}");
@@ -379,7 +469,11 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("g.db");
         let mut store = Store::open(&db).unwrap();
-        store.todo_import(&s, bench_list(), "test", 1).unwrap();
+        store
+            .write(&s, |tx| {
+                tx.todo_import(bench_list(), "test", &crate::store::Caller::default(), 1)
+            })
+            .unwrap();
         let mut list = bench_list();
         list.phases[4].tasks[0].set_status(Status::InProgress);
         list.phases[9].tasks[0].set_status(Status::InProgress);
@@ -396,10 +490,16 @@ fn a_list_that_is_not_normalized_goes_the_whole_way() {
         }
         let call = json!({"op": "done", "task": task(1)});
         let (_, placed) = store
-            .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
+            .answer(
+                &s,
+                Call::Value(&call),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                5,
+            )
             .unwrap();
         assert!(!placed, "shaped: {shaped}");
-        let (list, _) = store.todo_list(&s).unwrap();
+        let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
         let active: Vec<&str> = list
             .tasks()
             .filter(|(_, t)| t.status == Status::InProgress)
@@ -453,7 +553,11 @@ fn a_row_outside_the_shapes_phases_is_refused_and_nothing_is_stored() {
     for task in &mut list.phases[0].tasks[58..] {
         task.set_status(Status::Pending);
     }
-    store.todo_import(&s, list, "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let conn = rusqlite::Connection::open(&db).unwrap();
     let shape: String = conn
         .query_row("SELECT todo_shape FROM sessions", [], |r| r.get(0))
@@ -485,7 +589,13 @@ fn a_row_outside_the_shapes_phases_is_refused_and_nothing_is_stored() {
     let (before, rows_before) = (state(&conn), statuses(&conn));
     let call = json!({"op": "done", "task": format!("task 59 {}", "x".repeat(60))});
     let err = store
-        .todo_answer_traced(&s, Call::Value(&call), Actor::Agent, 5)
+        .answer(
+            &s,
+            Call::Value(&call),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            5,
+        )
         .unwrap_err()
         .to_string();
     assert!(

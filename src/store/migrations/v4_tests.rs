@@ -133,20 +133,24 @@ fn every_session_goal_mark_and_the_kept_history_survive() {
     let mut history = v3_database(&db, versions);
     let session = SessionId::parse("s").unwrap();
     let mut store = Store::open(&db).unwrap();
-    let (list, version) = store.todo_list(&session).unwrap();
+    let (list, version) = store.read(&session, |tx| tx.todo_list()).unwrap();
     assert_eq!(version, versions);
     assert_eq!(&list, history.states.last().unwrap());
     assert_eq!(
-        store.current_goal(&session).unwrap().unwrap().objective,
+        store
+            .read(&session, |tx| tx.goal())
+            .unwrap()
+            .unwrap()
+            .objective,
         "Ship it"
     );
     assert_eq!(
-        store.session_mark(&session, "k").unwrap().as_deref(),
+        store.read(&session, |tx| tx.mark("k")).unwrap().as_deref(),
         Some("v")
     );
-    assert_eq!(store.pointer("p").unwrap().as_deref(), Some("s"));
+    assert_eq!(store.admin().pointer("p").unwrap().as_deref(), Some("s"));
     assert_eq!(
-        store.event_log(&session, 1000).unwrap().len(),
+        store.read(&session, |tx| tx.event_log(1000)).unwrap().len(),
         versions as usize
     );
     // Undo walks back as v3's would have, as far as UNDO_DEPTH versions.
@@ -158,7 +162,7 @@ fn every_session_goal_mark_and_the_kept_history_survive() {
             break;
         }
         let undone = store
-            .todo_undo(&session, 0)
+            .write(&session, |tx| tx.todo_undo(0))
             .unwrap_or_else(|e| panic!("undo to {target} from version {current}: {e}"));
         assert_eq!(
             &undone.details.phases, &history.states[target],
@@ -170,16 +174,22 @@ fn every_session_goal_mark_and_the_kept_history_survive() {
         undos += 1;
     }
     assert!(undos >= 50, "only {undos} undos");
-    let (before, v) = store.todo_list(&session).unwrap();
-    let refused = store.todo_undo(&session, 0).map(|_| ()).unwrap_err();
+    let (before, v) = store.read(&session, |tx| tx.todo_list()).unwrap();
+    let refused = store
+        .write(&session, |tx| tx.todo_undo(0))
+        .map(|_| ())
+        .unwrap_err();
     assert!(
         refused.to_string().starts_with(&format!(
             "nothing more to undo in session s: undo reaches back {UNDO_DEPTH} versions of the list"
         )),
         "{refused}"
     );
-    assert_eq!(store.todo_list(&session).unwrap(), (before, v));
-    assert_eq!(store.integrity_check().unwrap(), "ok");
+    assert_eq!(
+        store.read(&session, |tx| tx.todo_list()).unwrap(),
+        (before, v)
+    );
+    assert_eq!(store.admin().integrity_check().unwrap(), "ok");
 }
 
 proptest::proptest! {
@@ -205,9 +215,9 @@ proptest::proptest! {
         let mut current = choices.len();
         loop {
             let mut store = Store::open(&db).unwrap();
-            let before = store.todo_list(&session).unwrap();
+            let before = store.read(&session, |tx| tx.todo_list()).unwrap();
             proptest::prop_assert_eq!(before.1 as usize, current);
-            let outcome = store.todo_undo(&session, 0);
+            let outcome = store.write(&session, |tx| tx.todo_undo(0));
             match history.undo_to[current] {
                 Some(target) if target >= current as i64 - UNDO_DEPTH => {
                     let target = target as usize;
@@ -229,12 +239,12 @@ proptest::proptest! {
                         "nothing more to undo"
                     };
                     proptest::prop_assert!(refused.starts_with(start), "{}", refused);
-                    proptest::prop_assert_eq!(store.todo_list(&session).unwrap(), before);
+                    proptest::prop_assert_eq!(store.read(&session, |tx| tx.todo_list()).unwrap(), before);
                     break;
                 }
             }
         }
-        proptest::prop_assert_eq!(Store::open(&db).unwrap().integrity_check().unwrap(), "ok");
+        proptest::prop_assert_eq!(Store::open(&db).unwrap().admin().integrity_check().unwrap(), "ok");
     }
 }
 

@@ -13,7 +13,13 @@ fn long_store() -> (tempfile::TempDir, std::path::PathBuf, Store, SessionId) {
     let mut store = Store::open(&db).unwrap();
     let s = SessionId::parse("s").unwrap();
     store
-        .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+        .todo(
+            &s,
+            Call::Json(&long_init()),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            1,
+        )
         .unwrap();
     (dir, db, store, s)
 }
@@ -31,25 +37,30 @@ fn long_init() -> String {
 #[test]
 fn a_row_written_from_outside_forgets_the_shape() {
     let (_dir, db, mut store, s) = long_store();
-    let kept = |store: &Store| store.in_read_tx(|tx| load(tx, &s)).unwrap().1;
+    let kept = |store: &Store| store.read(&s, |t| load(&t.tx, &s)).unwrap().1;
     assert!(kept(&store).is_some());
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute("UPDATE tasks SET status = 'completed' WHERE pos < 5", [])
         .unwrap();
     assert_eq!(kept(&store), None);
-    assert_eq!(store.status(&s).unwrap().1.closed, 5);
+    assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1.closed, 5);
     let page = ViewPage {
         phase: None,
         page: 2,
     };
-    let (text, _) = store.todo_view(&s, &page, 0).unwrap();
+    let (text, _) = store
+        .read(&s, |tx| {
+            tx.todo_view(&page, &crate::store::Caller::default(), 0)
+        })
+        .unwrap();
     assert!(text.starts_with("Overall: 5/300 done, 295 open."), "{text}");
     store
         .todo(
             &s,
             Call::Json(r#"{"op":"done","task":"task 005 with a text long enough to fill pages"}"#),
             Actor::Agent,
+            &mut crate::store::Caller::default(),
             2,
         )
         .unwrap();
@@ -74,13 +85,21 @@ fn a_phase_written_from_outside_is_refused_not_shown() {
         phase: None,
         page: 2,
     };
-    let err = store.todo_view(&s, &page, 0).unwrap_err().to_string();
+    let err = store
+        .read(&s, |tx| {
+            tx.todo_view(&page, &crate::store::Caller::default(), 0)
+        })
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("todo list of session s")
             && err.contains("its kept shape names other phases than its rows"),
         "{err}"
     );
-    let err = store.todo_listed(&s, 10).unwrap_err().to_string();
+    let err = store
+        .read(&s, |tx| tx.todo_listed(10))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("its kept shape names other phases"), "{err}");
 }
 
@@ -93,10 +112,16 @@ fn the_migration_keeps_the_shape_of_every_stored_list() {
     let expected = {
         let mut store = Store::open(&db).unwrap();
         store
-            .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+            .todo(
+                &s,
+                Call::Json(&long_init()),
+                Actor::Agent,
+                &mut crate::store::Caller::default(),
+                1,
+            )
             .unwrap();
-        store.todo(&s, Call::Json(r#"{"op":"block","task":"task 007 with a text long enough to fill pages","reason":"a key"}"#), Actor::Agent, 2).unwrap();
-        store.in_read_tx(|tx| load(tx, &s)).unwrap()
+        store.todo(&s, Call::Json(r#"{"op":"block","task":"task 007 with a text long enough to fill pages","reason":"a key"}"#), Actor::Agent, &mut crate::store::Caller::default(), 2).unwrap();
+        store.read(&s, |t| load(&t.tx, &s)).unwrap()
     };
     assert!(expected.1.is_some());
     {
@@ -113,7 +138,7 @@ fn the_migration_keeps_the_shape_of_every_stored_list() {
         .unwrap();
     }
     let store = Store::open(&db).unwrap();
-    assert_eq!(store.in_read_tx(|tx| load(tx, &s)).unwrap(), expected);
+    assert_eq!(store.read(&s, |t| load(&t.tx, &s)).unwrap(), expected);
 }
 
 /// A copy of the database (a migration, a backup) keeps every shape.
@@ -122,11 +147,17 @@ fn a_copy_keeps_the_shapes() {
     let mut store = Store::open_in_memory().unwrap();
     let s = SessionId::parse("s").unwrap();
     store
-        .todo(&s, Call::Json(&long_init()), Actor::Agent, 1)
+        .todo(
+            &s,
+            Call::Json(&long_init()),
+            Actor::Agent,
+            &mut crate::store::Caller::default(),
+            1,
+        )
         .unwrap();
     let mut target = Store::open_in_memory().unwrap();
-    store.copy_into(&mut target).unwrap();
-    let of = |store: &Store| store.in_read_tx(|tx| load(tx, &s)).unwrap();
+    store.admin().copy_into(&mut target).unwrap();
+    let of = |store: &Store| store.read(&s, |t| load(&t.tx, &s)).unwrap();
     assert!(of(&target).1.is_some());
     assert_eq!(of(&target), of(&store));
 }

@@ -101,9 +101,9 @@ fn views() -> impl Strategy<Value = Vec<ViewPage>> {
 /// The kept shape is the shape of the rows.
 fn check_kept(store: &Store, s: &SessionId, context: &str) -> Result<(), TestCaseError> {
     let (version, kept, keyed) = store
-        .in_read_tx(|tx| {
-            let (version, kept) = load(tx, s)?;
-            Ok((version, kept, super::super::rows::load(tx, s)?))
+        .read(s, |t| {
+            let (version, kept) = load(&t.tx, s)?;
+            Ok((version, kept, super::super::rows::load(&t.tx, s)?))
         })
         .unwrap();
     if version > 0 {
@@ -122,15 +122,19 @@ fn check_views(
     views: &[ViewPage],
     context: &str,
 ) -> Result<usize, TestCaseError> {
-    let (list, version) = store.todo_list(s).unwrap();
+    let (list, version) = store.read(s, |tx| tx.todo_list()).unwrap();
     let mut narrow = 0;
     for view in views {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let got = store.todo_view(s, view, 0).unwrap();
+        let got = store
+            .read(s, |tx| {
+                tx.todo_view(view, &crate::store::Caller::default(), 0)
+            })
+            .unwrap();
         prop_assert_eq!(&got.0, expected.text(), "{} {:?}", context, view);
         prop_assert_eq!(got.1, expected.is_error, "{} {:?}", context, view);
-        if let Ok(text) = store.in_read_tx(|tx| view_page(tx, s, view)).unwrap() {
+        if let Ok(text) = store.read(s, |t| view_page(&t.tx, s, view)).unwrap() {
             prop_assert_eq!(&text, expected.text(), "{} {:?}", context, view);
             prop_assert!(!expected.is_error, "{} {:?}", context, view);
             narrow += 1;
@@ -143,7 +147,7 @@ fn check_views(
             None => todo::Listed::Whole(list.clone()),
         };
         prop_assert_eq!(
-            store.todo_listed(s, max).unwrap(),
+            store.read(s, |tx| tx.todo_listed(max)).unwrap(),
             expected,
             "{} max_tasks {}",
             context,
@@ -165,7 +169,7 @@ proptest! {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
         check_views(&store, &s, &views, "before any write")?;
-        store.todo_import(&s, list, "test", 1).unwrap();
+        store.write(&s, |tx| tx.todo_import(list, "test", &crate::store::Caller::default(), 1)).unwrap();
         check_kept(&store, &s, "after the import")?;
         check_views(&store, &s, &views, "after the import")?;
     }
@@ -181,9 +185,9 @@ proptest! {
     ) {
         let mut store = Store::open_in_memory().unwrap();
         let s = session();
-        store.todo_import(&s, first, "test", 1).unwrap();
+        store.write(&s, |tx| tx.todo_import(first, "test", &crate::store::Caller::default(), 1)).unwrap();
         for (i, (kind, pick, agent, other)) in steps.into_iter().enumerate() {
-            let (list, _) = store.todo_list(&s).unwrap();
+            let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
             let tasks: Vec<&Task> = list.tasks().map(|(_, t)| t).collect();
             let task = if tasks.is_empty() {
                 "none".to_owned()
@@ -209,19 +213,19 @@ proptest! {
             };
             let context = format!("step {i}: {call}");
             match kind {
-                9 => drop(store.todo_undo(&s, 2)),
+                9 => drop(store.write(&s, |tx| tx.todo_undo(2))),
                 10 => {
-                    store.todo_import(&s, other, "test", 2).unwrap();
+                    store.write(&s, |tx| tx.todo_import(other, "test", &crate::store::Caller::default(), 2)).unwrap();
                 }
-                11 => drop(store.todo_undo(&s, 2).and_then(|_| store.todo_undo(&s, 2))),
+                11 => drop(store.write(&s, |tx| tx.todo_undo(2)).and_then(|_| store.write(&s, |tx| tx.todo_undo(2)))),
                 _ => {
                     let actor = if agent { Actor::Agent } else { Actor::User };
-                    store.todo(&s, Call::Value(&call), actor, 2).unwrap();
+                    store.todo(&s, Call::Value(&call), actor, &mut crate::store::Caller::default(), 2).unwrap();
                 }
             }
             check_kept(&store, &s, &context)?;
-            let (list, _) = store.todo_list(&s).unwrap();
-            prop_assert_eq!(store.status(&s).unwrap().1, list.counts(), "{}", context);
+            let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
+            prop_assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1, list.counts(), "{}", context);
             check_views(&store, &s, &views, &context)?;
         }
     }
@@ -233,14 +237,18 @@ proptest! {
 fn check_parts(list: TodoList, maxes: impl Iterator<Item = usize>, context: &str) -> TodoList {
     let mut store = Store::open_in_memory().unwrap();
     let s = session();
-    store.todo_import(&s, list, "test", 1).unwrap();
-    let (list, _) = store.todo_list(&s).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
+    let (list, _) = store.read(&s, |tx| tx.todo_list()).unwrap();
     for max in maxes {
         let expected = match todo::ListPart::of(&list, max) {
             Some(part) => todo::Listed::Part(part),
             None => todo::Listed::Whole(list.clone()),
         };
-        let got = store.todo_listed(&s, max).unwrap();
+        let got = store.read(&s, |tx| tx.todo_listed(max)).unwrap();
         assert_eq!(got, expected, "{context}, max_tasks {max}");
     }
     list
@@ -336,16 +344,23 @@ fn a_bound_limit_does_not_prepare_a_narrow_read_twice() {
     let s = session();
     let statuses = vec![vec![Status::Pending; 150], vec![Status::Pending; 150]];
     store
-        .todo_import(&s, list_of(&statuses), "test", 1)
+        .write(&s, |tx| {
+            tx.todo_import(
+                list_of(&statuses),
+                "test",
+                &crate::store::Caller::default(),
+                1,
+            )
+        })
         .unwrap();
-    let part = store.todo_listed(&s, 10).unwrap();
+    let part = store.read(&s, |tx| tx.todo_listed(10)).unwrap();
     assert!(matches!(part, todo::Listed::Part(_)));
     let page = ViewPage {
         phase: None,
         page: 2,
     };
     store
-        .in_read_tx(|tx| view_page(tx, &s, &page))
+        .read(&s, |t| view_page(&t.tx, &s, &page))
         .unwrap()
         .expect("read narrowly");
     let super::super::Backend::Sqlite(file) = &store.backend else {
@@ -386,7 +401,11 @@ fn a_long_list_is_viewed_from_its_shape() {
             })
             .collect(),
     );
-    store.todo_import(&s, list, "test", 1).unwrap();
+    store
+        .write(&s, |tx| {
+            tx.todo_import(list, "test", &crate::store::Caller::default(), 1)
+        })
+        .unwrap();
     let views = [
         ViewPage::first(),
         ViewPage {
@@ -400,6 +419,10 @@ fn a_long_list_is_viewed_from_its_shape() {
     ];
     let narrow = check_views(&store, &s, &views, "1,000 tasks").unwrap();
     assert_eq!(narrow, 3);
-    let (text, _) = store.todo_view(&s, &ViewPage::first(), 0).unwrap();
+    let (text, _) = store
+        .read(&s, |tx| {
+            tx.todo_view(&ViewPage::first(), &crate::store::Caller::default(), 0)
+        })
+        .unwrap();
     assert!(text.starts_with("Overall: 400/1000 done, 600 open.\nActive phase 5/10 \"Phase 4\" (0/100 done).\nPage 1/"), "{text}");
 }

@@ -139,7 +139,7 @@ fn the_readme_mcp_add_lines_run_as_written() {
         };
         let store = Store::open(&db).expect("the database the line names");
         let list = store
-            .todo_list(&SessionId::parse(name).unwrap())
+            .read(&SessionId::parse(name).unwrap(), |tx| tx.todo_list())
             .expect("list")
             .0;
         assert_eq!(list.counts().total, 1, "`{line}`: {db:?} {name}");

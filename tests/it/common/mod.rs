@@ -15,8 +15,9 @@ pub mod pg;
 #[cfg(feature = "postgres")]
 pub mod pgbouncer;
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::{self, Actor, Call, Phase, Status, Task, TodoList, TodoResult};
-use goalkeeper::{SessionId, Store};
+use goalkeeper::{AgentName, SessionId, Store};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -208,8 +209,36 @@ pub fn session() -> SessionId {
 /// Sends one JSON call, whatever its outcome.
 pub fn call(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
     store
-        .todo(&session(), Call::Json(json), actor, NOW)
+        .todo(
+            &session(),
+            Call::Json(json),
+            actor,
+            &mut Caller::default(),
+            NOW,
+        )
         .expect("the store works")
+}
+
+/// Sends one JSON call by `caller`, whatever its outcome.
+pub fn call_by(store: &mut Store, caller: &mut Caller, json: &str, actor: Actor) -> TodoResult {
+    store
+        .todo(&session(), Call::Json(json), actor, caller, NOW)
+        .expect("the store works")
+}
+
+/// A caller whose agent calls are the named agent `name`'s (`None`: the
+/// session's own agent), with a 10-minute lease.
+pub fn caller_as(name: Option<&str>) -> Caller {
+    let mut caller = Caller::default();
+    caller.act_as(name.map(|n| AgentName::parse(n).unwrap().unwrap()), 600);
+    caller
+}
+
+/// Sends one JSON call as `caller`'s agent and expects it to succeed.
+pub fn agent_by(store: &mut Store, caller: &mut Caller, json: &str) -> TodoResult {
+    let result = call_by(store, caller, json, Actor::Agent);
+    assert!(!result.is_error, "{json}: {}", result.text());
+    result
 }
 
 /// Sends one JSON call as the agent and expects it to succeed.
@@ -233,7 +262,7 @@ fn succeeds(store: &mut Store, json: &str, actor: Actor) -> TodoResult {
 /// its version, that the result shows the list as it was, and that the
 /// summary leads with the same errors.
 pub fn rejected(store: &mut Store, json: &str, actor: Actor) -> Vec<String> {
-    let (before, version) = store.todo_list(&session()).unwrap();
+    let (before, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     let outcome = todo::run(before.clone(), Call::Json(json), actor);
     assert!(
         !outcome.errors.is_empty(),
@@ -244,7 +273,7 @@ pub fn rejected(store: &mut Store, json: &str, actor: Actor) -> Vec<String> {
         result.is_error,
         "{json}: the result is not flagged as an error"
     );
-    let (after, version_after) = store.todo_list(&session()).unwrap();
+    let (after, version_after) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     assert_eq!(json_of(&after), json_of(&before), "{json} changed the list");
     assert_eq!(version_after, version, "{json} changed the version");
     assert_eq!(result.details.phases, before, "{json}: the result list");
@@ -272,12 +301,12 @@ pub fn error(store: &mut Store, json: &str, actor: Actor) -> String {
 
 /// The stored list of the test session.
 pub fn list(store: &mut Store) -> TodoList {
-    store.todo_list(&session()).unwrap().0
+    store.read(&session(), |tx| tx.todo_list()).unwrap().0
 }
 
 /// The stored version of the test session's list.
 pub fn version(store: &mut Store) -> i64 {
-    store.todo_list(&session()).unwrap().1
+    store.read(&session(), |tx| tx.todo_list()).unwrap().1
 }
 
 /// The stored list, written compactly:

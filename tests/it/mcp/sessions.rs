@@ -68,7 +68,9 @@ fn two_servers_on_one_session_keep_every_task() {
     assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 2 * CALLS);
     let store = goalkeeper::Store::open(&env.db()).unwrap();
     let (list, _) = store
-        .todo_list(&goalkeeper::SessionId::parse("shared").unwrap())
+        .read(&goalkeeper::SessionId::parse("shared").unwrap(), |tx| {
+            tx.todo_list()
+        })
         .unwrap();
     let tasks: Vec<serde_json::Value> = list.phases[0]
         .tasks

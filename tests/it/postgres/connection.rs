@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::pg::{self, PASSWORD};
 use crate::common::{TestEnv, render};
+use goalkeeper::store::Caller;
 
 /// Runs the CLI with `GOALKEEPER_DB=url`.
 fn run_on(env: &TestEnv, url: &str, args: &[&str]) -> (String, std::process::Output) {
@@ -260,8 +261,18 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
     };
     let before = {
         let mut store = Store::open_location(&location).unwrap();
-        store.todo(&s, Call::Json(&init), Actor::Agent, 1).unwrap();
-        store.todo_view(&s, &page, 0).unwrap()
+        store
+            .todo(
+                &s,
+                Call::Json(&init),
+                Actor::Agent,
+                &mut Caller::default(),
+                1,
+            )
+            .unwrap();
+        store
+            .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
+            .unwrap()
     };
     let mut admin = db.admin();
     admin
@@ -286,12 +297,27 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
             .get(0)
     };
     assert_eq!(shape(&mut admin), None);
-    assert_eq!(store.todo_view(&s, &page, 0).unwrap(), before);
-    assert_eq!(store.status(&s).unwrap().1.total, 250);
+    assert_eq!(
+        store
+            .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
+            .unwrap(),
+        before
+    );
+    assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1.total, 250);
     let done = r#"{"op":"done","task":"task 000, long enough to need a second page"}"#;
-    store.todo(&s, Call::Json(done), Actor::Agent, 2).unwrap();
+    store
+        .todo(
+            &s,
+            Call::Json(done),
+            Actor::Agent,
+            &mut Caller::default(),
+            2,
+        )
+        .unwrap();
     assert!(shape(&mut admin).is_some());
-    let (text, is_error) = store.todo_view(&s, &page, 0).unwrap();
+    let (text, is_error) = store
+        .read(&s, |tx| tx.todo_view(&page, &Caller::default(), 0))
+        .unwrap();
     assert!(
         !is_error && text.starts_with("Overall: 1/250 done, 249 open."),
         "{text}"
@@ -301,7 +327,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .batch_execute("UPDATE tasks SET status = 'completed' WHERE pos = 5")
         .unwrap();
     assert_eq!(shape(&mut admin), None);
-    assert_eq!(store.status(&s).unwrap().1.closed, 2);
+    assert_eq!(store.read(&s, |tx| tx.status()).unwrap().1.closed, 2);
 }
 
 /// A database an early build of v6 migrated (its index `tasks_by_content`
@@ -322,7 +348,13 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
     let init = serde_json::json!({"op": "init", "items": items}).to_string();
     Store::open_location(&location)
         .unwrap()
-        .todo(&s, Call::Json(&init), Actor::Agent, 1)
+        .todo(
+            &s,
+            Call::Json(&init),
+            Actor::Agent,
+            &mut Caller::default(),
+            1,
+        )
         .unwrap();
     let mut admin = db.admin();
     let indexes = |admin: &mut postgres::Client| -> Vec<String> {
@@ -347,7 +379,14 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
     let mut store = Store::open_location(&location).unwrap();
     let done = serde_json::json!({"op": "done", "task": items[150]}).to_string();
     let (text, is_error) = store
-        .todo_text(&s, Call::Json(&done), Actor::Agent, 2)
+        .todo_answer(
+            &s,
+            Call::Json(&done),
+            Actor::Agent,
+            &mut Caller::default(),
+            2,
+        )
+        .map(|a| (a.text, a.is_error))
         .unwrap();
     assert!(!is_error && text.contains("Overall: 1/300 done"), "{text}");
     assert_eq!(indexes(&mut admin), ["tasks_by_prefix"]);

@@ -328,7 +328,7 @@ fn a_rejected_huge_call_is_logged_shortened() {
         lit(&"x".repeat(MAX_CALL_BYTES))
     );
     call(&mut s, &huge, Agent);
-    let log = s.event_log(&session(), 1).unwrap();
+    let log = s.read(&session(), |tx| tx.event_log(1)).unwrap();
     let payload = log[0].payload.as_str().unwrap();
     assert!(payload.len() < 5_000, "{} bytes logged", payload.len());
     assert!(

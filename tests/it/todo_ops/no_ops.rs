@@ -10,16 +10,20 @@ use super::common::*;
 
 /// Runs `json`, expects a no-op, and checks nothing was written.
 fn no_op(s: &mut Store, json: &str, actor: Actor) {
-    let (before, version) = s.todo_list(&session()).unwrap();
-    let events = s.event_log(&session(), 10_000).unwrap();
+    let (before, version) = s.read(&session(), |tx| tx.todo_list()).unwrap();
+    let events = s.read(&session(), |tx| tx.event_log(10_000)).unwrap();
     let result = call(s, json, actor);
     assert!(!result.is_error, "{json}:\n{}", result.text());
     assert_eq!(result.details.version, version, "{json}");
     assert!(result.details.completed_tasks.is_empty(), "{json}");
-    let (after, version_after) = s.todo_list(&session()).unwrap();
+    let (after, version_after) = s.read(&session(), |tx| tx.todo_list()).unwrap();
     assert_eq!(json_of(&after), json_of(&before), "{json}");
     assert_eq!(version_after, version, "{json}");
-    assert_eq!(s.event_log(&session(), 10_000).unwrap(), events, "{json}");
+    assert_eq!(
+        s.read(&session(), |tx| tx.event_log(10_000)).unwrap(),
+        events,
+        "{json}"
+    );
     assert!(
         result.text().starts_with(&format!(
             "No change: the list was already in that state, so it stays at version {version} and this call is not progress.\n"
@@ -112,17 +116,27 @@ fn a_bulk_op_on_an_empty_list() {
 fn a_no_op_after_a_rejected_call_clears_the_error_reminder() {
     let mut s = planned();
     call(&mut s, r#"{"op":"done","task":"Nope"}"#, Agent);
-    assert!(s.pending_todo_error(&session()).unwrap().is_some());
+    assert!(
+        s.read(&session(), |tx| tx.pending_todo_error())
+            .unwrap()
+            .is_some()
+    );
     no_op(&mut s, r#"{"op":"start","task":"Build core"}"#, Agent);
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
 }
 
 #[test]
 fn a_change_is_still_a_change() {
     let mut s = planned();
-    let events = s.event_log(&session(), 100).unwrap().len();
+    let events = s.read(&session(), |tx| tx.event_log(100)).unwrap().len();
     let result = agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
     assert_eq!(result.details.version, 2);
     assert!(!result.text().contains("No change"), "{}", result.text());
-    assert_eq!(s.event_log(&session(), 100).unwrap().len(), events + 1);
+    assert_eq!(
+        s.read(&session(), |tx| tx.event_log(100)).unwrap().len(),
+        events + 1
+    );
 }

@@ -1,6 +1,7 @@
 //! DESIGN.md §2.2: atomic errors, the single-active-task rule with auto-advance,
 //! op inference, and the `completed_tasks` report.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{self, Call, Status, TodoList};
 
@@ -94,7 +95,10 @@ fn several_in_progress_keep_only_the_earliest() {
         ),
         phase("C", vec![task("c1", Status::InProgress)]),
     ]);
-    s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     assert_eq!(
         tasks(&mut s),
         "A: [x] a1 | B: [ ] b1, [/] b2, [ ] b3 | C: [ ] c1"
@@ -158,7 +162,10 @@ fn an_imported_list_with_only_blocked_open_work_stays_without_active_task() {
         "A",
         vec![task("a1", Status::Blocked), task("a2", Status::Abandoned)],
     )]);
-    s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     assert_eq!(tasks(&mut s), "A: [!] a1, [-] a2");
 }
 

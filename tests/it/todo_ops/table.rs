@@ -526,14 +526,14 @@ fn append_after_everything_is_closed_starts_the_new_task() {
 fn view_shows_the_list_and_changes_nothing() {
     for actor in BOTH {
         let mut s = planned();
-        let log = s.event_log(&session(), 100).unwrap();
+        let log = s.read(&session(), |tx| tx.event_log(100)).unwrap();
         let result = call(&mut s, r#"{"op":"view"}"#, actor);
         assert!(!result.is_error);
         assert_eq!(result.details.op.as_deref(), Some("view"));
         assert_eq!(result.details.version, 1);
         assert_eq!(result.details.phases, list(&mut s));
         assert_eq!(version(&mut s), 1);
-        assert_eq!(s.event_log(&session(), 100).unwrap(), log);
+        assert_eq!(s.read(&session(), |tx| tx.event_log(100)).unwrap(), log);
         assert_eq!(tasks(&mut s), PLANNED);
     }
 }
@@ -544,5 +544,8 @@ fn view_of_an_empty_list() {
     let result = agent(&mut s, r#"{"op":"view"}"#);
     assert_eq!(result.text(), "Todo list is empty.");
     assert_eq!(result.details.version, 0);
-    assert!(s.sessions().unwrap().is_empty(), "view created a session");
+    assert!(
+        s.admin().sessions().unwrap().is_empty(),
+        "view created a session"
+    );
 }

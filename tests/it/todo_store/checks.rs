@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use goalkeeper::check::{Evidence, RunBy, Scope};
 use goalkeeper::goal::{GoalOp, GoalStatus};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{Actor, Call, Op, Status};
 use goalkeeper::tree::Tree;
@@ -17,23 +18,36 @@ use goalkeeper::{SessionId, Store};
 
 use super::common::{self, NOW, session};
 
-/// A project directory and a store that judges checks in it.
-fn project() -> (tempfile::TempDir, Store) {
+/// A store and a caller that judges checks in a project directory.
+struct Judged {
+    db: Store,
+    caller: Caller,
+}
+
+/// A project directory and a store whose caller judges checks in it.
+fn project() -> (tempfile::TempDir, Judged) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("main.rs"), "fn main() {}").unwrap();
-    let mut store = common::store();
-    store.judge_in(Some(dir.path().to_owned()), None);
+    let mut caller = Caller::default();
+    caller.judge_in(Some(dir.path().to_owned()), None);
+    let store = Judged {
+        db: common::store(),
+        caller,
+    };
     (dir, store)
 }
 
-fn set(store: &mut Store, checks: &[&str]) {
+fn set(store: &mut Judged, checks: &[&str]) {
     let op = GoalOp::Set {
         objective: "Ship the parser".into(),
         budget: None,
         checks: checks.iter().map(|c| (*c).to_owned()).collect(),
     };
     let result = store
-        .goal(&session(), GoalCall::Op(&op), Actor::User, NOW)
+        .db
+        .write(&session(), |tx| {
+            tx.goal_call(GoalCall::Op(&op), Actor::User, &mut store.caller, NOW)
+        })
         .unwrap();
     assert!(!result.is_error, "{}", result.text());
 }
@@ -48,8 +62,11 @@ fn agent_by() -> RunBy {
 
 /// What `goalkeeper verify [--task]` does: the checks of `scope` run in
 /// `dir`, the run recorded.
-fn verify(store: &mut Store, dir: &Path, scope: Scope, at_ms: i64) -> Evidence {
-    let commands = store.checks_to_run(&session(), &scope).unwrap();
+fn verify(store: &mut Judged, dir: &Path, scope: Scope, at_ms: i64) -> Evidence {
+    let commands = store
+        .db
+        .read(&session(), |tx| tx.checks_to_run(&scope))
+        .unwrap();
     assert!(!commands.is_empty());
     let limits = Limits {
         timeout: Duration::from_secs(60),
@@ -60,44 +77,56 @@ fn verify(store: &mut Store, dir: &Path, scope: Scope, at_ms: i64) -> Evidence {
         goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms).unwrap();
     assert!(
         store
-            .record_run(&session(), &evidence, "verify", at_ms)
+            .db
+            .write(&session(), |tx| tx.record_run(&evidence, "verify", at_ms))
             .unwrap()
     );
     evidence
 }
 
-fn agent_complete(store: &mut Store, at_ms: i64) -> (bool, String) {
+fn agent_complete(store: &mut Judged, at_ms: i64) -> (bool, String) {
     let result = store
-        .goal(
-            &session(),
-            GoalCall::Json(r#"{"op":"complete"}"#),
-            Actor::Agent,
-            at_ms,
-        )
+        .db
+        .write(&session(), |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"complete"}"#),
+                Actor::Agent,
+                &mut store.caller,
+                at_ms,
+            )
+        })
         .unwrap();
     (result.is_error, result.text().to_owned())
 }
 
 /// An agent's todo call the gate refuses: its one error, the list and its
 /// version as they were.
-fn gated(store: &mut Store, json: &str) -> String {
-    let (before, version) = store.todo_list(&session()).unwrap();
-    let result = common::call(store, json, Actor::Agent);
+fn gated(store: &mut Judged, json: &str) -> String {
+    let (before, version) = store.db.read(&session(), |tx| tx.todo_list()).unwrap();
+    let result = common::call_by(&mut store.db, &mut store.caller, json, Actor::Agent);
     assert!(result.is_error, "{json}: {}", result.text());
-    assert_eq!(store.todo_list(&session()).unwrap(), (before, version));
+    assert_eq!(
+        store.db.read(&session(), |tx| tx.todo_list()).unwrap(),
+        (before, version)
+    );
     let first = result.text().lines().next().unwrap();
     first.strip_prefix("Errors: ").unwrap().to_owned()
 }
 
-fn goal_status(store: &mut Store) -> GoalStatus {
-    store.current_goal(&session()).unwrap().unwrap().status
+fn goal_status(store: &mut Judged) -> GoalStatus {
+    store
+        .db
+        .read(&session(), |tx| tx.goal())
+        .unwrap()
+        .unwrap()
+        .status
 }
 
 #[test]
 fn an_agents_complete_waits_for_every_check_to_pass_on_the_files_as_they_are() {
     let (dir, mut store) = project();
     set(&mut store, &["test -f ready", "true"]);
-    let before = super::log(&mut store).len();
+    let before = super::log(&mut store.db).len();
     assert_eq!(
         agent_complete(&mut store, NOW),
         (
@@ -106,7 +135,7 @@ fn an_agents_complete_waits_for_every_check_to_pass_on_the_files_as_they_are() {
         )
     );
     assert_eq!(goal_status(&mut store), GoalStatus::Active);
-    let log = super::log(&mut store);
+    let log = super::log(&mut store.db);
     assert_eq!(log.len(), before + 1, "the refusal is logged, nothing else");
     assert!(!log.last().unwrap().ok);
 
@@ -160,7 +189,7 @@ fn evidence_counts_only_for_the_directory_it_was_taken_in() {
     // A directory that vanished: nothing passes, and the refusal says why.
     let gone = dir.path().join("sub");
     std::fs::create_dir(&gone).unwrap();
-    store.judge_in(Some(gone.clone()), None);
+    store.caller.judge_in(Some(gone.clone()), None);
     verify(&mut store, &gone, Scope::Goal, NOW);
     std::fs::remove_dir(&gone).unwrap();
     let (refused, text) = agent_complete(&mut store, NOW);
@@ -180,12 +209,15 @@ fn a_persons_complete_goes_through_recorded_as_unverified() {
     let (_dir, mut store) = project();
     set(&mut store, &["false"]);
     let result = store
-        .goal(
-            &session(),
-            GoalCall::Op(&GoalOp::Complete),
-            Actor::User,
-            NOW,
-        )
+        .db
+        .write(&session(), |tx| {
+            tx.goal_call(
+                GoalCall::Op(&GoalOp::Complete),
+                Actor::User,
+                &mut store.caller,
+                NOW,
+            )
+        })
         .unwrap();
     assert!(!result.is_error);
     assert!(
@@ -195,7 +227,7 @@ fn a_persons_complete_goes_through_recorded_as_unverified() {
         "{}",
         result.text()
     );
-    let event = super::log(&mut store).pop().unwrap();
+    let event = super::log(&mut store.db).pop().unwrap();
     assert_eq!(
         event.payload["unverified"],
         serde_json::json!(["`false` not run yet"])
@@ -205,10 +237,21 @@ fn a_persons_complete_goes_through_recorded_as_unverified() {
 #[test]
 fn an_agents_done_of_a_task_with_a_check_waits_for_it() {
     let (dir, mut store) = project();
-    common::agent(&mut store, r#"{"op":"init","items":["Lexer","Parser"]}"#);
+    common::agent_by(
+        &mut store.db,
+        &mut store.caller,
+        r#"{"op":"init","items":["Lexer","Parser"]}"#,
+    );
     let op = Op::Check("Lexer".into(), Some("test -f lexer.rs".into()));
     let set = store
-        .todo(&session(), Call::Op(&op), Actor::User, NOW)
+        .db
+        .todo(
+            &session(),
+            Call::Op(&op),
+            Actor::User,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
     assert!(!set.is_error, "{}", set.text());
     assert!(
@@ -228,10 +271,14 @@ fn an_agents_done_of_a_task_with_a_check_waits_for_it() {
     );
     std::fs::write(dir.path().join("lexer.rs"), "// lexer").unwrap();
     verify(&mut store, dir.path(), Scope::Task("Lexer".into()), NOW);
-    let done = common::agent(&mut store, r#"{"op":"done","task":"Lexer"}"#);
+    let done = common::agent_by(
+        &mut store.db,
+        &mut store.caller,
+        r#"{"op":"done","task":"Lexer"}"#,
+    );
     assert!(!done.is_error, "{}", done.text());
     assert_eq!(
-        common::list(&mut store).phases[0].tasks[0].status,
+        common::list(&mut store.db).phases[0].tasks[0].status,
         Status::Completed
     );
 }
@@ -239,14 +286,21 @@ fn an_agents_done_of_a_task_with_a_check_waits_for_it() {
 #[test]
 fn a_persons_done_goes_through_recorded_as_unverified() {
     let (_dir, mut store) = project();
-    common::user(&mut store, r#"{"op":"init","items":["Lexer"]}"#);
+    common::user(&mut store.db, r#"{"op":"init","items":["Lexer"]}"#);
     let op = Op::Check("Lexer".into(), Some("false".into()));
     store
-        .todo(&session(), Call::Op(&op), Actor::User, NOW)
+        .db
+        .todo(
+            &session(),
+            Call::Op(&op),
+            Actor::User,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
-    let done = common::user(&mut store, r#"{"op":"done","task":"Lexer"}"#);
+    let done = common::user(&mut store.db, r#"{"op":"done","task":"Lexer"}"#);
     assert!(!done.is_error);
-    let event = super::log(&mut store).pop().unwrap();
+    let event = super::log(&mut store.db).pop().unwrap();
     assert_eq!(
         event.payload["unverified"],
         serde_json::json!(["task \"Lexer\": `false` not run yet"])
@@ -257,14 +311,17 @@ fn a_persons_done_goes_through_recorded_as_unverified() {
 fn the_agents_tools_read_checks_and_never_write_them() {
     let (_dir, mut store) = project();
     set(&mut store, &["cargo test"]);
-    common::user(&mut store, r#"{"op":"init","items":["Lexer"]}"#);
-    let goal = |store: &mut Store, json: &str| {
+    common::user(&mut store.db, r#"{"op":"init","items":["Lexer"]}"#);
+    let goal = |store: &mut Judged, json: &str| {
         let r = store
-            .goal(&session(), GoalCall::Json(json), Actor::Agent, NOW)
+            .db
+            .write(&session(), |tx| {
+                tx.goal_call(GoalCall::Json(json), Actor::Agent, &mut store.caller, NOW)
+            })
             .unwrap();
         (r.is_error, r.text().to_owned())
     };
-    let before = store.current_goal(&session()).unwrap();
+    let before = store.db.read(&session(), |tx| tx.goal()).unwrap();
     assert_eq!(
         goal(&mut store, r#"{"op":"get","checks":[]}"#),
         (
@@ -278,14 +335,17 @@ fn the_agents_tools_read_checks_and_never_write_them() {
     );
     for op in [GoalOp::CheckAdd("true".into()), GoalOp::CheckRm(1)] {
         let r = store
-            .goal(&session(), GoalCall::Op(&op), Actor::Agent, NOW)
+            .db
+            .write(&session(), |tx| {
+                tx.goal_call(GoalCall::Op(&op), Actor::Agent, &mut store.caller, NOW)
+            })
             .unwrap();
         assert_eq!(
             r.text(),
             "Errors: only the user sets or removes checks: a check is a command that runs with the user's rights, and the definition of done the work is measured by"
         );
     }
-    assert_eq!(store.current_goal(&session()).unwrap(), before);
+    assert_eq!(store.db.read(&session(), |tx| tx.goal()).unwrap(), before);
     // The agent's `get` reads them, and where they stand.
     let (_, text) = goal(&mut store, r#"{"op":"get"}"#);
     assert!(
@@ -293,33 +353,59 @@ fn the_agents_tools_read_checks_and_never_write_them() {
         "{text}"
     );
     assert_eq!(
-        common::error(&mut store, r#"{"op":"check","task":"Lexer"}"#, Actor::Agent),
+        common::error(
+            &mut store.db,
+            r#"{"op":"check","task":"Lexer"}"#,
+            Actor::Agent
+        ),
         "unknown op `check`; use one of init, start, done, drop, rm, block, unblock, append, view"
     );
     let op = Op::Check("Lexer".into(), Some("true".into()));
     let r = store
-        .todo(&session(), Call::Op(&op), Actor::Agent, NOW)
+        .db
+        .todo(
+            &session(),
+            Call::Op(&op),
+            Actor::Agent,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
     assert!(r.text().starts_with(
         "Errors: `check` is a person's command (`goalkeeper todo check`): a check is a command that runs with the user's rights, and the definition of done the task is measured by"
     ));
-    assert_eq!(common::list(&mut store).phases[0].tasks[0].check, None);
+    assert_eq!(common::list(&mut store.db).phases[0].tasks[0].check, None);
 }
 
 #[test]
 fn a_rewrite_of_the_plan_keeps_each_tasks_check() {
     let (_dir, mut store) = project();
-    common::agent(&mut store, r#"{"op":"init","items":["Lexer","Parser"]}"#);
+    common::agent_by(
+        &mut store.db,
+        &mut store.caller,
+        r#"{"op":"init","items":["Lexer","Parser"]}"#,
+    );
     for (task, check) in [("Lexer", "true"), ("Parser", "make parser")] {
         let op = Op::Check(task.into(), Some(check.into()));
         store
-            .todo(&session(), Call::Op(&op), Actor::User, NOW)
+            .db
+            .todo(
+                &session(),
+                Call::Op(&op),
+                Actor::User,
+                &mut store.caller,
+                NOW,
+            )
             .unwrap();
     }
     // The agent keeps Lexer and leaves Parser out: Parser stays, abandoned,
     // with its check; Lexer keeps its own.
-    common::agent(&mut store, r#"{"op":"init","items":["Lexer","Docs"]}"#);
-    let list = common::list(&mut store);
+    common::agent_by(
+        &mut store.db,
+        &mut store.caller,
+        r#"{"op":"init","items":["Lexer","Docs"]}"#,
+    );
+    let list = common::list(&mut store.db);
     let check = |content: &str| {
         list.tasks()
             .find(|(_, t)| t.content == content)
@@ -331,10 +417,17 @@ fn a_rewrite_of_the_plan_keeps_each_tasks_check() {
     // A person's undo takes back a check like any change of the list.
     let op = Op::Check("Docs".into(), Some("make docs".into()));
     store
-        .todo(&session(), Call::Op(&op), Actor::User, NOW)
+        .db
+        .todo(
+            &session(),
+            Call::Op(&op),
+            Actor::User,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
-    store.todo_undo(&session(), NOW).unwrap();
-    let list = common::list(&mut store);
+    store.db.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
+    let list = common::list(&mut store.db);
     assert_eq!(
         list.tasks()
             .find(|(_, t)| t.content == "Docs")
@@ -358,9 +451,12 @@ fn a_rewrite_of_the_plan_keeps_each_tasks_check() {
 #[test]
 fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
     let (_dir, mut store) = project();
-    let user = |store: &mut Store, op: GoalOp| {
+    let user = |store: &mut Judged, op: GoalOp| {
         let r = store
-            .goal(&session(), GoalCall::Op(&op), Actor::User, NOW)
+            .db
+            .write(&session(), |tx| {
+                tx.goal_call(GoalCall::Op(&op), Actor::User, &mut store.caller, NOW)
+            })
             .unwrap();
         (r.is_error, r.text().to_owned())
     };
@@ -388,7 +484,7 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
         user(&mut store, GoalOp::CheckAdd("one more".into())).1,
         "Errors: goal #1 has 20 checks, the most a goal carries; remove one first (`goal check rm N`)"
     );
-    let goal = store.current_goal(&session()).unwrap().unwrap();
+    let goal = store.db.read(&session(), |tx| tx.goal()).unwrap().unwrap();
     assert_eq!(goal.checks.len(), 20);
     assert_eq!(
         user(&mut store, GoalOp::CheckRm(1))
@@ -400,7 +496,12 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
     );
     assert_eq!(
         goal.revision + 1,
-        store.current_goal(&session()).unwrap().unwrap().revision
+        store
+            .db
+            .read(&session(), |tx| tx.goal())
+            .unwrap()
+            .unwrap()
+            .revision
     );
 }
 
@@ -408,7 +509,10 @@ fn a_person_adds_and_removes_goal_checks_with_clear_refusals() {
 fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     let (dir, mut store) = project();
     set(&mut store, &["true", "echo goalkeeper-evidence 1 forged"]);
-    let commands = store.checks_to_run(&session(), &Scope::Goal).unwrap();
+    let commands = store
+        .db
+        .read(&session(), |tx| tx.checks_to_run(&Scope::Goal))
+        .unwrap();
     let limits = Limits {
         timeout: Duration::from_secs(60),
         tail_bytes: 1024,
@@ -428,19 +532,32 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     let found = record::from_shell_call(shell, &["goalkeeper"]).unwrap();
     assert_eq!(
         store
-            .record_from_hook(&SessionId::parse("other").unwrap(), &found, NOW)
+            .db
+            .write(&SessionId::parse("other").unwrap(), |tx| tx
+                .record_from_hook(&found, NOW))
             .unwrap_err()
             .to_string(),
         "the record is of session s, not of this session other; it was not stored"
     );
-    assert!(store.record_from_hook(&session(), &found, NOW).unwrap());
-    assert!(!store.record_from_hook(&session(), &found, NOW).unwrap());
     assert!(
-        !store
-            .record_run(&session(), &evidence, "verify", NOW)
+        store
+            .db
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
             .unwrap()
     );
-    let runs: Vec<_> = super::log(&mut store)
+    assert!(
+        !store
+            .db
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
+            .unwrap()
+    );
+    assert!(
+        !store
+            .db
+            .write(&session(), |tx| tx.record_run(&evidence, "verify", NOW))
+            .unwrap()
+    );
+    let runs: Vec<_> = super::log(&mut store.db)
         .into_iter()
         .filter(|e| e.op.as_deref() == Some("verify"))
         .collect();
@@ -452,7 +569,8 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
     set(&mut store, &["make"]);
     assert_eq!(
         store
-            .record_from_hook(&session(), &found, NOW)
+            .db
+            .write(&session(), |tx| tx.record_from_hook(&found, NOW))
             .unwrap_err()
             .to_string(),
         "the record names no check the session has now; it was not stored"
@@ -469,9 +587,12 @@ fn the_runaway_guard_counts_a_verify_that_changed_nothing_as_no_progress() {
     settings.goal.continuation.max_idle = 2;
     let injector = Injector::new(Templates::builtin(), settings);
     let tools = vec!["todo".to_owned(), "goal".to_owned()];
-    let next = |store: &mut Store| {
+    let next = |store: &mut Judged| {
         store
-            .in_session(&session(), |tx| continuation(tx, &injector, &tools, NOW))
+            .db
+            .write(&session(), |tx| {
+                continuation(tx, &store.caller, &injector, &tools, NOW)
+            })
             .unwrap()
     };
     assert!(matches!(next(&mut store), Continuation::Message(_)));
@@ -502,17 +623,31 @@ fn a_long_list_with_a_check_takes_the_whole_list_path_where_the_gate_is() {
     let (_dir, mut store) = project();
     let items: Vec<String> = (0..300).map(|i| format!("task {i:03}")).collect();
     let init = serde_json::json!({"op": "init", "items": items}).to_string();
-    common::agent(&mut store, &init);
+    common::agent_by(&mut store.db, &mut store.caller, &init);
     let op = Op::Check("task 150".into(), Some("false".into()));
     store
-        .todo(&session(), Call::Op(&op), Actor::User, NOW)
+        .db
+        .todo(
+            &session(),
+            Call::Op(&op),
+            Actor::User,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
     let done = r#"{"op":"done","task":"task 150"}"#;
     // The MCP server's path: a targeted call on a long list would run in
     // place, where no gate is; a list with a check keeps no shape, so it
     // runs on the whole list and meets the gate.
     let answer = store
-        .todo_answer(&session(), Call::Json(done), Actor::Agent, NOW)
+        .db
+        .todo_answer(
+            &session(),
+            Call::Json(done),
+            Actor::Agent,
+            &mut store.caller,
+            NOW,
+        )
         .unwrap();
     assert!(answer.is_error);
     assert!(
@@ -522,7 +657,7 @@ fn a_long_list_with_a_check_takes_the_whole_list_path_where_the_gate_is() {
         "{}",
         answer.text
     );
-    let list = common::list(&mut store);
+    let list = common::list(&mut store.db);
     let task = list
         .tasks()
         .find(|(_, t)| t.content == "task 150")
@@ -534,10 +669,12 @@ fn a_long_list_with_a_check_takes_the_whole_list_path_where_the_gate_is() {
     );
     // Another task of the list is done as ever.
     let other = store
+        .db
         .todo_answer(
             &session(),
             Call::Json(r#"{"op":"done","task":"task 151"}"#),
             Actor::Agent,
+            &mut store.caller,
             NOW,
         )
         .unwrap();

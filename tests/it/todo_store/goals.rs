@@ -3,6 +3,7 @@
 
 use goalkeeper::ErrorKind;
 use goalkeeper::goal::{GoalOp, GoalStatus, Usage};
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::Actor::{Agent, User};
 use serde_json::json;
@@ -32,28 +33,44 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
     let mut s = store();
     let me = session();
     let set_result = s
-        .goal(
-            &me,
-            GoalCall::Op(&set("Ship the parser", Some(100))),
-            User,
-            NOW,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&set("Ship the parser", Some(100))),
+                User,
+                &mut Caller::default(),
+                NOW,
+            )
+        })
         .unwrap();
     assert!(!set_result.is_error, "{}", set_result.text());
-    let id = s.current_goal(&me).unwrap().unwrap().id;
+    let id = s.read(&me, |tx| tx.goal()).unwrap().unwrap().id;
     for i in 0..3 {
-        s.goal(&me, GoalCall::Op(&usage(40)), Agent, NOW + 1 + i)
-            .unwrap();
+        s.write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Op(&usage(40)),
+                Agent,
+                &mut Caller::default(),
+                NOW + 1 + i,
+            )
+        })
+        .unwrap();
     }
-    let goal = s.current_goal(&me).unwrap().unwrap();
+    let goal = s.read(&me, |tx| tx.goal()).unwrap().unwrap();
     assert_eq!((goal.id, goal.tokens_used), (id, 120));
     assert_eq!(goal.status, GoalStatus::BudgetLimited);
     let done = s
-        .goal(&me, GoalCall::Json(r#"{"op":"complete"}"#), Agent, NOW + 9)
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"complete"}"#),
+                Agent,
+                &mut Caller::default(),
+                NOW + 9,
+            )
+        })
         .unwrap();
     assert!(!done.is_error, "{}", done.text());
     assert_eq!(
-        s.current_goal(&me).unwrap().unwrap().status,
+        s.read(&me, |tx| tx.goal()).unwrap().unwrap().status,
         GoalStatus::Complete
     );
     let ops: Vec<_> = log(&mut s)
@@ -76,17 +93,38 @@ fn a_goal_is_set_counts_usage_runs_out_of_budget_and_completes() {
 fn goal_ids_are_unique_across_sessions_and_never_reused() {
     let mut s = store();
     let (a, b) = (sid("a"), sid("b"));
-    s.goal(&a, GoalCall::Op(&set("first of a", None)), User, NOW)
-        .unwrap();
-    s.goal(&b, GoalCall::Op(&set("first of b", None)), User, NOW + 1)
-        .unwrap();
-    s.goal(&a, GoalCall::Op(&set("second of a", None)), User, NOW + 2)
-        .unwrap();
+    s.write(&a, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("first of a", None)),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
+    s.write(&b, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("first of b", None)),
+            User,
+            &mut Caller::default(),
+            NOW + 1,
+        )
+    })
+    .unwrap();
+    s.write(&a, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("second of a", None)),
+            User,
+            &mut Caller::default(),
+            NOW + 2,
+        )
+    })
+    .unwrap();
     let ids: Vec<i64> = [&a, &b]
         .into_iter()
-        .map(|x| s.current_goal(x).unwrap().unwrap().id)
+        .map(|x| s.read(x, |tx| tx.goal()).unwrap().unwrap().id)
         .collect();
-    let first_of_a = s.event_log(&a, 10).unwrap()[0].payload["goal"]
+    let first_of_a = s.read(&a, |tx| tx.event_log(10)).unwrap()[0].payload["goal"]
         .as_i64()
         .unwrap();
     assert!(
@@ -94,7 +132,7 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
         "ids in order of creation: {first_of_a}, {ids:?}"
     );
     assert_eq!(
-        s.current_goal(&a).unwrap().unwrap().objective,
+        s.read(&a, |tx| tx.goal()).unwrap().unwrap().objective,
         "second of a"
     );
 }
@@ -103,26 +141,37 @@ fn goal_ids_are_unique_across_sessions_and_never_reused() {
 fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
     let mut s = store();
     let me = session();
-    s.goal(&me, GoalCall::Op(&set("Keep this", Some(50))), User, NOW)
-        .unwrap();
-    let before = s.current_goal(&me).unwrap();
+    s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("Keep this", Some(50))),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
+    })
+    .unwrap();
+    let before = s.read(&me, |tx| tx.goal()).unwrap();
     // The agent may not start a goal while one is live, nor set a budget.
     let refused = s
-        .goal(
-            &me,
-            GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
-            Agent,
-            NOW + 1,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"create","objective":"Another"}"#),
+                Agent,
+                &mut Caller::default(),
+                NOW + 1,
+            )
+        })
         .unwrap();
     assert!(refused.is_error);
     let budget = s
-        .goal(
-            &me,
-            GoalCall::Json(r#"{"op":"get","budget":10}"#),
-            Agent,
-            NOW + 2,
-        )
+        .write(&me, |tx| {
+            tx.goal_call(
+                GoalCall::Json(r#"{"op":"get","budget":10}"#),
+                Agent,
+                &mut Caller::default(),
+                NOW + 2,
+            )
+        })
         .unwrap();
     assert!(budget.is_error);
     assert!(
@@ -130,7 +179,7 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         "{}",
         budget.text()
     );
-    assert_eq!(s.current_goal(&me).unwrap(), before);
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), before);
     let logged: Vec<_> = log(&mut s).into_iter().skip(1).collect();
     assert_eq!(logged.len(), 2);
     assert!(logged.iter().all(|e| !e.ok && e.error.is_some()));
@@ -140,7 +189,14 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
         "the raw call is kept"
     );
     // A user's refusal is an error result, and not logged.
-    let paused_twice = s.goal(&me, GoalCall::Op(&GoalOp::Resume), User, NOW + 3);
+    let paused_twice = s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&GoalOp::Resume),
+            User,
+            &mut Caller::default(),
+            NOW + 3,
+        )
+    });
     match paused_twice {
         Ok(r) => assert!(r.is_error, "{}", r.text()),
         Err(e) => assert_eq!(e.kind(), ErrorKind::Rejected),
@@ -152,21 +208,38 @@ fn a_refused_goal_call_changes_nothing_and_an_agents_is_logged() {
 fn goal_steps_in_one_transaction_are_all_or_nothing() {
     let mut s = store();
     let me = session();
-    {
-        let tx = s.begin(&me).unwrap();
-        tx.goal_call(GoalCall::Op(&set("Never committed", None)), User, NOW)
-            .unwrap();
-        tx.set_mark("m", "v", NOW).unwrap();
-        // Dropped: rolled back.
-    }
-    assert_eq!(s.current_goal(&me).unwrap(), None);
-    assert_eq!(s.session_mark(&me, "m").unwrap(), None);
-    assert!(log(&mut s).is_empty());
-    let tx = s.begin(&me).unwrap();
-    tx.goal_call(GoalCall::Op(&set("Committed", None)), User, NOW)
+    let failed = s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("Never committed", None)),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
         .unwrap();
-    tx.set_mark("m", "v", NOW).unwrap();
-    tx.commit().unwrap();
-    assert_eq!(s.current_goal(&me).unwrap().unwrap().objective, "Committed");
-    assert_eq!(s.session_mark(&me, "m").unwrap().as_deref(), Some("v"));
+        tx.set_mark("m", "v", NOW).unwrap();
+        // A later step fails: every step is rolled back.
+        Err::<(), _>(goalkeeper::Error::Rejected("a later step failed".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), None);
+    assert_eq!(s.read(&me, |tx| tx.mark("m")).unwrap(), None);
+    assert!(log(&mut s).is_empty());
+    s.write(&me, |tx| {
+        tx.goal_call(
+            GoalCall::Op(&set("Committed", None)),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )?;
+        tx.set_mark("m", "v", NOW)
+    })
+    .unwrap();
+    assert_eq!(
+        s.read(&me, |tx| tx.goal()).unwrap().unwrap().objective,
+        "Committed"
+    );
+    assert_eq!(
+        s.read(&me, |tx| tx.mark("m")).unwrap().as_deref(),
+        Some("v")
+    );
 }

@@ -1,6 +1,7 @@
 //! `todo import`: validated, normalized, logged; refused with nothing changed.
 
 use goalkeeper::ErrorKind;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::User;
 use goalkeeper::todo::{Phase, Status, Task, TodoList};
 use serde_json::json;
@@ -20,7 +21,11 @@ fn import_replaces_the_list_normalized_and_is_logged() {
             task("i4", Status::InProgress),
         ],
     }]);
-    let result = s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    let result = s
+        .write(&session(), |tx| {
+            tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
+        })
+        .unwrap();
     assert!(!result.is_error);
     assert_eq!(result.details.op.as_deref(), Some("import"));
     assert_eq!(result.details.version, 2);
@@ -38,7 +43,10 @@ fn import_promotes_when_nothing_is_in_progress() {
         name: "P".into(),
         tasks: vec![task("a", Status::Blocked), task("b", Status::Pending)],
     }]);
-    s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     assert_eq!(tasks(&mut s), "P: [!] a, [/] b");
 }
 
@@ -78,7 +86,9 @@ fn import_refuses_an_invalid_list_and_changes_nothing() {
     ];
     for (list_in, message) in cases {
         let err = s
-            .todo_import(&session(), list_in, "TODO.md", NOW)
+            .write(&session(), |tx| {
+                tx.todo_import(list_in, "TODO.md", &Caller::default(), NOW)
+            })
             .map(|_| ())
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Rejected);
@@ -93,11 +103,12 @@ fn as_agent(
     name: Option<&str>,
     json: &str,
 ) -> goalkeeper::todo::TodoResult {
-    let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
-    s.act_as(agent, 600);
-    let result = call(s, json, goalkeeper::todo::Actor::Agent);
-    s.act_as(None, 600);
-    result
+    call_by(
+        s,
+        &mut caller_as(name),
+        json,
+        goalkeeper::todo::Actor::Agent,
+    )
 }
 
 /// An export read back by an import hands nobody's task to anyone: w1
@@ -116,8 +127,10 @@ fn an_exported_list_imported_keeps_each_holder_and_claim() {
         "{markdown}"
     );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
-    s.todo_import(&session(), imported, "TODO.md", NOW + 1)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW + 1)
+    })
+    .unwrap();
     assert_eq!(json_of(&list(&mut s)), json_of(&before));
     let main = as_agent(&mut s, None, r#"{"op":"done","task":"a"}"#);
     assert!(main.is_error, "{}", main.text());
@@ -142,12 +155,16 @@ fn a_persons_import_where_agents_work_promotes_nothing() {
         name: "P".into(),
         tasks: vec![task("x", Status::Pending), task("y", Status::Pending)],
     }]);
-    s.todo_import(&session(), plain.clone(), "TODO.md", NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(plain.clone(), "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     assert_eq!(tasks(&mut s), "P: [ ] x, [ ] y");
     let mut fresh = store();
     fresh
-        .todo_import(&session(), plain, "TODO.md", NOW)
+        .write(&session(), |tx| {
+            tx.todo_import(plain, "TODO.md", &Caller::default(), NOW)
+        })
         .unwrap();
     assert_eq!(tasks(&mut fresh), "P: [/] x, [ ] y");
 }
@@ -159,16 +176,18 @@ fn an_imported_claim_lasts_the_lease_from_its_time() {
     let mut s = store();
     let markdown = "# P\n- [/] a <!-- held-by: w9 since 2025-11-29T18:40:00Z -->\n- [ ] b\n";
     let imported = goalkeeper::todo::from_markdown(markdown).unwrap();
-    s.todo_import(&session(), imported, "TODO.md", NOW + 60_000)
-        .unwrap();
-    let agent = goalkeeper::AgentName::parse("w2").unwrap().unwrap();
-    s.act_as(Some(agent), 600);
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW + 60_000)
+    })
+    .unwrap();
+    let mut w2 = caller_as(Some("w2"));
     let start = r#"{"op":"start","task":"a"}"#;
     let early = s
         .todo(
             &session(),
             goalkeeper::todo::Call::Json(start),
             goalkeeper::todo::Actor::Agent,
+            &mut w2,
             NOW + 599_000,
         )
         .unwrap();
@@ -184,6 +203,7 @@ fn an_imported_claim_lasts_the_lease_from_its_time() {
             &session(),
             goalkeeper::todo::Call::Json(start),
             goalkeeper::todo::Actor::Agent,
+            &mut w2,
             NOW + 600_000,
         )
         .unwrap();
@@ -203,7 +223,10 @@ fn an_after_link_survives_export_and_import() {
         "{markdown}"
     );
     let imported = goalkeeper::todo::from_markdown(&markdown).unwrap();
-    s.todo_import(&session(), imported, "TODO.md", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(imported, "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     agent(&mut s, r#"{"op":"done","task":"a"}"#);
     assert_eq!(tasks(&mut s), "Tasks: [x] a, [/] b");
 }
@@ -219,7 +242,11 @@ fn an_after_naming_no_task_is_refused_and_changes_nothing() {
         name: "P".into(),
         tasks: vec![waits],
     }]);
-    let err = s.todo_import(&session(), bad, "TODO.md", NOW).unwrap_err();
+    let err = s
+        .write(&session(), |tx| {
+            tx.todo_import(bad, "TODO.md", &Caller::default(), NOW)
+        })
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
     assert_eq!(
         err.to_string(),

@@ -1,8 +1,9 @@
-//! A store that keeps its lists (`Store::keep_lists`, the MCP server's)
+//! A caller that keeps its lists (`Caller::keep_lists`, the MCP server's)
 //! answers exactly as one that reads every list back: whatever another
 //! connection or another method of the same store wrote in between, the
 //! next call sees it.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Call, Phase, Task, TodoList};
 use goalkeeper::{SessionId, Store};
@@ -10,17 +11,32 @@ use goalkeeper::{SessionId, Store};
 use super::sid;
 use crate::common::*;
 
-fn kept(db: &std::path::Path) -> Store {
-    let mut store = Store::open(db).unwrap();
-    store.keep_lists();
-    store
+/// A connection and a caller that keeps its lists, as an MCP server has.
+struct Server {
+    store: Store,
+    caller: Caller,
+}
+
+fn kept(db: &std::path::Path) -> Server {
+    let mut caller = Caller::default();
+    caller.keep_lists();
+    Server {
+        store: Store::open(db).unwrap(),
+        caller,
+    }
 }
 
 /// One call, checked against the list a fresh store reads.
-fn call(store: &mut Store, db: &std::path::Path, s: &SessionId, json: &str) -> TodoList {
-    let result = store.todo(s, Call::Json(json), Agent, NOW).unwrap();
+fn call(server: &mut Server, db: &std::path::Path, s: &SessionId, json: &str) -> TodoList {
+    let result = server
+        .store
+        .todo(s, Call::Json(json), Agent, &mut server.caller, NOW)
+        .unwrap();
     assert!(!result.is_error, "{json}: {}", result.text());
-    let (fresh, version) = Store::open(db).unwrap().todo_list(s).unwrap();
+    let (fresh, version) = Store::open(db)
+        .unwrap()
+        .read(s, |tx| tx.todo_list())
+        .unwrap();
     assert_eq!(result.details.phases, fresh, "{json}");
     assert_eq!(result.details.version, version, "{json}");
     fresh
@@ -42,10 +58,22 @@ fn another_connections_writes_are_seen() {
     // Another process finishes `a` and removes `c`.
     let mut other = Store::open(&db).unwrap();
     other
-        .todo(&s, Call::Json(r#"{"op":"done","task":"a"}"#), User, NOW)
+        .todo(
+            &s,
+            Call::Json(r#"{"op":"done","task":"a"}"#),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
         .unwrap();
     other
-        .todo(&s, Call::Json(r#"{"op":"rm","task":"c"}"#), User, NOW)
+        .todo(
+            &s,
+            Call::Json(r#"{"op":"rm","task":"c"}"#),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
         .unwrap();
     drop(other);
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
@@ -54,17 +82,25 @@ fn another_connections_writes_are_seen() {
     assert_eq!(show(&list), "Tasks: [x] a, [x] b");
     // Removed and written again elsewhere up to the same version: the
     // version alone cannot tell the lists apart.
-    let (_, version) = server.todo_list(&s).unwrap();
+    let (_, version) = server.store.read(&s, |tx| tx.todo_list()).unwrap();
     let mut other = Store::open(&db).unwrap();
-    other.remove_session(&s).unwrap();
+    other.admin().remove_session(&s).unwrap();
     other
-        .todo(&s, Call::Json(r#"{"op":"init","items":["z"]}"#), User, NOW)
+        .todo(
+            &s,
+            Call::Json(r#"{"op":"init","items":["z"]}"#),
+            User,
+            &mut Caller::default(),
+            NOW,
+        )
         .unwrap();
     for i in 2..=version {
         let append = format!(r#"{{"op":"append","phase":"Tasks","items":["z{i}"]}}"#);
-        other.todo(&s, Call::Json(&append), User, NOW).unwrap();
+        other
+            .todo(&s, Call::Json(&append), User, &mut Caller::default(), NOW)
+            .unwrap();
     }
-    assert_eq!(other.todo_list(&s).unwrap().1, version);
+    assert_eq!(other.read(&s, |tx| tx.todo_list()).unwrap().1, version);
     drop(other);
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(list.phases[0].tasks[0].content, "z");
@@ -78,26 +114,41 @@ fn the_same_stores_other_writes_are_seen() {
     let mut server = kept(&db);
     call(&mut server, &db, &s, r#"{"op":"init","items":["a","b"]}"#);
     call(&mut server, &db, &s, r#"{"op":"done","task":"a"}"#);
-    server.todo_undo(&s, NOW).unwrap();
+    server.store.write(&s, |tx| tx.todo_undo(NOW)).unwrap();
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(show(&list), "Tasks: [/] a, [ ] b");
     // Removed and written again by this store, not by a todo call, up to
     // the version the kept list had: the version alone cannot tell.
-    let (_, version) = server.todo_list(&s).unwrap();
-    server.remove_session(&s).unwrap();
+    let (_, version) = server.store.read(&s, |tx| tx.todo_list()).unwrap();
+    server.store.admin().remove_session(&s).unwrap();
     let other = TodoList::new(vec![Phase {
         name: "Other".into(),
         tasks: vec![Task::pending("x")],
     }]);
     for _ in 0..version {
-        server.todo_import(&s, other.clone(), "test", NOW).unwrap();
+        server
+            .store
+            .write(&s, |tx| {
+                tx.todo_import(other.clone(), "test", &Caller::default(), NOW)
+            })
+            .unwrap();
     }
-    assert_eq!(server.todo_list(&s).unwrap().1, version);
+    assert_eq!(
+        server.store.read(&s, |tx| tx.todo_list()).unwrap().1,
+        version
+    );
     let list = call(&mut server, &db, &s, r#"{"op":"view"}"#);
     assert_eq!(show(&list), "Other: [/] x");
     // A rejected call leaves the list; the next one still sees it.
     let rejected = server
-        .todo(&s, Call::Json(r#"{"op":"done","task":"nope"}"#), Agent, NOW)
+        .store
+        .todo(
+            &s,
+            Call::Json(r#"{"op":"done","task":"nope"}"#),
+            Agent,
+            &mut server.caller,
+            NOW,
+        )
         .unwrap();
     assert!(rejected.is_error);
     let list = call(
@@ -137,9 +188,10 @@ fn calls_answered_without_the_list_keep_it_right() {
     let items: Vec<String> = (0..120).map(task).collect();
     let init = serde_json::json!({"op": "init", "items": items}).to_string();
     call(&mut server, &db, &s, &init);
-    let answer = |server: &mut Store, json: String| {
+    let answer = |server: &mut Server, json: String| {
         let answer = server
-            .todo_answer(&s, Call::Json(&json), Agent, NOW)
+            .store
+            .todo_answer(&s, Call::Json(&json), Agent, &mut server.caller, NOW)
             .unwrap();
         assert!(!answer.is_error, "{json}: {}", answer.text);
         answer
@@ -159,7 +211,9 @@ fn calls_answered_without_the_list_keep_it_right() {
     // Another process starts task 9.
     let mut other = Store::open(&db).unwrap();
     let start = format!(r#"{{"op":"start","task":"{}"}}"#, task(9));
-    other.todo(&s, Call::Json(&start), User, NOW).unwrap();
+    other
+        .todo(&s, Call::Json(&start), User, &mut Caller::default(), NOW)
+        .unwrap();
     drop(other);
     answer(
         &mut server,

@@ -3,6 +3,7 @@
 //! clock runs fast, and a lease once granted never shrinks, whatever the
 //! holder's next call says about its lease or its clock.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::Agent;
 use goalkeeper::todo::Call;
 use goalkeeper::{AgentName, Store};
@@ -13,8 +14,11 @@ const MIN: i64 = 60_000;
 
 /// One call of `name` with a lease of `lease_secs`, on its clock `at`.
 fn call_as(s: &mut Store, name: &str, lease_secs: u64, at: i64, json: &str) -> (String, bool) {
-    s.act_as(Some(AgentName::parse(name).unwrap().unwrap()), lease_secs);
-    let result = s.todo(&session(), Call::Json(json), Agent, at).unwrap();
+    let mut caller = Caller::default();
+    caller.act_as(Some(AgentName::parse(name).unwrap().unwrap()), lease_secs);
+    let result = s
+        .todo(&session(), Call::Json(json), Agent, &mut caller, at)
+        .unwrap();
     (result.text().to_owned(), result.is_error)
 }
 
@@ -31,12 +35,12 @@ fn refused(s: &mut Store, name: &str, lease_secs: u64, at: i64) -> String {
 fn held_by_w1(at: i64) -> Store {
     let mut s = store();
     user(&mut s, r#"{"op":"init","items":["a","b"]}"#);
-    s.act_as(None, 600);
     let release = goalkeeper::todo::Op::Release(goalkeeper::todo::Release::Agent("main".into()));
     s.todo(
         &session(),
         Call::Op(&release),
         goalkeeper::todo::Actor::User,
+        &mut Caller::default(),
         at,
     )
     .unwrap();

@@ -1,6 +1,7 @@
 //! Versions count successful mutations; the event log records them and
 //! every failed agent call; the pending todo error follows the agent.
 
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::TodoList;
 use serde_json::json;
@@ -37,10 +38,12 @@ fn the_version_counts_successful_mutations_only() {
 #[test]
 fn undo_and_import_are_versions_too() {
     let mut s = planned();
-    s.todo_import(&session(), TodoList::default(), "TODO.md", NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(TodoList::default(), "TODO.md", &Caller::default(), NOW)
+    })
+    .unwrap();
     assert_eq!(version(&mut s), 2);
-    let undone = s.todo_undo(&session(), NOW).unwrap();
+    let undone = s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
     assert_eq!(undone.details.version, 3);
     assert_eq!(version(&mut s), 3);
 }
@@ -97,7 +100,9 @@ fn a_rejected_agent_call_is_logged_and_left_pending() {
     assert_eq!(last.error.as_deref(), Some(message));
     assert_eq!(last.version, None);
     assert_eq!(
-        s.pending_todo_error(&session()).unwrap().as_deref(),
+        s.read(&session(), |tx| tx.pending_todo_error())
+            .unwrap()
+            .as_deref(),
         Some(message)
     );
 }
@@ -137,22 +142,24 @@ fn the_next_successful_agent_call_clears_the_pending_error() {
     call(&mut s, r#"{"op":"start"}"#, Agent);
     call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
     assert_eq!(
-        s.pending_todo_error(&session()).unwrap().as_deref(),
+        s.read(&session(), |tx| tx.pending_todo_error())
+            .unwrap()
+            .as_deref(),
         Some("task \"x\" not found; tasks are matched by their exact content (see `view`)"),
         "the latest failure is the one pending"
     );
     // A read is not a fix: view writes nothing, so the error stays pending.
     agent(&mut s, r#"{"op":"view"}"#);
-    assert!(s.pending_todo_error(&session()).unwrap().is_some());
+    assert!(
+        s.read(&session(), |tx| tx.pending_todo_error())
+            .unwrap()
+            .is_some()
+    );
     agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
-}
-
-/// Makes `s`'s agent calls those of the named agent `name` (`None`: the
-/// session's own agent).
-fn act_as(s: &mut goalkeeper::Store, name: Option<&str>) {
-    let agent = name.map(|n| goalkeeper::AgentName::parse(n).unwrap().unwrap());
-    s.act_as(agent, 600);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
 }
 
 /// Another agent's refused call is its own: the log names it, the main
@@ -161,18 +168,21 @@ fn act_as(s: &mut goalkeeper::Store, name: Option<&str>) {
 #[test]
 fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     let mut s = planned();
-    act_as(&mut s, Some("w2"));
-    agent(&mut s, r#"{"op":"start","task":"Run tests"}"#);
-    act_as(&mut s, Some("w3"));
+    let mut caller = caller_as(Some("w2"));
+    agent_by(&mut s, &mut caller, r#"{"op":"start","task":"Run tests"}"#);
+    caller = caller_as(Some("w3"));
     let refused = r#"{"op":"done","task":"Run tests"}"#;
     let before = (json_of(&list(&mut s)), version(&mut s));
-    let result = call(&mut s, refused, Agent);
+    let result = call_by(&mut s, &mut caller, refused, Agent);
     assert!(result.is_error);
     assert_eq!((json_of(&list(&mut s)), version(&mut s)), before);
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
     // It is w3's, for a host that gives w3 a prompt of its own.
     let w3_mark = "todo-error.agent:w3";
-    assert!(s.session_mark(&session(), w3_mark).unwrap().is_some());
+    assert!(s.read(&session(), |tx| tx.mark(w3_mark)).unwrap().is_some());
     let last = log(&mut s).pop().unwrap();
     assert_eq!(
         (last.ok, last.agent.as_deref(), last.op.as_deref()),
@@ -186,15 +196,16 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     );
     // The main agent's own refusal is its reminder, and stays pending
     // through another agent's success and no-op.
-    act_as(&mut s, None);
-    call(&mut s, r#"{"op":"start","task":"x"}"#, Agent);
-    act_as(&mut s, Some("w3"));
-    agent(
+    caller = caller_as(None);
+    call_by(&mut s, &mut caller, r#"{"op":"start","task":"x"}"#, Agent);
+    caller = caller_as(Some("w3"));
+    agent_by(
         &mut s,
+        &mut caller,
         r#"{"op":"append","phase":"Verification","items":["Lint"]}"#,
     );
     assert_eq!(
-        s.session_mark(&session(), w3_mark).unwrap(),
+        s.read(&session(), |tx| tx.mark(w3_mark)).unwrap(),
         None,
         "w3's own is settled"
     );
@@ -203,32 +214,48 @@ fn a_refused_call_is_logged_as_its_agents_and_reminds_only_the_main_agent() {
     assert_eq!((last.ok, last.agent.as_deref()), (true, Some("w3")));
     // The append gave w3 the next free task; starting it again is a no-op.
     let unchanged = version(&mut s);
-    agent(&mut s, r#"{"op":"start","task":"Add edge cases"}"#);
+    agent_by(
+        &mut s,
+        &mut caller,
+        r#"{"op":"start","task":"Add edge cases"}"#,
+    );
     assert_eq!(version(&mut s), unchanged);
     assert_eq!(
-        s.pending_todo_error(&session()).unwrap().as_deref(),
+        s.read(&session(), |tx| tx.pending_todo_error())
+            .unwrap()
+            .as_deref(),
         Some("task \"x\" not found; tasks are matched by their exact content (see `view`)")
     );
-    act_as(&mut s, None);
-    agent(&mut s, r#"{"op":"view"}"#);
-    agent(&mut s, r#"{"op":"start","task":"Build core"}"#);
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    caller = caller_as(None);
+    agent_by(&mut s, &mut caller, r#"{"op":"view"}"#);
+    agent_by(&mut s, &mut caller, r#"{"op":"start","task":"Build core"}"#);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
 }
 
 /// A named agent's refused goal call is logged as its own too.
 #[test]
 fn a_refused_goal_call_names_its_agent() {
     let mut s = planned();
-    act_as(&mut s, Some("w2"));
+    let mut caller = caller_as(Some("w2"));
     let refused = goalkeeper::store::GoalCall::Json(r#"{"op":"complete"}"#);
-    let result = s.goal(&session(), refused, Agent, NOW).unwrap();
+    let result = s
+        .write(&session(), |tx| {
+            tx.goal_call(refused, Agent, &mut caller, NOW)
+        })
+        .unwrap();
     assert!(result.is_error);
     let last = log(&mut s).pop().unwrap();
     assert_eq!(
         (last.ok, last.agent.as_deref(), last.op.as_deref()),
         (false, Some("w2"), Some("complete"))
     );
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
 }
 
 #[test]
@@ -240,17 +267,20 @@ fn a_rejected_user_call_logs_nothing_and_leaves_nothing_pending() {
         assert!(result.is_error, "{body}");
     }
     assert_eq!(log(&mut s), before);
-    assert_eq!(s.pending_todo_error(&session()).unwrap(), None);
+    assert_eq!(
+        s.read(&session(), |tx| tx.pending_todo_error()).unwrap(),
+        None
+    );
 }
 
 #[test]
 fn a_rejected_user_call_does_not_create_a_session() {
     let mut s = store();
     call(&mut s, r#"{"op":"done","task":"x"}"#, User);
-    assert!(s.sessions().unwrap().is_empty());
+    assert!(s.admin().sessions().unwrap().is_empty());
     // An agent's failure is remembered, so its session exists.
     call(&mut s, r#"{"op":"done","task":"x"}"#, Agent);
-    let sessions = s.sessions().unwrap();
+    let sessions = s.admin().sessions().unwrap();
     assert_eq!(sessions.len(), 1);
     assert_eq!(sessions[0].todo_version, 0);
     assert_eq!(sessions[0].events, 1);
@@ -262,7 +292,7 @@ fn the_log_limit_keeps_the_latest_events_oldest_first() {
     agent(&mut s, r#"{"op":"init","items":["a","b","c"]}"#);
     agent(&mut s, r#"{"op":"done","task":"a"}"#);
     agent(&mut s, r#"{"op":"done","task":"b"}"#);
-    let last_two = s.event_log(&session(), 2).unwrap();
+    let last_two = s.read(&session(), |tx| tx.event_log(2)).unwrap();
     let versions: Vec<_> = last_two.iter().map(|e| e.version).collect();
     assert_eq!(versions, [Some(2), Some(3)]);
 }

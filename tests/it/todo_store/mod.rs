@@ -29,5 +29,5 @@ fn sid(id: &str) -> SessionId {
 
 /// The whole event log of the test session, oldest first.
 fn log(store: &mut Store) -> Vec<goalkeeper::store::Event> {
-    store.event_log(&session(), 1_000).unwrap()
+    store.read(&session(), |tx| tx.event_log(1_000)).unwrap()
 }

@@ -7,6 +7,7 @@ use goalkeeper::Store;
 use goalkeeper::goal::GoalOp;
 use goalkeeper::prompt::{Injector, Templates};
 use goalkeeper::settings::Settings;
+use goalkeeper::store::Caller;
 use goalkeeper::store::GoalCall;
 use goalkeeper::todo::{
     self, Actor, Call, ListPart, Listed, Op, Phase, Status, Task, TodoList, ViewPage,
@@ -63,16 +64,18 @@ fn views() -> Vec<ViewPage> {
 /// Every view of [`views`] and the status line's counts agree with the
 /// pure engine on the whole list.
 fn check(store: &mut Store, context: &str) {
-    let (list, version) = store.todo_list(&session()).unwrap();
+    let (list, version) = store.read(&session(), |tx| tx.todo_list()).unwrap();
     assert_eq!(
-        store.status(&session()).unwrap().1,
+        store.read(&session(), |tx| tx.status()).unwrap().1,
         list.counts(),
         "{context}"
     );
     for view in views() {
         let op = Op::View(view.clone());
         let expected = todo::run(list.clone(), Call::Op(&op), Actor::User).into_result(version);
-        let (text, is_error) = store.todo_view(&session(), &view, 0).unwrap();
+        let (text, is_error) = store
+            .read(&session(), |tx| tx.todo_view(&view, &Caller::default(), 0))
+            .unwrap();
         assert_eq!(text, expected.text(), "{context}: {view:?}");
         assert_eq!(is_error, expected.is_error, "{context}: {view:?}");
     }
@@ -81,21 +84,21 @@ fn check(store: &mut Store, context: &str) {
             Some(part) => Listed::Part(part),
             None => Listed::Whole(list.clone()),
         };
-        let listed = store.todo_listed(&session(), max).unwrap();
+        let listed = store.read(&session(), |tx| tx.todo_listed(max)).unwrap();
         assert_eq!(listed, expected, "{context}: max_tasks {max}");
     }
     // The goal-mode context the hooks and the MCP prompt render in their
     // transaction, as the injector renders it from the whole list.
     let injector = Injector::new(Templates::builtin(), Settings::default());
-    let goal = store.current_goal(&session()).unwrap();
+    let goal = store.read(&session(), |tx| tx.goal()).unwrap();
     let tools = ["todo".to_owned(), "goal".to_owned()];
     let expected = injector
         .goal_mode_context(goal.as_ref(), &list, &tools, NOW)
         .unwrap();
     assert_eq!(expected.is_ok(), goal.is_some(), "{context}");
     let message = store
-        .in_session(&session(), |tx| {
-            goalkeeper::turn::goal_mode_context(tx, &injector, &tools, NOW)
+        .write(&session(), |tx| {
+            goalkeeper::turn::goal_mode_context(tx, &Default::default(), &injector, &tools, NOW)
         })
         .unwrap();
     assert_eq!(
@@ -115,10 +118,15 @@ fn views_and_counts_follow_every_write() {
         budget: None,
         checks: Vec::new(),
     };
-    s.goal(&session(), GoalCall::Op(&set), Actor::User, NOW)
-        .unwrap();
+    s.write(&session(), |tx| {
+        tx.goal_call(GoalCall::Op(&set), Actor::User, &mut Caller::default(), NOW)
+    })
+    .unwrap();
     check(&mut s, "with a goal");
-    s.todo_import(&session(), long_list(), "test", NOW).unwrap();
+    s.write(&session(), |tx| {
+        tx.todo_import(long_list(), "test", &Caller::default(), NOW)
+    })
+    .unwrap();
     check(&mut s, "after an import");
     let calls = [
         json!({"op": "done", "task": name(1, 0)}),
@@ -131,25 +139,32 @@ fn views_and_counts_follow_every_write() {
     ];
     for call in &calls {
         let result = s
-            .todo(&session(), Call::Value(call), Actor::Agent, NOW)
+            .todo(
+                &session(),
+                Call::Value(call),
+                Actor::Agent,
+                &mut Caller::default(),
+                NOW,
+            )
             .unwrap();
         // Every call but the last changes the list.
         assert_eq!(result.is_error, call["task"] == "no such task", "{call}");
         check(&mut s, &format!("after {call}"));
     }
     for _ in 0..3 {
-        s.todo_undo(&session(), NOW).unwrap();
+        s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
         check(&mut s, "after an undo");
     }
     s.todo(
         &session(),
         Call::Value(&json!({"op": "init", "items": ["a", "b"]})),
         Actor::User,
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
     check(&mut s, "after an init");
-    s.todo_undo(&session(), NOW).unwrap();
+    s.write(&session(), |tx| tx.todo_undo(NOW)).unwrap();
     check(&mut s, "after undoing the init");
 }
 
@@ -195,17 +210,27 @@ fn the_task_in_progress_is_read_wherever_it_is() {
     let mut s = store();
     let total = statuses.iter().map(Vec::len).sum::<usize>();
     for place in 0..total {
-        s.todo_import(&session(), list(Some(place), |s| s), "test", NOW)
-            .unwrap();
-        let (stored, _) = s.todo_list(&session()).unwrap();
+        s.write(&session(), |tx| {
+            tx.todo_import(list(Some(place), |s| s), "test", &Caller::default(), NOW)
+        })
+        .unwrap();
+        let (stored, _) = s.read(&session(), |tx| tx.todo_list()).unwrap();
         let at = stored.in_progress().map(|(_, t)| t.content.clone());
         assert_eq!(at, Some(format!("task {place} of the list")));
         check(&mut s, &format!("task {place} in progress"));
     }
     // No task in progress: every open one blocked.
     let blocked = |s| if s == Pending { Blocked } else { s };
-    s.todo_import(&session(), list(None, blocked), "test", NOW)
-        .unwrap();
-    assert!(s.todo_list(&session()).unwrap().0.in_progress().is_none());
+    s.write(&session(), |tx| {
+        tx.todo_import(list(None, blocked), "test", &Caller::default(), NOW)
+    })
+    .unwrap();
+    assert!(
+        s.read(&session(), |tx| tx.todo_list())
+            .unwrap()
+            .0
+            .in_progress()
+            .is_none()
+    );
     check(&mut s, "every open task blocked");
 }

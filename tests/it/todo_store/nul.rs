@@ -4,6 +4,7 @@
 //! refused on the way in, with an error that names the field and does not
 //! echo it, and nothing changes; the log keeps the refused call legible.
 
+use goalkeeper::store::Caller;
 use goalkeeper::store::{CallFrom, GoalCall};
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Phase, Task, TodoList};
@@ -57,7 +58,7 @@ fn a_todo_call_with_a_nul_is_refused_and_changes_nothing() {
     assert_eq!(first.op.as_deref(), Some("done"));
     assert_eq!(first.error.as_deref(), Some(&*format!("`task` {REFUSAL}")));
     assert!(
-        s.pending_todo_error(&session())
+        s.read(&session(), |tx| tx.pending_todo_error())
             .unwrap()
             .is_some_and(|e| !e.contains('\0'))
     );
@@ -73,7 +74,11 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
         r#"{"op":"create","objective":"Ship\u0000it"}"#,
         r#"{"op":"create","objective":"Ship","x\u0000":1}"#,
     ] {
-        let result = s.goal(&me, GoalCall::Json(json), Agent, NOW).unwrap();
+        let result = s
+            .write(&me, |tx| {
+                tx.goal_call(GoalCall::Json(json), Agent, &mut Caller::default(), NOW)
+            })
+            .unwrap();
         assert!(result.is_error);
         assert!(result.text().contains(REFUSAL), "{}", result.text());
     }
@@ -82,10 +87,14 @@ fn a_goal_with_a_nul_is_refused_and_changes_nothing() {
         budget: None,
         checks: Vec::new(),
     };
-    let result = s.goal(&me, GoalCall::Op(&typed), User, NOW).unwrap();
+    let result = s
+        .write(&me, |tx| {
+            tx.goal_call(GoalCall::Op(&typed), User, &mut Caller::default(), NOW)
+        })
+        .unwrap();
     assert!(result.is_error);
     assert_eq!(result.text(), format!("Errors: the objective {REFUSAL}"));
-    assert_eq!(s.current_goal(&me).unwrap(), None);
+    assert_eq!(s.read(&me, |tx| tx.goal()).unwrap(), None);
     assert_eq!(
         goalkeeper::goal::objective("Ship\0it"),
         Err(format!("the objective {REFUSAL}"))
@@ -103,7 +112,9 @@ fn an_import_with_a_nul_is_refused_and_changes_nothing() {
         tasks: vec![Task::pending("a\0b")],
     }]);
     let err = s
-        .todo_import(&session(), list_with_nul, "TODO.md", NOW)
+        .write(&session(), |tx| {
+            tx.todo_import(list_with_nul, "TODO.md", &Caller::default(), NOW)
+        })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
     assert_eq!(
@@ -120,10 +131,10 @@ fn a_tool_use_id_with_a_nul_is_not_recorded() {
     let mut s = planned();
     let me = session();
     let w1 = AgentName::parse("w1").unwrap().unwrap();
-    let tx = s.begin(&me).unwrap();
-    assert!(!tx.record_tool_use("toolu_\0", &w1, NOW).unwrap());
-    tx.commit().unwrap();
-    s.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
+    let recorded = s.write(&me, |tx| tx.record_tool_use("toolu_\0", &w1, NOW));
+    assert!(!recorded.unwrap());
+    let mut caller = Caller::default();
+    caller.act_for_call(Some(CallFrom::ToolUse("toolu_\0".into())));
     let result = call(&mut s, r#"{"op":"done","task":"Build core"}"#, Agent);
     assert!(!result.is_error, "{}", result.text());
     let log = log(&mut s);

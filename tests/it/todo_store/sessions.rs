@@ -2,6 +2,7 @@
 
 use goalkeeper::ErrorKind;
 use goalkeeper::SessionId;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{Agent, User};
 use goalkeeper::todo::{Call, TodoList};
 
@@ -16,6 +17,7 @@ fn sessions_are_isolated() {
         &one,
         Call::Json(r#"{"op":"init","items":["a"]}"#),
         Agent,
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -23,28 +25,51 @@ fn sessions_are_isolated() {
         &two,
         Call::Json(r#"{"op":"init","items":["b","c"]}"#),
         User,
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
-    s.todo(&two, Call::Json(r#"{"op":"done","task":"b"}"#), User, NOW)
-        .unwrap();
-    s.todo(&one, Call::Json(r#"{"op":"done","task":"b"}"#), Agent, NOW)
-        .unwrap();
+    s.todo(
+        &two,
+        Call::Json(r#"{"op":"done","task":"b"}"#),
+        User,
+        &mut Caller::default(),
+        NOW,
+    )
+    .unwrap();
+    s.todo(
+        &one,
+        Call::Json(r#"{"op":"done","task":"b"}"#),
+        Agent,
+        &mut Caller::default(),
+        NOW,
+    )
+    .unwrap();
 
-    let (list_one, version_one) = s.todo_list(&one).unwrap();
-    let (list_two, version_two) = s.todo_list(&two).unwrap();
+    let (list_one, version_one) = s.read(&one, |tx| tx.todo_list()).unwrap();
+    let (list_two, version_two) = s.read(&two, |tx| tx.todo_list()).unwrap();
     assert_eq!(show(&list_one), "Tasks: [/] a");
     assert_eq!(show(&list_two), "Tasks: [x] b, [/] c");
     assert_eq!((version_one, version_two), (1, 2));
-    assert_eq!(s.event_log(&one, 100).unwrap().len(), 2);
-    assert_eq!(s.event_log(&two, 100).unwrap().len(), 2);
-    assert!(s.pending_todo_error(&one).unwrap().is_some());
-    assert_eq!(s.pending_todo_error(&two).unwrap(), None);
+    assert_eq!(s.read(&one, |tx| tx.event_log(100)).unwrap().len(), 2);
+    assert_eq!(s.read(&two, |tx| tx.event_log(100)).unwrap().len(), 2);
+    assert!(
+        s.read(&one, |tx| tx.pending_todo_error())
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(s.read(&two, |tx| tx.pending_todo_error()).unwrap(), None);
 
     // Undo in one session leaves the other alone.
-    s.todo_undo(&two, NOW).unwrap();
-    assert_eq!(show(&s.todo_list(&one).unwrap().0), "Tasks: [/] a");
-    assert_eq!(show(&s.todo_list(&two).unwrap().0), "Tasks: [/] b, [ ] c");
+    s.write(&two, |tx| tx.todo_undo(NOW)).unwrap();
+    assert_eq!(
+        show(&s.read(&one, |tx| tx.todo_list()).unwrap().0),
+        "Tasks: [/] a"
+    );
+    assert_eq!(
+        show(&s.read(&two, |tx| tx.todo_list()).unwrap().0),
+        "Tasks: [/] b, [ ] c"
+    );
 }
 
 #[test]
@@ -54,6 +79,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("early"),
         Call::Json(r#"{"op":"init","items":["a","b"]}"#),
         Agent,
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
@@ -61,6 +87,7 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"init","items":["c"]}"#),
         Agent,
+        &mut Caller::default(),
         NOW + 10,
     )
     .unwrap();
@@ -68,10 +95,11 @@ fn sessions_lists_each_session_with_its_counts() {
         &sid("late"),
         Call::Json(r#"{"op":"done","task":"c"}"#),
         Agent,
+        &mut Caller::default(),
         NOW + 20,
     )
     .unwrap();
-    let sessions = s.sessions().unwrap();
+    let sessions = s.admin().sessions().unwrap();
     let summary: Vec<_> = sessions
         .iter()
         .map(|i| {
@@ -93,8 +121,14 @@ fn sessions_lists_each_session_with_its_counts() {
             ("early", NOW, NOW, 1, 2, 0, 1)
         ]
     );
-    assert_eq!(s.session(&sid("early")).unwrap().unwrap().events, 1);
-    assert_eq!(s.session(&sid("nobody")).unwrap(), None);
+    assert_eq!(
+        s.read(&sid("early"), |tx| tx.info())
+            .unwrap()
+            .unwrap()
+            .events,
+        1
+    );
+    assert_eq!(s.read(&sid("nobody"), |tx| tx.info()).unwrap(), None);
 }
 
 #[test]
@@ -105,17 +139,27 @@ fn remove_session_deletes_its_list_and_log_only() {
         &other,
         Call::Json(r#"{"op":"init","items":["x"]}"#),
         Agent,
+        &mut Caller::default(),
         NOW,
     )
     .unwrap();
-    s.remove_session(&session()).unwrap();
-    assert_eq!(s.todo_list(&session()).unwrap(), (TodoList::default(), 0));
+    s.admin().remove_session(&session()).unwrap();
+    assert_eq!(
+        s.read(&session(), |tx| tx.todo_list()).unwrap(),
+        (TodoList::default(), 0)
+    );
     assert!(log(&mut s).is_empty());
-    assert_eq!(s.todo_list(&other).unwrap().1, 1);
-    let ids: Vec<_> = s.sessions().unwrap().into_iter().map(|i| i.id).collect();
+    assert_eq!(s.read(&other, |tx| tx.todo_list()).unwrap().1, 1);
+    let ids: Vec<_> = s
+        .admin()
+        .sessions()
+        .unwrap()
+        .into_iter()
+        .map(|i| i.id)
+        .collect();
     assert_eq!(ids, ["other"]);
 
-    let err = s.remove_session(&session()).unwrap_err();
+    let err = s.admin().remove_session(&session()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
     assert_eq!(err.to_string(), "session s not found");
 

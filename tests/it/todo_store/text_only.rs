@@ -5,6 +5,7 @@
 //! those of `Store::todo` given the same calls.
 
 use goalkeeper::Store;
+use goalkeeper::store::Caller;
 use goalkeeper::todo::Actor::{self, Agent, User};
 use goalkeeper::todo::{Call, Phase, Status, Task, TodoList};
 use serde_json::{Value, json};
@@ -55,9 +56,14 @@ fn twin(end: char) -> String {
 /// What a user or a model can see of the session.
 fn seen(store: &mut Store) -> impl PartialEq + std::fmt::Debug {
     let s = session();
-    let (list, version) = store.todo_list(&s).unwrap();
-    let error = store.pending_todo_error(&s).unwrap();
-    (list, version, error, store.event_log(&s, 1_000).unwrap())
+    let (list, version) = store.read(&s, |tx| tx.todo_list()).unwrap();
+    let error = store.read(&s, |tx| tx.pending_todo_error()).unwrap();
+    (
+        list,
+        version,
+        error,
+        store.read(&s, |tx| tx.event_log(1_000)).unwrap(),
+    )
 }
 
 #[test]
@@ -65,8 +71,15 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     let s = session();
     let mut narrow = store();
     let mut wide = store();
-    narrow.todo_import(&s, long_list(), "test", NOW).unwrap();
-    wide.todo_import(&s, long_list(), "test", NOW).unwrap();
+    narrow
+        .write(&s, |tx| {
+            tx.todo_import(long_list(), "test", &Caller::default(), NOW)
+        })
+        .unwrap();
+    wide.write(&s, |tx| {
+        tx.todo_import(long_list(), "test", &Caller::default(), NOW)
+    })
+    .unwrap();
     let calls: Vec<(Value, Actor)> = vec![
         (json!({"op": "start", "task": task(100)}), Agent),
         (json!({"op": "done", "task": task(100)}), Agent),
@@ -100,18 +113,21 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
     for (i, (call, actor)) in calls.iter().enumerate() {
         let now = NOW + i as i64;
         let (text, is_error) = narrow
-            .todo_text(&s, Call::Value(call), *actor, now)
+            .todo_answer(&s, Call::Value(call), *actor, &mut Caller::default(), now)
+            .map(|a| (a.text, a.is_error))
             .unwrap();
-        let expected = wide.todo(&s, Call::Value(call), *actor, now).unwrap();
+        let expected = wide
+            .todo(&s, Call::Value(call), *actor, &mut Caller::default(), now)
+            .unwrap();
         assert_eq!(text, expected.text(), "{call}");
         assert_eq!(is_error, expected.is_error, "{call}");
         assert_eq!(seen(&mut narrow), seen(&mut wide), "{call}");
     }
     // The one rejected call (a task not named exactly) left its reminder
     // until the next agent call that worked.
-    let rejected = wide.event_log(&s, 1_000).unwrap();
+    let rejected = wide.read(&s, |tx| tx.event_log(1_000)).unwrap();
     assert_eq!(rejected.iter().filter(|e| !e.ok).count(), 1);
-    let (list, _) = narrow.todo_list(&s).unwrap();
+    let (list, _) = narrow.read(&s, |tx| tx.todo_list()).unwrap();
     let status = |end| {
         list.tasks()
             .find(|(_, t)| t.content == twin(end))
@@ -124,8 +140,12 @@ fn the_text_of_a_call_is_the_text_of_the_whole_call() {
         (Status::Completed, Status::Blocked)
     );
     for _ in 0..calls.len() {
-        let a = narrow.todo_undo(&s, NOW).map(|r| r.text().to_owned());
-        let b = wide.todo_undo(&s, NOW).map(|r| r.text().to_owned());
+        let a = narrow
+            .write(&s, |tx| tx.todo_undo(NOW))
+            .map(|r| r.text().to_owned());
+        let b = wide
+            .write(&s, |tx| tx.todo_undo(NOW))
+            .map(|r| r.text().to_owned());
         let (a, b) = (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
         assert_eq!(a, b);
         assert_eq!(seen(&mut narrow), seen(&mut wide));
