@@ -76,23 +76,8 @@ impl Store {
         record: &crate::verify::record::LineRecord,
         now_ms: i64,
     ) -> Result<bool> {
-        if record.session != session.as_str() {
-            return Err(crate::Error::Rejected(format!(
-                "the record is of session {}, not of this session {session}; it was not stored",
-                crate::sanitize::one_line(&record.session)
-            )));
-        }
         self.in_session_tx(session, |tx| {
-            let scope = match &record.task {
-                None => Scope::Goal,
-                Some(task) => Scope::Task(task.clone()),
-            };
-            let Some(evidence) = record.evidence(&commands(tx, session, &scope)?) else {
-                return Err(crate::Error::Rejected(
-                    "the record names no check the session has now; it was not stored".into(),
-                ));
-            };
-            record_in(tx, session, &evidence, "hook", now_ms)
+            record_from_hook_in(tx, session, record, now_ms)
         })
     }
 
@@ -130,6 +115,32 @@ impl Store {
     pub fn session_checks(&self, session: &SessionId, look: &Look) -> Result<SessionChecks> {
         self.in_read_tx(|tx| session_checks(tx, session, look))
     }
+}
+
+/// [`Store::record_from_hook`] on `tx`: the one rule for a hook's record,
+/// whether it runs in a transaction of its own or in a hook event's.
+pub(crate) fn record_from_hook_in(
+    tx: &Tx<'_>,
+    session: &SessionId,
+    record: &crate::verify::record::LineRecord,
+    now_ms: i64,
+) -> Result<bool> {
+    if record.session != session.as_str() {
+        return Err(crate::Error::Rejected(format!(
+            "the record is of session {}, not of this session {session}; it was not stored",
+            crate::sanitize::one_line(&record.session)
+        )));
+    }
+    let scope = match &record.task {
+        None => Scope::Goal,
+        Some(task) => Scope::Task(task.clone()),
+    };
+    let Some(evidence) = record.evidence(&commands(tx, session, &scope)?) else {
+        return Err(crate::Error::Rejected(
+            "the record names no check the session has now; it was not stored".into(),
+        ));
+    };
+    record_in(tx, session, &evidence, "hook", now_ms)
 }
 
 /// False when the session's list surely has no task check: it was never

@@ -180,6 +180,17 @@ impl SessionTx<'_> {
         super::checks::session_checks(&self.tx, &self.session, &self.look)
     }
 
+    /// Stores the run a host's hook found in its record of a shell call,
+    /// as [`Store::record_from_hook`] does, in this transaction (the hook
+    /// event's). Returns whether anything was written.
+    pub fn record_from_hook(
+        &self,
+        record: &crate::verify::record::LineRecord,
+        now_ms: i64,
+    ) -> Result<bool> {
+        super::checks::record_from_hook_in(&self.tx, &self.session, record, now_ms)
+    }
+
     /// The checks' part of the progress mark: what their latest runs were
     /// (empty without checks). Reads no file.
     pub(crate) fn checks_mark(&self) -> Result<String> {
