@@ -152,14 +152,16 @@ impl Host {
     /// the session it runs for, so that `goalkeeper verify` run there acts
     /// on that session without being told (DESIGN.md §13): Claude Code's
     /// Bash sets `CLAUDE_CODE_SESSION_ID` and Codex's `exec_command`
-    /// `CODEX_SESSION_ID`, the ids their hooks name. Gemini CLI and pi set
-    /// none; verify then takes the session the host last ran in the
-    /// directory.
+    /// `CODEX_SESSION_ID`, the ids their hooks name; in pi, goalkeeper's
+    /// extension sets `GOALKEEPER_PI_SESSION` in pi's environment as a
+    /// session starts, which its `bash` passes on. Gemini CLI sets none;
+    /// verify then takes the session the host last ran in the directory.
     pub const fn shell_session_variable(self) -> Option<&'static str> {
         match self {
             Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
             Host::Codex => Some("CODEX_SESSION_ID"),
-            Host::GeminiCli | Host::Pi => None,
+            Host::Pi => Some("GOALKEEPER_PI_SESSION"),
+            Host::GeminiCli => None,
         }
     }
 

@@ -27,6 +27,7 @@ pub mod install;
 pub mod mcp;
 pub mod package;
 pub mod pi;
+pub(crate) mod shell_record;
 pub mod statusline;
 pub mod usage_log;
 

@@ -15,7 +15,10 @@
 //! What goes in, for each entry in a fixed order: its path relative to the
 //! directory, its kind (file, symbolic link, other), whether a file is
 //! executable, and a SHA-256 of its content (of its target's path, for a
-//! link; links are never followed). Empty directories and `.git` do not.
+//! link; links are never followed). Empty directories and `.git` do not,
+//! nor do special files (devices, FIFOs, sockets): they hold none of the
+//! project's content, and a host's sandbox binds `/dev/null` over paths
+//! it hides, which the gate outside the sandbox does not see.
 //! A file that cannot be read goes in as unreadable, so the fingerprint
 //! still changes when it does.
 //!
@@ -160,9 +163,22 @@ impl Tree {
             if kind.is_dir() {
                 continue;
             }
+            let metadata = entry.metadata();
+            // A special file (device, FIFO, socket) is left out, judged by
+            // what the path is now rather than by how its directory lists
+            // it: a sandbox that binds `/dev/null` over a path it hides
+            // (Claude Code's, over its configuration files) lists it as
+            // the empty file it mounts on, and the gate outside sees no
+            // file there at all.
+            if let Ok(meta) = &metadata {
+                let now = meta.file_type();
+                if !now.is_file() && !now.is_symlink() && !now.is_dir() {
+                    continue;
+                }
+            }
             let path = entry.path();
             let relative = path.strip_prefix(&self.dir).unwrap_or(path);
-            let (tag, hash) = match entry.metadata() {
+            let (tag, hash) = match metadata {
                 Ok(meta) if kind.is_symlink() => ("l", link_hash(path, &meta)),
                 Ok(meta) if kind.is_file() => {
                     let key = FileKey::of(&meta);

@@ -191,3 +191,25 @@ fn the_cache_file_carries_hashes_to_the_next_process_and_is_only_read_when_told(
         2
     );
 }
+
+/// A FIFO, or a sandbox's `/dev/null` bound over a path it hides, is no
+/// part of the fingerprint.
+#[test]
+fn special_files_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a").unwrap();
+    let print = || {
+        Tree::new(dir.path())
+            .unwrap()
+            .fingerprint(CacheWrite::No)
+            .unwrap()
+            .fingerprint
+    };
+    let before = print();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(print(), before);
+}

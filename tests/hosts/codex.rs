@@ -908,3 +908,89 @@ fn an_allow_rule_runs_its_command_outside_the_sandbox() {
     let (_, _, list) = world.only_session();
     assert_eq!(list.counts().total, 1);
 }
+
+// Proving done.
+
+/// The first scenario's model with the script's fix of `state.txt` in
+/// `world`'s project, or the second's with its edit of `notes.txt`.
+fn proving_mock(
+    steps: Vec<Step>,
+    at: usize,
+    file: &'static str,
+    text: &'static str,
+) -> (
+    MockModel,
+    std::sync::Arc<std::sync::OnceLock<std::path::PathBuf>>,
+) {
+    let dir = std::sync::Arc::new(std::sync::OnceLock::<std::path::PathBuf>::new());
+    let in_script = std::sync::Arc::clone(&dir);
+    let mock = MockModel::scripted(
+        Api::Responses,
+        crate::proving::script_editing(steps, at, move || {
+            crate::proving::write(in_script.get().expect("the project"), file, text)();
+        }),
+    );
+    (mock, dir)
+}
+
+/// In Codex's default sandbox verify cannot write the database; its
+/// record reaches the store through goalkeeper's `PostToolUse` hook, read
+/// from the rollout file's record of the call. `complete` is refused with
+/// the check named until a passing run is stored. Nothing needs allowing:
+/// `codex exec` runs the command in its sandbox without asking.
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn sandboxed_verify_reaches_the_store_through_post_tool_use_and_opens_the_gate() {
+    use crate::proving::{self, VERIFY};
+    let steps =
+        proving::fix_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
+    let (mock, dir) = proving_mock(steps, 2, "state.txt", "ok\n");
+    let world = shell_world(&mock);
+    dir.set(world.project()).unwrap();
+    proving::set_goal(&world, &["--session-from", "codex"]);
+    run(&world, &["Ship it."]);
+
+    let bodies = proving::bodies(&mock.calls());
+    proving::assert_fix_then_complete(&bodies);
+    assert!(
+        bodies[2].contains("cannot be written from here"),
+        "{}",
+        bodies[2]
+    );
+    let (session, goal, _) = world.only_session();
+    assert_eq!(
+        proving::verify_runs(&world, session.as_str()),
+        [
+            ("hook".to_owned(), false, "agent".to_owned()),
+            ("hook".to_owned(), true, "agent".to_owned())
+        ]
+    );
+    assert_eq!(goal.expect("the goal").status.as_str(), "complete");
+}
+
+/// A file edited after a passing verify: `complete` is refused as stale
+/// until verify runs again.
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn an_edit_after_a_passing_verify_keeps_complete_refused_until_verify_runs_again() {
+    use crate::proving::{self, VERIFY};
+    let steps =
+        proving::stale_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
+    let (mock, dir) = proving_mock(steps, 1, "notes.txt", "edited\n");
+    let world = shell_world(&mock);
+    dir.set(world.project()).unwrap();
+    std::fs::write(world.project().join("state.txt"), "ok\n").unwrap();
+    proving::set_goal(&world, &["--session-from", "codex"]);
+    run(&world, &["Ship it."]);
+
+    proving::assert_stale_then_complete(&proving::bodies(&mock.calls()));
+    let (session, goal, _) = world.only_session();
+    assert_eq!(
+        proving::verify_runs(&world, session.as_str()),
+        [
+            ("hook".to_owned(), true, "agent".to_owned()),
+            ("hook".to_owned(), true, "agent".to_owned())
+        ]
+    );
+    assert_eq!(goal.expect("the goal").status.as_str(), "complete");
+}

@@ -352,3 +352,87 @@ fn without_a_policy_the_shell_tool_is_not_offered() {
     assert!(tools.contains("mcp_goalkeeper_todo"), "{tools}");
     assert!(!tools.contains("run_shell_command"), "{tools}");
 }
+
+// Proving done.
+
+/// The model with the script's edit of `file` in the project `dir` will
+/// hold, before step `at`.
+fn proving_mock(
+    steps: Vec<Step>,
+    at: usize,
+    file: &'static str,
+    text: &'static str,
+) -> (
+    MockModel,
+    std::sync::Arc<std::sync::OnceLock<std::path::PathBuf>>,
+) {
+    let dir = std::sync::Arc::new(std::sync::OnceLock::<std::path::PathBuf>::new());
+    let in_script = std::sync::Arc::clone(&dir);
+    let mock = MockModel::scripted(
+        Api::Gemini,
+        crate::proving::script_editing(steps, at, move || {
+            crate::proving::write(in_script.get().expect("the project"), file, text)();
+        }),
+    );
+    (mock, dir)
+}
+
+/// `complete` is refused with the check named until a passing run is
+/// stored: the model runs verify through `run_shell_command` (allowed by
+/// the README's policy), sees the failure, the files are fixed, verify
+/// passes, `complete` goes through. Unsandboxed, verify records its runs
+/// itself; the `AfterTool` hook finds each run stored already and adds
+/// none.
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn complete_waits_for_a_passing_verify_run_through_the_shell() {
+    use crate::proving::{self, VERIFY};
+    let steps =
+        proving::fix_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
+    let (mock, dir) = proving_mock(steps, 2, "state.txt", "ok\n");
+    let world = world_of(World::new().with_goalkeeper_on_path());
+    dir.set(world.project()).unwrap();
+    allow_shell(&world, VERIFY);
+    proving::set_goal(&world, &["--session-from", "gemini-cli"]);
+    run(&world, &mock, "Ship it.", &[]);
+
+    let bodies = proving::bodies(&mock.calls());
+    proving::assert_fix_then_complete(&bodies);
+    let (session, goal, _) = world.only_session();
+    assert_eq!(
+        proving::verify_runs(&world, session.as_str()),
+        [
+            ("verify".to_owned(), false, "agent".to_owned()),
+            ("verify".to_owned(), true, "agent".to_owned())
+        ]
+    );
+    assert_eq!(goal.expect("the goal").status.as_str(), "complete");
+}
+
+/// A file edited after a passing verify: `complete` is refused as stale
+/// until verify runs again.
+#[test]
+#[ignore = "needs Gemini CLI from npm: scripts/install-host.sh gemini-cli"]
+fn an_edit_after_a_passing_verify_keeps_complete_refused_until_verify_runs_again() {
+    use crate::proving::{self, VERIFY};
+    let steps =
+        proving::stale_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
+    let (mock, dir) = proving_mock(steps, 1, "notes.txt", "edited\n");
+    let world = world_of(World::new().with_goalkeeper_on_path());
+    dir.set(world.project()).unwrap();
+    std::fs::write(world.project().join("state.txt"), "ok\n").unwrap();
+    allow_shell(&world, VERIFY);
+    proving::set_goal(&world, &["--session-from", "gemini-cli"]);
+    run(&world, &mock, "Ship it.", &[]);
+
+    proving::assert_stale_then_complete(&proving::bodies(&mock.calls()));
+    let (session, goal, _) = world.only_session();
+    assert_eq!(
+        proving::verify_runs(&world, session.as_str()),
+        [
+            ("verify".to_owned(), true, "agent".to_owned()),
+            ("verify".to_owned(), true, "agent".to_owned())
+        ]
+    );
+    assert_eq!(goal.expect("the goal").status.as_str(), "complete");
+}

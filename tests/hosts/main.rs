@@ -16,6 +16,7 @@ mod gemini_cli;
 mod mock;
 mod packages;
 mod pi;
+mod proving;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,8 @@
 //!
 //! - `.claude/settings.json` gets the hooks (`SessionStart`,
 //!   `UserPromptSubmit`, `PreToolUse` on `Bash` for the guard and on the
-//!   two tools to tell a subagent's calls, `Stop`, `SubagentStop`,
+//!   two tools to tell a subagent's calls, `PostToolUse` and
+//!   `PostToolUseFailure` on `Bash` for a verify run's record, `Stop`, `SubagentStop`,
 //!   `PreCompact`, `SessionEnd`), each with a timeout, the
 //!   `statusLine`, `goalkeeper` in `enabledMcpjsonServers`, and the two
 //!   tools in `permissions.allow` (so neither `claude -p` nor the
@@ -44,11 +45,14 @@ use crate::integrations::install::{
 use crate::user_files::json::{Json, Object};
 
 /// The hook events goalkeeper handles; `PreToolUse` with its matcher
-/// ([`pre_tool_use_matcher`]).
-const HOOK_EVENTS: [&str; 7] = [
+/// ([`pre_tool_use_matcher`]), the two after a tool call on `Bash` alone
+/// (a verify run's record, DESIGN.md §13).
+const HOOK_EVENTS: [&str; 9] = [
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
     "Stop",
     "SubagentStop",
     "PreCompact",
@@ -66,7 +70,11 @@ fn pre_tool_use_matcher(wiring: Wiring) -> String {
 /// Each hook event with its matcher, when it has one.
 fn hook_events(wiring: Wiring) -> impl Iterator<Item = (&'static str, Option<String>)> {
     HOOK_EVENTS.into_iter().map(move |event| {
-        let matcher = (event == "PreToolUse").then(|| pre_tool_use_matcher(wiring));
+        let matcher = match event {
+            "PreToolUse" => Some(pre_tool_use_matcher(wiring)),
+            "PostToolUse" | "PostToolUseFailure" => Some("Bash".to_owned()),
+            _ => None,
+        };
         (event, matcher)
     })
 }

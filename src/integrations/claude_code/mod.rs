@@ -21,6 +21,11 @@
 //!   tools: records a subagent's call as that agent's, for the MCP
 //!   server's call to act as it ([`subagent`]); as a plugin, which cannot
 //!   allow its tools through settings, it also allows the call.
+//! - `PostToolUse` and `PostToolUseFailure` on `Bash` (Claude Code sends
+//!   the second for a nonzero exit, `error` starting `Exit code N`): a
+//!   plain `goalkeeper verify` call's record, from the output Claude Code
+//!   captured, is stored as evidence ([`shell_record`]), for a sandboxed
+//!   shell that could not write the database.
 //! - `Stop`: continues an active goal (`{"decision": "block"}`), delivers
 //!   the budget-limit wrap-up once, or reminds about open todos (no live
 //!   goal) up to `todo.reminders.max` times until the list changes. After
@@ -228,8 +233,50 @@ fn steps(
             Ok(None)
         }
         "PreCompact" => Ok(None),
+        "PostToolUse" | "PostToolUseFailure" => {
+            shell_call(hook)?;
+            Ok(None)
+        }
         _ => hook.unhandled(),
     }
+}
+
+/// After a `Bash` call: takes a verify run's record from what Claude Code
+/// captured of it (`tool_response.stdout` for an exit 0; for any other,
+/// the failure event's `error`: `Exit code N`, a line break, the output).
+fn shell_call(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let event = hook.event;
+    let json = &event.json;
+    if json.get("tool_name").and_then(Value::as_str) != Some("Bash") {
+        return Ok(());
+    }
+    let Some(command) = json.pointer("/tool_input/command").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let (output, exit) = if hook.event.name == "PostToolUse" {
+        let stdout = json
+            .pointer("/tool_response/stdout")
+            .and_then(Value::as_str);
+        (stdout.unwrap_or(""), Some(0))
+    } else {
+        let error = json.get("error").and_then(Value::as_str).unwrap_or("");
+        match error
+            .strip_prefix("Exit code ")
+            .and_then(|rest| rest.split_once('\n').or(Some((rest, ""))))
+            .and_then(|(code, output)| Some((output, code.trim().parse::<i32>().ok()?)))
+        {
+            Some((output, code)) => (output, Some(code)),
+            // Interrupted, or refused before it ran: no run to take.
+            None => return Ok(()),
+        }
+    };
+    let call = crate::verify::record::ShellCall {
+        command,
+        output,
+        exit,
+        call: None,
+    };
+    super::shell_record::take(hook, call)
 }
 
 /// The event is a subagent's (Claude Code names the agent): a subagent's

@@ -19,6 +19,14 @@
 //!   for continuations); after `spawn_agent` the subagent it started is
 //!   recorded, and after `wait_agent` or `close_agent` the tasks of the
 //!   recorded subagents that ended go back to pending;
+//! - `PostToolUse` of the shell tool (Codex names it `Bash` there): a plain
+//!   `goalkeeper verify` call's record is stored as evidence
+//!   ([`crate::integrations::shell_record`]), read from the rollout file's
+//!   record of that call (exit status, whole output, the shell's argv),
+//!   never from `tool_response`, which is only what the model was shown
+//!   (cut to a size the model picks, and only the last chunk of a long
+//!   run); Codex runs the shell in a sandbox where the database is
+//!   read-only, and its hooks outside it;
 //! - `PreToolUse` of the `goal` tool counts the usage so far, so the
 //!   response that completes the goal counts towards it;
 //! - `Stop` counts the rollout file's new usage (each `response_id` once),
@@ -150,12 +158,73 @@ fn pre_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
 fn post_tool_use(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     let tool = hook.event.str_field("tool_name").unwrap_or("");
     if !Host::Codex.model_tool_names().contains(&tool) {
+        if tool == SHELL_TOOL {
+            shell_call(hook)?;
+        }
         subagent::after_tool(hook)?;
         return Ok(None);
     }
     Ok(hook
         .context_if_changed()?
         .map(|text| additional_context("PostToolUse", &text)))
+}
+
+/// The shell tool as Codex names it in its hook events.
+const SHELL_TOOL: &str = "Bash";
+
+/// After a shell call: takes a verify run's record from the rollout
+/// file's `CommandExecution` item of the call (`id` = the event's
+/// `tool_use_id`), when its argv is a shell running exactly the command
+/// the event names.
+fn shell_call(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let event = hook.event;
+    let json = &event.json;
+    let (Some(command), Some(id), Some(path)) = (
+        json.pointer("/tool_input/command").and_then(Value::as_str),
+        json.get("tool_use_id").and_then(Value::as_str),
+        json.get("transcript_path").and_then(Value::as_str),
+    ) else {
+        return Ok(());
+    };
+    let probe = crate::verify::record::ShellCall {
+        command,
+        output: "",
+        exit: None,
+        call: None,
+    };
+    if !crate::integrations::shell_record::is_verify_call(probe) {
+        return Ok(());
+    }
+    let item = match rollout::command_execution(std::path::Path::new(path), id) {
+        Ok(Some(item)) => item,
+        Ok(None) => {
+            hook.notes.push(format!(
+                "the rollout file has no record of shell call {}; its verify record was not stored",
+                crate::sanitize::one_line(id)
+            ));
+            return Ok(());
+        }
+        Err(e) => {
+            hook.notes.push(format!(
+                "cannot read the rollout file ({e}); the verify record of this shell call was not stored"
+            ));
+            return Ok(());
+        }
+    };
+    if !item.runs(command) {
+        hook.notes.push(
+            "the rollout file's record of this shell call ran another command; its verify record was not stored"
+                .into(),
+        );
+        return Ok(());
+    }
+    let call = crate::verify::record::ShellCall {
+        command,
+        output: &item.output,
+        exit: item.exit,
+        call: Some(id),
+    };
+    crate::integrations::shell_record::take(hook, call)
 }
 
 fn stop(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {

@@ -31,15 +31,20 @@ const HOST: &str = Host::GeminiCli.as_str();
 
 /// The events the hooks handle, with the tool matcher where one applies:
 /// `BeforeTool` only for the `goal` tool, to count the usage before a call
-/// that may complete the goal.
-pub const HOOK_EVENTS: [(&str, Option<&str>); 6] = [
+/// that may complete the goal; `AfterTool` only for the shell tool, for a
+/// verify run's record.
+pub const HOOK_EVENTS: [(&str, Option<&str>); 7] = [
     ("SessionStart", None),
     ("BeforeAgent", None),
     ("BeforeModel", None),
     ("BeforeTool", Some(Host::GeminiCli.model_tool_names()[1])),
+    ("AfterTool", Some(SHELL_TOOL)),
     ("AfterAgent", None),
     ("SessionEnd", None),
 ];
+
+/// Gemini CLI's shell tool.
+pub const SHELL_TOOL: &str = "run_shell_command";
 
 /// How long Gemini CLI waits for one hook run, in milliseconds. The hooks
 /// bound their own database wait well below this.

@@ -19,6 +19,10 @@
 //!   runs): the runaway guard and the budget end a run.
 //! - `BeforeTool` (for the `goal` tool only) counts the usage so far, so
 //!   the response that completes the goal counts towards it.
+//! - `AfterTool` (for the shell tool only): a plain `goalkeeper verify`
+//!   call's record, from the output Gemini CLI captured, is stored as
+//!   evidence ([`crate::integrations::shell_record`]); the exit status is
+//!   the `Exit Code: N` line Gemini CLI adds for the model (none for 0).
 //! - `SessionEnd` counts the usage the last `AfterAgent` could not see.
 //!
 //! A hook never breaks the agent: malformed input, an unknown event, a
@@ -89,6 +93,10 @@ pub fn handle(
             "BeforeAgent" => before_agent(hook),
             "BeforeModel" => before_model(hook),
             "AfterAgent" => after_agent(hook),
+            "AfterTool" => {
+                shell_call(hook)?;
+                Ok(None)
+            }
             "BeforeTool" | "SessionEnd" => {
                 count_usage(hook)?;
                 Ok(None)
@@ -131,6 +139,53 @@ fn before_agent(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
 fn after_agent(hook: &mut Hook<'_, '_>) -> Result<Option<Value>> {
     count_usage(hook)?;
     Ok(hook_event::stop_decision(hook.stop()?, |_, text| text))
+}
+
+/// After a shell call: takes a verify run's record from what Gemini CLI
+/// captured of it. `returnDisplay` is the output as it came;
+/// `llmContent`, what the model got, adds the `Exit Code: N` line for a
+/// nonzero exit. A call moved to the background ran nothing yet.
+fn shell_call(hook: &mut Hook<'_, '_>) -> Result<()> {
+    let event = hook.event;
+    let json = &event.json;
+    if json.get("tool_name").and_then(Value::as_str) != Some(install::SHELL_TOOL)
+        || json
+            .pointer("/tool_input/is_background")
+            .and_then(Value::as_bool)
+            == Some(true)
+    {
+        return Ok(());
+    }
+    let Some(command) = json.pointer("/tool_input/command").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let output = json
+        .pointer("/tool_response/returnDisplay")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let exit = json
+        .pointer("/tool_response/llmContent")
+        .and_then(Value::as_str)
+        .map(exit_code);
+    let call = crate::verify::record::ShellCall {
+        command,
+        output,
+        exit,
+        call: None,
+    };
+    crate::integrations::shell_record::take(hook, call)
+}
+
+/// The exit status in the text Gemini CLI gives the model for a shell
+/// call: its last `Exit Code: N` line (verify's own output never starts a
+/// line so), else 0.
+fn exit_code(llm_content: &str) -> i32 {
+    llm_content
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix("Exit Code: "))
+        .and_then(|code| code.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Counts the chat file's new responses towards the goal.

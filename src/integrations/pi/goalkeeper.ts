@@ -48,6 +48,9 @@ function findGoalkeeper(command: string): string {
   }
 }
 
+/** The variable that names the session to a command run in pi's `bash`. */
+const SESSION_VARIABLE = "GOALKEEPER_PI_SESSION";
+
 /** One tool as goalkeeper describes it. */
 interface ToolSpec {
   name: string;
@@ -159,6 +162,9 @@ export default function goalkeeper(pi: ExtensionAPI): void {
   }
 
   pi.on("session_start", (_event, ctx) => {
+    // pi's `bash` runs commands in pi's environment: `goalkeeper verify`
+    // run there acts on this session and records its run itself.
+    process.env[SESSION_VARIABLE] = ctx.sessionManager.getSessionId();
     hook(ctx, "SessionStart");
   });
 

@@ -100,3 +100,15 @@ fn install_fills_in_the_command_and_the_tools_and_refuses_a_foreign_file() {
         1
     );
 }
+
+/// The extension sets the variable verify reads for pi's session.
+#[test]
+fn the_extension_names_the_session_to_bash_by_the_variable_verify_reads() {
+    let variable = crate::integrations::host_session::Host::Pi
+        .shell_session_variable()
+        .unwrap();
+    assert!(
+        super::install::EXTENSION.contains(&format!("const SESSION_VARIABLE = \"{variable}\";")),
+        "{variable}"
+    );
+}

@@ -22,3 +22,4 @@ mod todo_tools;
 mod tools;
 mod trust;
 mod usage;
+mod verify;
