@@ -911,28 +911,6 @@ fn an_allow_rule_runs_its_command_outside_the_sandbox() {
 
 // Proving done.
 
-/// The first scenario's model with the script's fix of `state.txt` in
-/// `world`'s project, or the second's with its edit of `notes.txt`.
-fn proving_mock(
-    steps: Vec<Step>,
-    at: usize,
-    file: &'static str,
-    text: &'static str,
-) -> (
-    MockModel,
-    std::sync::Arc<std::sync::OnceLock<std::path::PathBuf>>,
-) {
-    let dir = std::sync::Arc::new(std::sync::OnceLock::<std::path::PathBuf>::new());
-    let in_script = std::sync::Arc::clone(&dir);
-    let mock = MockModel::scripted(
-        Api::Responses,
-        crate::proving::script_editing(steps, at, move || {
-            crate::proving::write(in_script.get().expect("the project"), file, text)();
-        }),
-    );
-    (mock, dir)
-}
-
 /// In Codex's default sandbox verify cannot write the database; its
 /// record reaches the store through goalkeeper's `PostToolUse` hook, read
 /// from the rollout file's record of the call. `complete` is refused with
@@ -944,7 +922,7 @@ fn sandboxed_verify_reaches_the_store_through_post_tool_use_and_opens_the_gate()
     use crate::proving::{self, VERIFY};
     let steps =
         proving::fix_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 2, "state.txt", "ok\n");
+    let (mock, dir) = proving::mock(Api::Responses, steps, 2, "state.txt", "ok\n");
     let world = shell_world(&mock);
     dir.set(world.project()).unwrap();
     proving::set_goal(&world, &["--session-from", "codex"]);
@@ -976,7 +954,7 @@ fn an_edit_after_a_passing_verify_keeps_complete_refused_until_verify_runs_again
     use crate::proving::{self, VERIFY};
     let steps =
         proving::stale_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 1, "notes.txt", "edited\n");
+    let (mock, dir) = proving::mock(Api::Responses, steps, 1, "notes.txt", "edited\n");
     let world = shell_world(&mock);
     dir.set(world.project()).unwrap();
     std::fs::write(world.project().join("state.txt"), "ok\n").unwrap();

@@ -355,28 +355,6 @@ fn without_a_policy_the_shell_tool_is_not_offered() {
 
 // Proving done.
 
-/// The model with the script's edit of `file` in the project `dir` will
-/// hold, before step `at`.
-fn proving_mock(
-    steps: Vec<Step>,
-    at: usize,
-    file: &'static str,
-    text: &'static str,
-) -> (
-    MockModel,
-    std::sync::Arc<std::sync::OnceLock<std::path::PathBuf>>,
-) {
-    let dir = std::sync::Arc::new(std::sync::OnceLock::<std::path::PathBuf>::new());
-    let in_script = std::sync::Arc::clone(&dir);
-    let mock = MockModel::scripted(
-        Api::Gemini,
-        crate::proving::script_editing(steps, at, move || {
-            crate::proving::write(in_script.get().expect("the project"), file, text)();
-        }),
-    );
-    (mock, dir)
-}
-
 /// `complete` is refused with the check named until a passing run is
 /// stored: the model runs verify through `run_shell_command` (allowed by
 /// the README's policy), sees the failure, the files are fixed, verify
@@ -389,7 +367,7 @@ fn complete_waits_for_a_passing_verify_run_through_the_shell() {
     use crate::proving::{self, VERIFY};
     let steps =
         proving::fix_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 2, "state.txt", "ok\n");
+    let (mock, dir) = proving::mock(Api::Gemini, steps, 2, "state.txt", "ok\n");
     let world = world_of(World::new().with_goalkeeper_on_path());
     dir.set(world.project()).unwrap();
     allow_shell(&world, VERIFY);
@@ -417,7 +395,7 @@ fn an_edit_after_a_passing_verify_keeps_complete_refused_until_verify_runs_again
     use crate::proving::{self, VERIFY};
     let steps =
         proving::stale_then_complete(Step::tool(GOAL, json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 1, "notes.txt", "edited\n");
+    let (mock, dir) = proving::mock(Api::Gemini, steps, 1, "notes.txt", "edited\n");
     let world = world_of(World::new().with_goalkeeper_on_path());
     dir.set(world.project()).unwrap();
     std::fs::write(world.project().join("state.txt"), "ok\n").unwrap();

@@ -283,28 +283,6 @@ fn bash_writes_the_store_and_extensions_see_each_run() {
 
 // Proving done.
 
-/// The model with the script's edit of `file` in the project `dir` will
-/// hold, before step `at`.
-fn proving_mock(
-    steps: Vec<Step>,
-    at: usize,
-    file: &'static str,
-    text: &'static str,
-) -> (
-    MockModel,
-    std::sync::Arc<std::sync::OnceLock<std::path::PathBuf>>,
-) {
-    let dir = std::sync::Arc::new(std::sync::OnceLock::<std::path::PathBuf>::new());
-    let in_script = std::sync::Arc::clone(&dir);
-    let mock = MockModel::scripted(
-        Api::ChatCompletions,
-        crate::proving::script_editing(steps, at, move || {
-            crate::proving::write(in_script.get().expect("the project"), file, text)();
-        }),
-    );
-    (mock, dir)
-}
-
 /// `complete` is refused with the check named until a passing run is
 /// stored: the model runs verify through `bash` (pi runs every command),
 /// sees the failure, the files are fixed, verify passes, `complete` goes
@@ -316,7 +294,7 @@ fn complete_waits_for_a_passing_verify_run_through_bash() {
     use crate::proving::{self, VERIFY};
     let steps =
         proving::fix_then_complete(Step::tool("goal", json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 2, "state.txt", "ok\n");
+    let (mock, dir) = proving::mock(Api::ChatCompletions, steps, 2, "state.txt", "ok\n");
     let world = world_of(World::new().with_goalkeeper_on_path(), &mock);
     dir.set(world.project()).unwrap();
     proving::set_goal(&world, &["--session-from", "pi"]);
@@ -343,7 +321,7 @@ fn an_edit_after_a_passing_verify_keeps_complete_refused_until_verify_runs_again
     use crate::proving::{self, VERIFY};
     let steps =
         proving::stale_then_complete(Step::tool("goal", json!({"op": "complete"})), shell(VERIFY));
-    let (mock, dir) = proving_mock(steps, 1, "notes.txt", "edited\n");
+    let (mock, dir) = proving::mock(Api::ChatCompletions, steps, 1, "notes.txt", "edited\n");
     let world = world_of(World::new().with_goalkeeper_on_path(), &mock);
     dir.set(world.project()).unwrap();
     std::fs::write(world.project().join("state.txt"), "ok\n").unwrap();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::World;
-use crate::mock::{Request, Step};
+use crate::mock::{Api, MockModel, Request, Step};
 
 /// The goal's one check.
 pub const CHECK: &str = "grep -q ok state.txt";
@@ -185,4 +185,25 @@ pub fn assert_stale_then_complete(bodies: &[String]) {
     first_seen(bodies, 2, STALE);
     assert!(bodies[2].contains(REFUSED), "{}", bodies[2]);
     first_seen(bodies, 4, ACCEPTED);
+}
+
+/// The model speaking `api`, scripted by `steps`, with the script's edit
+/// of `file` (to `text`) in the project the returned cell will hold,
+/// before step `at`.
+pub fn mock(
+    api: Api,
+    steps: Vec<Step>,
+    at: usize,
+    file: &'static str,
+    text: &'static str,
+) -> (MockModel, std::sync::Arc<std::sync::OnceLock<PathBuf>>) {
+    let dir = std::sync::Arc::new(std::sync::OnceLock::<PathBuf>::new());
+    let in_script = std::sync::Arc::clone(&dir);
+    let mock = MockModel::scripted(
+        api,
+        script_editing(steps, at, move || {
+            write(in_script.get().expect("the project"), file, text)();
+        }),
+    );
+    (mock, dir)
 }
