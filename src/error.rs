@@ -154,6 +154,7 @@ impl Error {
     /// True when the database itself cannot be used: it is not
     /// goalkeeper's, it is not SQLite, it is damaged or read-only. Another
     /// database would do.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn database_unusable(&self) -> bool {
         use rusqlite::ErrorCode;
         match self {

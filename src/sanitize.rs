@@ -133,6 +133,7 @@ fn terminal_safe(text: &str) -> bool {
 
 /// True for the characters no terminal output may carry raw (the ones
 /// [`sanitize`] blanks); JSON output escapes them as `\uXXXX` instead.
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 pub(crate) fn unsafe_for_terminal(c: char) -> bool {
     is_unsafe(c)
 }

@@ -95,11 +95,13 @@ pub fn utc_datetime(ms: i64) -> String {
 
 /// `YYYYMMDDTHHMMSSZ` (ISO 8601 basic format) of a millisecond timestamp:
 /// sorts by time and is safe in a file name on every platform (no `:`).
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 pub fn utc_stamp(ms: i64) -> String {
     utc_datetime(ms).replace(['-', ':'], "")
 }
 
 /// Milliseconds since the epoch, from the system clock.
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 pub fn system_now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

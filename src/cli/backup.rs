@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::{Error, Store};
 use clap::Args;
 
-use super::{Context, Outcome};
+use super::context::{Context, Outcome};
 
 #[derive(Debug, Args)]
 pub(crate) struct BackupArgs {

@@ -24,10 +24,11 @@ use std::path::PathBuf;
 
 use crate::integrations::host_session::Host;
 
+use super::context::ActiveTools;
 use super::integrations::HookArgs;
 use super::prompt::ContextArgs;
 use super::todo::TodoCommand;
-use super::{ActiveTools, Cli, Command};
+use super::{Cli, Command};
 
 /// The global options, as they are given.
 #[derive(Default)]

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use crate::integrations::host_session::{self, Host, QueuedGoal};
 
-use super::{Command, Context, Outcome, print_json, print_result, read_stdin};
+use super::context::{Context, Outcome};
+use super::{Command, print_json, print_result, read_stdin};
 
 // `goal [COMMAND]`. (No doc comment: see `TargetArgs` in todo.rs.)
 #[derive(Debug, Args)]

@@ -12,7 +12,8 @@ use crate::integrations::{HookReply, install, package, statusline};
 use crate::{Error, SessionId};
 use serde_json::Value;
 
-use super::{Context, Outcome, print_json};
+use super::context::{Context, Outcome};
+use super::print_json;
 
 /// `goalkeeper hook HOST`.
 #[derive(Debug, clap::Args)]
@@ -129,7 +130,7 @@ fn read_input() -> Result<String, String> {
 /// Runs one hook event; `read` reads a goalkeeper command line for the
 /// Bash guard.
 pub(crate) fn hook(ctx: &Context, args: HookArgs, read: ReadLine) -> Result<Outcome, Error> {
-    let reply = super::within_hook_wait(|| hook_reply(ctx, args, read));
+    let reply = super::hook_wait::within_hook_wait(|| hook_reply(ctx, args, read));
     for note in &reply.notes {
         note!("{note}");
     }
@@ -159,7 +160,7 @@ fn hook_reply(ctx: &Context, args: HookArgs, read: ReadLine) -> HookReply {
                     now_ms: ctx.now_ms,
                     // A quarter of the hook's wait for the transcripts:
                     // the rest is counted by the next event.
-                    read_time: super::hook_wait() / 4,
+                    read_time: super::context::hook_wait() / 4,
                     var: &var,
                     read,
                 };
@@ -174,7 +175,7 @@ fn hook_reply(ctx: &Context, args: HookArgs, read: ReadLine) -> HookReply {
 }
 
 pub(crate) fn statusline(ctx: &Context) -> Result<Outcome, Error> {
-    let line = super::within_hook_wait(|| status_line(ctx));
+    let line = super::hook_wait::within_hook_wait(|| status_line(ctx));
     match line {
         Ok(Some(line)) => out!("{line}"),
         Ok(None) => {}

@@ -9,7 +9,7 @@ use crate::integrations::mcp::{McpServer, SessionSource, serve};
 use crate::{Error, SessionId};
 use clap::Args;
 
-use super::{Context, Outcome};
+use super::context::{Context, Outcome};
 
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {}
@@ -21,7 +21,9 @@ pub(crate) fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
     let mut server = McpServer::new(store, ctx.session.clone(), settings)?
         .with_caller(ctx.caller()?)
         // Per call, so timestamps move while the server runs.
-        .with_clock(|| Ok(super::now_ms().unwrap_or_else(|_| crate::time::system_now_ms())))
+        .with_clock(
+            || Ok(super::context::now_ms().unwrap_or_else(|_| crate::time::system_now_ms())),
+        )
         .with_log(|line| super::output::write_stderr_as("goalkeeper mcp", format_args!("{line}")));
     if let Some(host) = ctx.session_from {
         // A host may tell its MCP servers the session they serve.
@@ -31,7 +33,7 @@ pub(crate) fn run(ctx: &Context, _args: McpArgs) -> Result<Outcome, Error> {
             .and_then(|id| SessionId::parse(&id).ok());
         server = server.with_session_source(SessionSource {
             host,
-            dir: super::current_dir()?,
+            dir: super::context::current_dir()?,
             launched,
         });
     }

@@ -22,9 +22,11 @@ macro_rules! note {
 
 mod acting;
 mod backup;
+mod context;
 mod fast;
 mod goal;
 mod hint;
+mod hook_wait;
 mod integrations;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -44,12 +46,11 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::integrations::host_session::{self, Host, Wiring};
-use crate::prompt::Injector;
+use crate::integrations::host_session::{self, Host};
 use crate::settings::Settings;
-use crate::store::{Caller, Location};
-use crate::{AgentName, Error, ErrorKind, SessionId, Store};
+use crate::{AgentName, Error, ErrorKind, SessionId};
 use clap::{ArgMatches, Parser, Subcommand};
+use context::{Context, Outcome, current_dir, now_ms};
 use hint::Hinted;
 pub(crate) use output::note;
 use output::{print_json, print_result, read_stdin};
@@ -160,221 +161,6 @@ enum Command {
     Backup(backup::BackupArgs),
     /// Copy every session of the database (--db) into another, e.g. PostgreSQL
     Migrate(backup::MigrateArgs),
-}
-
-/// What a command hands back to `main`: how to exit.
-pub(crate) enum Outcome {
-    /// Exit 0.
-    Success,
-    /// Exit 1: the operation was understood and refused; its result was printed.
-    Rejected,
-}
-
-/// Everything a command needs besides its own arguments.
-#[derive(Clone)]
-pub(crate) struct Context {
-    /// `--db`, else `$GOALKEEPER_DB`; `None`: the default location.
-    db: Option<PathBuf>,
-    session: SessionId,
-    /// `--session-from HOST`, when given.
-    session_from: Option<Host>,
-    /// `--agent NAME` / `$GOALKEEPER_AGENT`; `None`: the session's own agent.
-    agent: Option<AgentName>,
-    /// What named an agent (`main` included), `--agent` or
-    /// `GOALKEEPER_AGENT`; `None` when nothing did.
-    agent_named_by: Option<&'static str>,
-    config: Option<PathBuf>,
-    sets: Vec<String>,
-    json: bool,
-    now_ms: i64,
-    /// A hook or the status line: connecting waits only within the hook's
-    /// own limit ([`hook_wait`]).
-    host_event: bool,
-    /// The command may create the database where there is none
-    /// ([`Command::may_create_database`]).
-    may_create: bool,
-}
-
-impl Context {
-    /// Opens the store: `--db`, else `$GOALKEEPER_DB`, else the platform
-    /// data directory. The process ends after the command, so closing the store is left
-    /// to the exit when it would write nothing.
-    fn store(&self) -> Result<Store, Error> {
-        let location = self.location()?;
-        let store = if self.may_create {
-            if self.db.is_none()
-                && let Location::Sqlite(path) = &location
-                && let Some(dir) = path.parent()
-            {
-                // The platform data directory, on a first run: the one
-                // directory goalkeeper creates for a database.
-                std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-                    what: format!("cannot create the data directory {}", dir.display()),
-                    source,
-                })?;
-            }
-            Store::open_location(&location)
-        } else {
-            Store::open_existing_location(&location).map_err(|e| match e {
-                // Before a first run there is no data directory either:
-                // the database is simply not there yet.
-                Error::NoDatabaseDir { .. } if self.db.is_none() => match location {
-                    Location::Sqlite(path) => Error::NoDatabase(path),
-                    #[cfg(feature = "postgres")]
-                    Location::Postgres(_) => e,
-                },
-                e => e,
-            })
-        };
-        store.map(Store::exits_with_process)
-    }
-
-    /// The command's caller: its checks judged on the files here, with the
-    /// hashes verify kept, and its agent calls `--agent`'s when given.
-    pub(crate) fn caller(&self) -> Result<Caller, Error> {
-        let mut caller = Caller::default();
-        caller.judge_in(None, verify::cache_dir());
-        if let Some(agent) = &self.agent {
-            let lease = self.settings()?.todo.claim.lease;
-            caller.act_as(Some(agent.clone()), lease);
-        }
-        Ok(caller)
-    }
-
-    /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the
-    /// password when the URL has none), else a SQLite file.
-    fn location(&self) -> Result<Location, Error> {
-        let path = match &self.db {
-            Some(path) => path.clone(),
-            None => default_db_path()?,
-        };
-        self.located(path)
-    }
-
-    /// A `--db`-style value as a location ([`location_of`]), a PostgreSQL
-    /// URL trying refused connections again as the settings say.
-    fn located(&self, path: PathBuf) -> Result<Location, Error> {
-        match location_of(path)? {
-            #[cfg(feature = "postgres")]
-            Location::Postgres(url) => {
-                let (retry, set_by) = self.connect_retry()?;
-                Ok(Location::Postgres(Box::new(
-                    url.retrying_for_as(retry, set_by),
-                )))
-            }
-            other => Ok(other),
-        }
-    }
-
-    /// How long a PostgreSQL connection the server turns away for now is
-    /// tried again: `postgres.connect.retry`, and for a hook or the status
-    /// line at most half their wait, so that a refused hook still ends in
-    /// time, with its note, inside the host's hook timeout.
-    #[cfg(feature = "postgres")]
-    fn connect_retry(&self) -> Result<(std::time::Duration, &'static str), Error> {
-        let seconds = self.settings()?.postgres.connect.retry;
-        let retry = std::time::Duration::from_secs(seconds);
-        let own = hook_wait() / 2;
-        Ok(if self.host_event && own < retry {
-            (own, "a hook's limit, half its wait")
-        } else if seconds == 0 {
-            (retry, "postgres.connect.retry = 0")
-        } else {
-            (retry, "postgres.connect.retry")
-        })
-    }
-
-    /// The settings: the file of `--config` / `$GOALKEEPER_CONFIG` / the
-    /// platform default, then each `--set`.
-    fn settings(&self) -> Result<Settings, Error> {
-        Settings::load(self.config.as_deref(), &self.sets)
-    }
-
-    /// The prompt injector for the settings (with `prompts.dir` overrides).
-    fn injector(&self) -> Result<Injector, Error> {
-        Injector::from_settings(self.settings()?)
-    }
-
-    /// The injector naming the tools as `host`, wired as `wiring`, shows
-    /// them to the model.
-    fn host_injector(&self, host: Host, wiring: Wiring) -> Result<Injector, Error> {
-        Ok(self.injector()?.with_tool_names(host.tool_names(wiring)))
-    }
-
-    /// The injector for `--active-tools`: when they are a host's names for
-    /// the tools (`mcp__goalkeeper__todo`), the prompts use those names.
-    fn injector_for(&self, active_tools: &[String]) -> Result<Injector, Error> {
-        match Host::naming_tools(active_tools) {
-            Some((host, wiring)) => self.host_injector(host, wiring),
-            None => self.injector(),
-        }
-    }
-}
-
-// `--active-tools a,b`: the tool names the agent can call right now. (No
-// doc comment: see `TargetArgs` in todo.rs.)
-#[derive(Debug, clap::Args)]
-struct ActiveTools {
-    /// The tools the agent can call now, comma-separated [default: every
-    /// tool]
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    active_tools: Option<Vec<String>>,
-}
-
-impl ActiveTools {
-    fn names(&self) -> Vec<String> {
-        let Some(names) = &self.active_tools else {
-            return crate::integrations::TOOL_NAMES.map(str::to_owned).to_vec();
-        };
-        names
-            .iter()
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-            .collect()
-    }
-}
-
-/// A `--db`-style value as a location: a `postgres://` URL (with
-/// `$PGPASSWORD` as the password when the URL has none), else a SQLite file.
-fn location_of(path: PathBuf) -> Result<Location, Error> {
-    match path.to_str() {
-        Some(text) => match Location::parse(text)? {
-            #[cfg(feature = "postgres")]
-            Location::Postgres(url) => Ok(Location::Postgres(Box::new(
-                url.with_password_fallback(std::env::var("PGPASSWORD").ok().as_deref()),
-            ))),
-            other => Ok(other),
-        },
-        None => Ok(Location::Sqlite(path)),
-    }
-}
-
-fn default_db_path() -> Result<PathBuf, Error> {
-    directories::ProjectDirs::from("", "", "goalkeeper")
-        .map(|dirs| dirs.data_dir().join("goalkeeper.db"))
-        .ok_or_else(|| {
-            Error::Usage(
-                "cannot find a home directory for the default database; pass --db PATH or set GOALKEEPER_DB".into(),
-            )
-        })
-}
-
-/// The clock: `$GOALKEEPER_NOW` (milliseconds since the epoch) when set,
-/// for reproducible output, else the system clock.
-fn now_ms() -> Result<i64, Error> {
-    let text = match std::env::var_os("GOALKEEPER_NOW") {
-        Some(value) => value.to_string_lossy().into_owned(),
-        None => return Ok(crate::time::system_now_ms()),
-    };
-    if text.trim().is_empty() {
-        return Ok(crate::time::system_now_ms());
-    }
-    text.trim().parse().map_err(|_| {
-        Error::Usage(format!(
-            "GOALKEEPER_NOW={} is not a number; give milliseconds since the epoch, or unset it",
-            crate::sanitize::quoted_excerpt(&text)
-        ))
-    })
 }
 
 /// Parses the arguments, runs the command and returns the exit status.
@@ -493,6 +279,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         sets: cli.sets,
         json: cli.json,
         now_ms,
+        #[cfg(feature = "postgres")]
         host_event: cli.command.never_fails_host(),
         may_create: cli.command.may_create_database(),
     };
@@ -574,68 +361,6 @@ fn follows_host_itself(command: &Command) -> bool {
         Command::Watch(_) => true,
         _ => false,
     }
-}
-
-/// The current directory, for `--session-from` and `install`.
-fn current_dir() -> Result<PathBuf, Error> {
-    std::env::current_dir().map_err(|source| Error::Io {
-        what: "cannot read the current directory".into(),
-        source,
-    })
-}
-
-/// The longest a hook or the status line works (reading its input, waiting
-/// for the database, answering) before it gives up, silently on stdout and
-/// with exit 0: well inside the 15 s the installers give a hook, whatever
-/// holds the database (SQLite alone may wait 10 s on a stuck reader).
-pub(crate) const HOOK_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
-
-/// Runs `work` on this thread, within [`hook_wait`]: a watchdog thread
-/// sleeps until the deadline and, when `work` has not finished by then,
-/// writes [`hook_gave_up`] to stderr and ends the process with exit 0,
-/// nothing on stdout. A transaction `work` had open is rolled back as after
-/// any crash. The watchdog is never woken when `work` finishes in time, so
-/// a hook pays for starting one thread, not for handing its work to
-/// another and waiting to be scheduled again, which on a busy machine can
-/// take longer than the work itself.
-///
-/// Once `work` has returned, the watchdog does nothing: what the caller
-/// prints next is never cut short.
-pub(crate) fn within_hook_wait<T>(work: impl FnOnce() -> T) -> T {
-    use std::sync::{Mutex, PoisonError};
-    static FINISHED: Mutex<bool> = Mutex::new(false);
-    let wait = hook_wait();
-    let _ = std::thread::Builder::new()
-        .name("hook-deadline".into())
-        .spawn(move || {
-            std::thread::sleep(wait);
-            let finished = FINISHED.lock().unwrap_or_else(PoisonError::into_inner);
-            if !*finished {
-                note(hook_gave_up());
-                // Holding the lock: the work cannot finish and print now.
-                std::process::exit(0);
-            }
-        });
-    let value = work();
-    *FINISHED.lock().unwrap_or_else(PoisonError::into_inner) = true;
-    value
-}
-
-/// [`HOOK_WAIT`], or `$GOALKEEPER_HOOK_WAIT_MS` when set to a number (for
-/// tests and for hosts with a shorter hook timeout).
-pub(crate) fn hook_wait() -> std::time::Duration {
-    std::env::var("GOALKEEPER_HOOK_WAIT_MS")
-        .ok()
-        .and_then(|ms| ms.trim().parse().ok())
-        .map_or(HOOK_WAIT, std::time::Duration::from_millis)
-}
-
-/// What a hook says when it gave up waiting.
-pub(crate) fn hook_gave_up() -> String {
-    format!(
-        "gave up after {} ms (the database or the input did not answer in time); the hook did nothing, or its change was not confirmed",
-        hook_wait().as_millis()
-    )
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::sanitize;
 use crate::todo::MAX_CALL_BYTES;
 use crate::{Error, ToolResult};
 
-use super::{Context, Outcome};
+use super::context::{Context, Outcome};
 
 /// Writes a note to stderr, ignoring a closed stderr.
 pub(crate) fn note(text: impl std::fmt::Display) {

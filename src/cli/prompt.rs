@@ -7,7 +7,8 @@ use crate::prompt::{BUILTIN, Gate, HiddenMessage};
 use crate::turn::{self, Continuation};
 use clap::{Args, Subcommand};
 
-use super::{ActiveTools, Context, Outcome, print_json};
+use super::context::{ActiveTools, Context, Outcome};
+use super::print_json;
 
 #[derive(Debug, Args)]
 pub(crate) struct ContextArgs {

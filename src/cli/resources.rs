@@ -10,7 +10,8 @@ use crate::resources::{self, AssembleOptions};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::{Context, Outcome, print_json};
+use super::context::{Context, Outcome};
+use super::print_json;
 
 #[derive(Debug, Args)]
 pub(crate) struct SystemPromptArgs {

@@ -8,7 +8,8 @@ use crate::{Error, SessionId};
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{Context, Outcome, print_json};
+use super::context::{Context, Outcome};
+use super::print_json;
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]

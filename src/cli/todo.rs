@@ -12,7 +12,8 @@ use crate::{AgentName, Error};
 use clap::{ArgMatches, Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use super::{Context, Outcome, print_json, print_result, read_stdin};
+use super::context::{Context, Outcome};
+use super::{print_json, print_result, read_stdin};
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]

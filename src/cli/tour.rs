@@ -15,7 +15,7 @@ use crate::todo::{Actor, Call};
 use crate::turn::{self, Continuation};
 use crate::{Error, SessionId, Store};
 
-use super::{Context, Outcome};
+use super::context::{Context, Outcome};
 
 /// The tour's scratch directory, removed when the tour ends (even on error).
 struct Scratch(PathBuf);

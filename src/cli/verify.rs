@@ -12,7 +12,8 @@ use crate::verify::record;
 use crate::{Error, SessionId, Store};
 use std::path::Path;
 
-use super::{Context, Outcome, print_json};
+use super::context::{Context, Outcome};
+use super::print_json;
 
 // `verify [--task TASK]`. (No doc comment: see `TargetArgs` in todo.rs.)
 #[derive(Debug, clap::Args)]
@@ -30,7 +31,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         None => Scope::Goal,
     };
     let settings = ctx.settings()?;
-    let here = super::current_dir()?;
+    let here = super::context::current_dir()?;
     let mut store = ctx.store()?;
     let (session, host) = session_and_host(ctx, &mut store, session_given, &here)?;
     let commands = store.read(&session, |tx| tx.checks_to_run(&scope))?;
@@ -45,7 +46,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
             ),
         }));
     }
-    let tree = Tree::new(&here)?.with_cache_dir(cache_dir());
+    let tree = Tree::new(&here)?.with_cache_dir(super::context::cache_dir());
     let by = RunBy {
         actor: if ctx.agent_named_by.is_some() || host.is_some() {
             "agent"
@@ -62,7 +63,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
     };
     let (evidence, ran) =
         crate::verify::run_checks(scope.clone(), &commands, &tree, limits, by, ctx.now_ms)?;
-    let now_ms = super::now_ms().unwrap_or(ctx.now_ms);
+    let now_ms = super::context::now_ms().unwrap_or(ctx.now_ms);
     let recorded = match store.write(&session, |tx| tx.record_run(&evidence, "verify", now_ms)) {
         Ok(_) => Recorded::Stored,
         Err(e) => Recorded::ForHook(e.to_string()),
@@ -128,10 +129,4 @@ fn session_and_host(
         return Ok((session, Some(host)));
     }
     Ok((ctx.session.clone(), marked))
-}
-
-/// Where the tree's file hashes are kept between runs: the platform cache
-/// directory (`~/.cache/goalkeeper`), when there is one.
-pub(super) fn cache_dir() -> Option<std::path::PathBuf> {
-    directories::ProjectDirs::from("", "", "goalkeeper").map(|d| d.cache_dir().to_owned())
 }

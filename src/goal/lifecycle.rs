@@ -2,11 +2,15 @@
 //! `(current goal, op, actor, now) -> new state and a message`, or a refusal
 //! that changes nothing.
 
+mod text;
+
 use serde::Serialize;
 
-use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS, format_duration};
+use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS};
 use crate::actor::Actor;
 use crate::check::{self, Proof};
+pub use text::describe;
+use text::{budget_phrase, quote, used_phrase};
 
 /// Token usage reported for one model turn (or a batch of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -689,52 +693,4 @@ impl Goal {
         self.revision += 1;
         self.updated_at_ms = now_ms;
     }
-}
-
-/// The multi-line description `goal get` prints.
-pub fn describe(goal: &Goal, now_ms: i64) -> String {
-    let mut text = format!(
-        "Goal #{} ({}): {}\n",
-        goal.id,
-        goal.status,
-        crate::sanitize::one_line(&goal.objective)
-    );
-    match goal.token_budget {
-        Some(budget) => text.push_str(&format!(
-            "Tokens: {} of {budget} used, {} left.\n",
-            goal.tokens_used,
-            goal.tokens_left().unwrap_or_default()
-        )),
-        None => text.push_str(&format!("Tokens: {} used, no budget.\n", goal.tokens_used)),
-    }
-    text.push_str(&format!(
-        "Time: {}.",
-        format_duration(goal.time_used_seconds(now_ms))
-    ));
-    text
-}
-
-fn used_phrase(goal: &Goal, now_ms: i64) -> String {
-    let time = format_duration(goal.time_used_seconds(now_ms));
-    match goal.token_budget {
-        Some(budget) => format!(
-            "used {} of {budget} tokens ({}%) in {time}",
-            goal.tokens_used,
-            goal.tokens_used.saturating_mul(100) / budget.max(1)
-        ),
-        None => format!("used {} tokens in {time}, with no budget", goal.tokens_used),
-    }
-}
-
-fn budget_phrase(budget: Option<u64>) -> String {
-    match budget {
-        Some(n) => format!(", budget {n} tokens"),
-        None => ", no token budget".into(),
-    }
-}
-
-fn quote(objective: &str) -> String {
-    let line = crate::sanitize::one_line(objective);
-    let short = crate::todo::text::preview(&line);
-    format!("\"{short}\"")
 }

@@ -184,6 +184,7 @@ pub(crate) fn format_duration(seconds: i64) -> String {
 }
 
 /// `950`, `12.3k`, `100k`, `1.5M`: a token count for status lines.
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 pub(crate) fn format_tokens(tokens: u64) -> String {
     fn scaled(value: u64, unit: u64, suffix: &str) -> String {
         let tenths = (value * 10 + unit / 2) / unit;

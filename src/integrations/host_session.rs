@@ -125,6 +125,7 @@ impl Host {
     /// The environment variable naming the session the host started an
     /// MCP server for, when it sets one (Claude Code's
     /// `CLAUDE_CODE_SESSION_ID`).
+    #[cfg_attr(not(feature = "mcp"), expect(dead_code))]
     pub const fn session_var(self) -> Option<&'static str> {
         match self {
             Host::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),

@@ -91,6 +91,7 @@ impl Injector {
 
     /// An injector for `settings`, with the templates of `prompts.dir`
     /// overriding the built-in ones.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn from_settings(settings: Settings) -> Result<Injector> {
         let templates = Templates::load(settings.prompts.dir.as_deref())?;
         Ok(Injector::new(templates, settings))

@@ -100,6 +100,7 @@ impl Seen {
     /// True the first time a file is offered, false when the same file was
     /// offered before under any name. A path that cannot be resolved (it is
     /// missing, or a broken link) is always new: loading it will say why.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub fn first_visit(&mut self, path: &Path) -> bool {
         let Ok(canonical) = fs::canonicalize(path) else {
             return true;

@@ -42,6 +42,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn new(path: &Path, problem: String) -> Diagnostic {
         Diagnostic {
             path: path.to_owned(),
@@ -69,6 +70,7 @@ mod serialize_path {
         serializer.serialize_str(&path.to_string_lossy())
     }
 
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub fn option<S: Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::Ok, S::Error> {
         match path {
             Some(path) => plain(path, serializer),

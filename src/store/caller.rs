@@ -80,6 +80,7 @@ impl Caller {
     /// The caller of one host event in `dir`: this one's agent and lease
     /// and where it keeps the hashes, judging checks in `dir` (this one's
     /// directory when `None`). Keeps no list and answers no tool call.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn in_dir(&self, dir: Option<PathBuf>) -> Caller {
         Caller {
             who: Who {

@@ -89,6 +89,7 @@ impl super::Admin<'_> {
     /// events and marks) and the global pointers into `target`, in one
     /// transaction of each. Refused, with nothing written, when `target`
     /// already holds any of these sessions, or is this very database.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn copy_into(&self, target: &mut Store) -> Result<CopyReport> {
         copy(self.store, target, Ids::Renumber)
     }

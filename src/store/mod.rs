@@ -11,6 +11,7 @@ mod check_runs;
 pub(crate) mod checks;
 mod claims;
 mod copy;
+mod ddl;
 pub(crate) mod events;
 pub(crate) mod goals;
 mod identity;
@@ -51,11 +52,14 @@ pub use location::Location;
 #[cfg(feature = "postgres")]
 pub use pg::PgUrl;
 pub use rows::UNDO_DEPTH;
-pub(crate) use session_ref::{PointerRead, SessionRef};
+#[cfg_attr(not(feature = "cli"), expect(unused_imports))]
+pub(crate) use session_ref::PointerRead;
+pub(crate) use session_ref::SessionRef;
 pub use session_tx::SessionTx;
 pub use sessions::SessionInfo;
 pub use todos::TodoAnswer;
 pub use tool_use::CallFrom;
+#[cfg_attr(not(feature = "watch"), expect(unused_imports))]
 pub(crate) use watch::{SessionSnapshot, SessionSummary};
 
 #[cfg(test)]
@@ -163,6 +167,7 @@ impl Store {
     /// again before a call fails ([`PgUrl::retrying_for`]): a process that
     /// tries again itself, and must not stop for long, says zero. Nothing
     /// for SQLite.
+    #[cfg_attr(not(feature = "watch"), expect(dead_code))]
     pub(crate) fn retry_connections_for(&mut self, retry: std::time::Duration) {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(conn) = &mut self.backend {
@@ -185,6 +190,7 @@ impl Store {
     /// the PostgreSQL client drives a runtime of its own for every
     /// statement, which tokio refuses to start inside another. SQLite calls
     /// may run anywhere.
+    #[cfg_attr(not(feature = "mcp"), expect(dead_code))]
     pub(crate) fn needs_own_thread(&self) -> bool {
         match &self.backend {
             Backend::Sqlite(_) => false,

@@ -15,7 +15,10 @@ use std::time::{Duration, Instant};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use super::{APPLICATION_ID, Backend, SqliteFile, Store, migrations};
+use super::shape::{self, Shape};
+use super::sql::Tx;
+use super::{APPLICATION_ID, Backend, SqliteFile, Store, migrations, rows};
+use crate::SessionId;
 use crate::error::{Error, Result};
 
 /// How long a command waits for another process's transaction. Commands
@@ -142,7 +145,10 @@ impl SqliteFile {
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         self.conn.pragma_update(None, "foreign_keys", true)?;
         if version != migrations::LATEST {
-            migrations::migrate(&self.conn, self.path.as_deref())?;
+            let from = migrations::migrate(&self.conn, self.path.as_deref())?;
+            if (1..5).contains(&from) {
+                keep_missing_shapes(&self.conn)?;
+            }
         }
         self.ours.set(true);
         Ok(())
@@ -508,10 +514,31 @@ fn retry_busy_for<T>(
     }
 }
 
+/// Keeps the shape of each stored list that has none, in one transaction:
+/// after an upgrade from a schema before v5, whose step adds the column
+/// and leaves the shapes to the running build (`migrations::v5`).
+fn keep_missing_shapes(conn: &Connection) -> Result<()> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    let ids = {
+        let mut stmt =
+            tx.prepare("SELECT id FROM sessions WHERE todo_version > 0 AND todo_shape IS NULL")?;
+        let ids = stmt.query_map([], |r| r.get(0))?;
+        ids.collect::<rusqlite::Result<Vec<String>>>()?
+    };
+    {
+        let sql = Tx::SqliteIn(&tx);
+        for id in ids {
+            let session = SessionId::parse(&id)?;
+            let keyed = rows::load(&sql, &session)?;
+            shape::save(&sql, &session, &Shape::of_keyed(&keyed))?;
+        }
+    }
+    Ok(tx.commit()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SessionId;
     use crate::todo::{Actor, Call};
 
     fn wal_len(db: &Path) -> Option<u64> {

@@ -31,6 +31,7 @@ pub(crate) fn resolve(tx: &sql::Tx<'_>, target: &(impl SessionRef + ?Sized)) -> 
 
 impl super::Admin<'_> {
     /// Runs `f` with the pointers of one read transaction.
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn with_pointers<T>(
         &self,
         f: impl FnOnce(&mut PointerRead<'_>) -> Result<T>,

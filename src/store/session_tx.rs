@@ -113,6 +113,7 @@ impl Store {
     }
 }
 
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 impl SessionTx<'_> {
     /// The files `caller` judges checks on, looked at once in this
     /// transaction: every step of one event judges the same files.

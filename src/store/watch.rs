@@ -5,6 +5,9 @@
 //! snapshot of the last commit, so a watcher never takes the write lock and
 //! never waits behind a writer (DESIGN.md §7), however often it polls.
 
+// Only the `watch` command reads these.
+#![cfg_attr(not(feature = "watch"), expect(dead_code))]
+
 use serde::Serialize;
 
 use super::Backend;

@@ -81,11 +81,9 @@ pub fn apply_as(list: &mut TodoList, op: &Op, caller: &Caller<'_>) -> Result<App
     }
     team::check(list, op, caller)?;
     let actor = caller.actor;
-    // `init` and a user's `rm` change which tasks exist, so they are
-    // compared by content; every other op only changes tasks in place (or
-    // appends at the end of a phase), so a snapshot of the states is enough.
-    let reshapes = matches!(op, Op::Init(_)) || (matches!(op, Op::Rm(_)) && actor == Actor::User);
-    let before = if reshapes {
+    // An op that changes which tasks exist is compared by content; every
+    // other op by a snapshot of the states (see `OpKind::reshapes`).
+    let before = if op.kind().reshapes(actor) {
         Before::List(list.clone())
     } else {
         Before::States(states(list))

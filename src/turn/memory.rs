@@ -16,6 +16,7 @@ pub(crate) type Memory = (Option<HiddenMessage>, Option<String>);
 /// True when [`memory`] would deliver the memory file now (one is
 /// configured and this session has not had it): only then does a read of
 /// the context need the write lock.
+#[cfg_attr(not(feature = "cli"), expect(dead_code))]
 pub(crate) fn memory_due(tx: &SessionTx<'_>, injector: &Injector) -> Result<bool> {
     Ok(injector.settings().memory.file.is_some() && tx.mark(MEMORY_MARK)?.is_none())
 }

@@ -24,6 +24,7 @@ mod user_prompt;
 pub use context::goal_mode_context;
 pub use continuation::{Continuation, continuation};
 pub use memory::memory;
+#[cfg_attr(not(feature = "cli"), expect(unused_imports))]
 pub(crate) use memory::memory_due;
 pub use stop::{StopOutcome, on_stop};
 pub use user_prompt::{PromptAdditions, on_agent_prompt, on_prompt};

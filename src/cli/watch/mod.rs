@@ -29,7 +29,7 @@ use ratatui::backend::{Backend, TestBackend};
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
-use super::{Context, Outcome};
+use super::context::{Context, Outcome};
 use state::{Data, EVENTS, Key, RATE_WINDOW_MS, Ui};
 
 /// How often the view asks the store whether anything changed.
@@ -74,7 +74,7 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs, session_given: bool) -> Result
         // The pointer the host adapters keep (`--session-from`'s own
         // resolver), read again at every change.
         Target::Pointer {
-            key: last_session_key(host, &super::current_dir()?),
+            key: last_session_key(host, &super::context::current_dir()?),
             fallback: ctx.session.clone(),
         }
     } else {
@@ -176,7 +176,7 @@ fn once_size(given: Option<&str>) -> Result<(u16, u16), Error> {
 fn load(store: &mut Store, target: &Target, ui: &Ui, now_ms: i64) -> Result<Data, Error> {
     let since = now_ms - RATE_WINDOW_MS;
     // The checks as they stand on the files here, looked at once a read.
-    let look = crate::tree::Look::at(None, super::verify::cache_dir());
+    let look = crate::tree::Look::at(None, super::context::cache_dir());
     let session = match target {
         Target::All => {
             let sessions = store.admin().session_summaries()?;
@@ -240,7 +240,7 @@ where
         what: "cannot read the keyboard".into(),
         source,
     };
-    let mut now = super::now_ms()?;
+    let mut now = super::context::now_ms()?;
     let mut seen = store.admin().data_version()?;
     let mut data = load(store, target, ui, now)?;
     // Each read a poll wants: a failure keeps the frame and says why.
@@ -300,7 +300,7 @@ where
         }
         if ui.trouble.is_some() {
             // Connect again; the read shows everything as it is now.
-            now = super::now_ms()?;
+            now = super::context::now_ms()?;
             if let Some((version, read)) = read(store, ui, now) {
                 (seen, data) = (version, read);
             }
@@ -309,14 +309,14 @@ where
             match store.admin().data_version() {
                 Ok(version) if version == seen => {}
                 Ok(_) => {
-                    now = super::now_ms()?;
+                    now = super::context::now_ms()?;
                     if let Some((version, read)) = read(store, ui, now) {
                         (seen, data) = (version, read);
                     }
                     dirty = true;
                 }
                 Err(e) => {
-                    ui.trouble_since_ms = super::now_ms()?;
+                    ui.trouble_since_ms = super::context::now_ms()?;
                     ui.trouble = Some(e.to_string());
                     dirty = true;
                 }
@@ -326,7 +326,7 @@ where
             // The clocks move (time on the goal, "3m ago"); the diff the
             // terminal gets is the few cells that changed.
             second = Instant::now();
-            now = super::now_ms()?;
+            now = super::context::now_ms()?;
             dirty = true;
         }
     }

@@ -93,6 +93,7 @@ impl Adapter for ClaudeCode {
         })
     }
 }
+#[cfg_attr(not(feature = "mcp"), expect(unused_imports))]
 pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 

@@ -15,6 +15,7 @@ use crate::error::Result;
 
 /// The `_meta` key of Claude Code's `tools/call` naming the call's
 /// tool-use id.
+#[cfg_attr(not(feature = "mcp"), expect(dead_code))]
 pub const TOOL_USE_META: &str = "claudecode/toolUseId";
 
 /// `SubagentStop`: the subagent has ended, so the tasks it still holds

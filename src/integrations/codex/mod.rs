@@ -53,6 +53,7 @@ use serde_json::Value;
 pub(crate) use install::{PLUGIN_HOOKS, PLUGIN_MCP, plugin_files};
 pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
+#[cfg_attr(not(feature = "mcp"), expect(unused_imports))]
 pub use subagent::{calling_session, calling_subagent};
 
 use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};

@@ -33,6 +33,7 @@ const TURN_META: &str = "x-codex-turn-metadata";
 
 /// The agent a Codex `tools/call` is from, when a subagent's thread makes
 /// it; `Err` (why) when the thread id cannot name an agent.
+#[cfg_attr(not(feature = "mcp"), expect(dead_code))]
 pub fn calling_subagent(meta: &Map<String, Value>) -> Option<Result<AgentName, String>> {
     let source = meta
         .get(TURN_META)
@@ -60,6 +61,7 @@ pub fn calling_subagent(meta: &Map<String, Value>) -> Option<Result<AgentName, S
 /// working directory, which is the plugin's own folder when Codex runs
 /// goalkeeper as a plugin, and which two sessions may share. `None`
 /// when the call names none that is a session id.
+#[cfg_attr(not(feature = "mcp"), expect(dead_code))]
 pub fn calling_session(meta: &Map<String, Value>) -> Option<SessionId> {
     let id = meta.get(SESSION_META).and_then(Value::as_str)?;
     SessionId::parse(id).ok()

@@ -4,6 +4,10 @@
 //!
 //! The steps that move data live in files of their own: [`v4`] (lists as
 //! rows, undo as patches) and [`v5`] (kept shapes); the others are DDL.
+//! The DDL PostgreSQL's steps share is written once in [`super::ddl`];
+//! what is SQLite's alone (its history before v4, v5's triggers) is here.
+//! No step calls the store's row writers: a step must mean what it meant
+//! when it shipped, whatever they become.
 
 mod v4;
 #[cfg(test)]
@@ -15,6 +19,7 @@ use std::path::Path;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::APPLICATION_ID;
+use super::ddl::{self, Column, Dialect};
 use crate::error::{Error, Result};
 use v4::v4_tasks_as_rows;
 use v5::v5_kept_shapes;
@@ -38,15 +43,15 @@ const STEPS: &[Step] = &[
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS.len() as i64;
 
-/// Brings the database to [`LATEST`].
-pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<()> {
+/// Brings the database to [`LATEST`]; returns the version it found.
+pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<i64> {
     let version = |c: &Connection| -> rusqlite::Result<i64> {
         c.query_row("PRAGMA user_version", [], |r| r.get(0))
     };
-    if version(conn)? == LATEST {
-        return Ok(());
-    }
     let before = version(conn)?;
+    if before == LATEST {
+        return Ok(before);
+    }
     for (i, step) in STEPS.iter().enumerate() {
         let target = i as i64 + 1;
         let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
@@ -69,7 +74,7 @@ pub(crate) fn migrate(conn: &Connection, path: Option<&Path>) -> Result<()> {
     if before > 0 && before < 4 && path.is_some() {
         reclaim_space(conn);
     }
-    Ok(())
+    Ok(before)
 }
 
 /// After v4 drops the lists that every v3 event kept, most of an old
@@ -123,23 +128,9 @@ fn v1_sessions_and_events(tx: &Transaction<'_>) -> Result<()> {
 /// Goals (the current one is a session's latest row; older ones are its
 /// history) and the runaway guard's per-session counters.
 fn v2_goals(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute_batch(&Dialect::Sqlite.render(ddl::GOALS))?;
     Ok(tx.execute_batch(
-        "CREATE TABLE goals (
-            id               INTEGER PRIMARY KEY AUTOINCREMENT,
-            session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            objective        TEXT NOT NULL,
-            status           TEXT NOT NULL,
-            token_budget     INTEGER,
-            tokens_used      INTEGER NOT NULL DEFAULT 0,
-            time_used_ms     INTEGER NOT NULL DEFAULT 0,
-            active_since_ms  INTEGER,
-            revision         INTEGER NOT NULL DEFAULT 0,
-            budget_notice    TEXT NOT NULL DEFAULT 'none',
-            created_ms       INTEGER NOT NULL,
-            updated_ms       INTEGER NOT NULL
-        ) STRICT;
-        CREATE INDEX goals_by_session ON goals(session_id, id);
-        ALTER TABLE sessions ADD COLUMN idle_continuations INTEGER NOT NULL DEFAULT 0;
+        "ALTER TABLE sessions ADD COLUMN idle_continuations INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sessions ADD COLUMN progress_mark TEXT;",
     )?)
 }
@@ -149,19 +140,7 @@ fn v2_goals(tx: &Transaction<'_>) -> Result<()> {
 /// transcript was read, whether the memory file was delivered; and global
 /// pointers such as the Claude Code session last seen in a project.
 fn v3_session_marks(tx: &Transaction<'_>) -> Result<()> {
-    Ok(tx.execute_batch(
-        "CREATE TABLE session_marks (
-            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            key         TEXT NOT NULL,
-            value       TEXT NOT NULL,
-            PRIMARY KEY (session_id, key)
-        ) STRICT, WITHOUT ROWID;
-        CREATE TABLE pointers (
-            key         TEXT PRIMARY KEY,
-            value       TEXT NOT NULL,
-            updated_ms  INTEGER NOT NULL
-        ) STRICT, WITHOUT ROWID;",
-    )?)
+    Ok(tx.execute_batch(&Dialect::Sqlite.render(ddl::MARKS))?)
 }
 
 /// An index of each session's tasks by the start of their text: the
@@ -179,18 +158,8 @@ fn v3_session_marks(tx: &Transaction<'_>) -> Result<()> {
 /// outside that repeat one are read (and refused) as before, not made to
 /// fail.
 fn v6_tasks_by_prefix(tx: &Transaction<'_>) -> Result<()> {
-    Ok(tx.execute_batch(TASKS_BY_PREFIX)?)
+    Ok(tx.execute_batch(ddl::TASKS_BY_PREFIX)?)
 }
-
-/// The text of [`TASKS_BY_PREFIX`], as a literal for `concat!`.
-macro_rules! tasks_by_prefix {
-    () => {
-        "CREATE INDEX IF NOT EXISTS tasks_by_prefix ON tasks (session_id, substr(content, 1, 64));"
-    };
-}
-
-/// The DDL of [`v6_tasks_by_prefix`], the same text on both backends.
-pub(crate) const TASKS_BY_PREFIX: &str = tasks_by_prefix!();
 
 /// The index of [`v6_tasks_by_prefix`] for a database that an early build
 /// of v6 migrated. That build (never released) indexed the whole text as
@@ -200,25 +169,20 @@ pub(crate) const TASKS_BY_PREFIX: &str = tasks_by_prefix!();
 /// index it must use). On any other database this step writes nothing but
 /// the version.
 fn v7_early_v6_index(tx: &Transaction<'_>) -> Result<()> {
-    Ok(tx.execute_batch(EARLY_V6_INDEX)?)
+    Ok(tx.execute_batch(ddl::EARLY_V6_INDEX)?)
 }
 
 /// Several agents on one list (DESIGN.md §2.5): who holds or completed
 /// each task and since when, the task a blocked one waits for, and when
 /// each named agent of a session last called (its claims' lease). A list
 /// stored before has none of them set, which is what a list one agent
-/// works on keeps. A database that was at v3 or older got the columns from
-/// [`v4`] or [`v5`] already (their steps write rows the way this build does).
+/// works on keeps. A database whose `tasks` has the columns already (an
+/// earlier build's [`v4`] created them) keeps them as they are.
 fn v8_agents(tx: &Transaction<'_>) -> Result<()> {
-    team_columns(tx)?;
-    Ok(tx.execute_batch(
-        "CREATE TABLE IF NOT EXISTS agents (
-             session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-             name        TEXT NOT NULL,
-             seen_ms     INTEGER NOT NULL,
-             PRIMARY KEY (session_id, name)
-         ) STRICT, WITHOUT ROWID;",
-    )?)
+    for column in &ddl::TEAM_COLUMNS {
+        add_column(tx, column)?;
+    }
+    Ok(tx.execute_batch(&Dialect::Sqlite.render(ddl::AGENTS))?)
 }
 
 /// Claims lapse by the lease their holder was granted, not by the
@@ -230,40 +194,10 @@ fn v8_agents(tx: &Transaction<'_>) -> Result<()> {
 /// NOT EXISTS`). PostgreSQL's step is the same in its types
 /// (`store::pg::schema`).
 fn v9_granted_leases(tx: &Transaction<'_>) -> Result<()> {
-    let has = |table: &str, column: &str| -> rusqlite::Result<bool> {
-        tx.query_row(
-            "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
-            [table, column],
-            |r| r.get(0),
-        )
-    };
-    if !has("agents", "lease_until_ms")? {
-        tx.execute_batch(
-            "ALTER TABLE agents ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
-             UPDATE agents SET lease_until_ms = seen_ms + 600000;",
-        )?;
+    if add_column(tx, &ddl::LEASE_COLUMN)? {
+        tx.execute_batch("UPDATE agents SET lease_until_ms = seen_ms + 600000;")?;
     }
-    if !has("events", "agent")? {
-        tx.execute_batch("ALTER TABLE events ADD COLUMN agent TEXT;")?;
-    }
-    Ok(())
-}
-
-/// Adds [`v8_agents`]'s columns to `tasks` unless they are there: the
-/// steps that read and write rows ([`v5`]) do it the way this build does.
-fn team_columns(tx: &Transaction<'_>) -> Result<()> {
-    let has_agent: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('tasks') WHERE name = 'agent'",
-        [],
-        |r| r.get(0),
-    )?;
-    if !has_agent {
-        tx.execute_batch(
-            "ALTER TABLE tasks ADD COLUMN agent TEXT;
-             ALTER TABLE tasks ADD COLUMN since_ms INTEGER;
-             ALTER TABLE tasks ADD COLUMN after_task TEXT;",
-        )?;
-    }
+    add_column(tx, &ddl::EVENT_AGENT_COLUMN)?;
     Ok(())
 }
 
@@ -273,55 +207,28 @@ fn team_columns(tx: &Transaction<'_>) -> Result<()> {
 /// gate. A run's own record (who ran it, every check of the run) is its
 /// event in the log; these rows are what the gate looks up. `run` is the
 /// run's random id: a run recorded twice (by `verify` itself and from a
-/// host hook's record of it) lands once. A database that was at v4 or
-/// older got the task column from [`v4`] or [`v5`] already.
+/// host hook's record of it) lands once. A database whose `tasks` has the
+/// column already (an earlier build's [`v4`] created it) keeps it.
 fn v10_checks(tx: &Transaction<'_>) -> Result<()> {
-    check_column(tx)?;
-    let has_checks: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('goals') WHERE name = 'checks'",
-        [],
-        |r| r.get(0),
-    )?;
-    if !has_checks {
-        tx.execute_batch("ALTER TABLE goals ADD COLUMN checks TEXT;")?;
+    for column in &ddl::CHECK_COLUMNS {
+        add_column(tx, column)?;
     }
-    Ok(tx.execute_batch(
-        "CREATE TABLE IF NOT EXISTS check_runs (
-             id           INTEGER PRIMARY KEY AUTOINCREMENT,
-             session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-             run          TEXT NOT NULL,
-             command      TEXT NOT NULL,
-             dir          TEXT NOT NULL,
-             fingerprint  TEXT NOT NULL,
-             exit_code    INTEGER,
-             signal       INTEGER,
-             timeout_s    INTEGER,
-             ms           INTEGER NOT NULL,
-             started_ms   INTEGER NOT NULL
-         ) STRICT;
-         CREATE INDEX IF NOT EXISTS check_runs_by_command
-             ON check_runs(session_id, command, dir, id);
-         CREATE UNIQUE INDEX IF NOT EXISTS check_runs_once ON check_runs(run, command);",
-    )?)
+    Ok(tx.execute_batch(&Dialect::Sqlite.render(ddl::CHECK_RUNS))?)
 }
 
-/// Adds [`v10_checks`]'s column to `tasks` unless it is there (the steps
-/// that write rows, [`v4`] and [`v5`], write them the way this build does).
-fn check_column(tx: &Transaction<'_>) -> Result<()> {
-    let has_check: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('tasks') WHERE name = 'check_cmd'",
-        [],
+/// Adds `column` unless its table has it (SQLite has no `ADD COLUMN IF
+/// NOT EXISTS`); true when it added it.
+fn add_column(tx: &Transaction<'_>, column: &Column) -> Result<bool> {
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+        [column.table, column.name],
         |r| r.get(0),
     )?;
-    if !has_check {
-        tx.execute_batch("ALTER TABLE tasks ADD COLUMN check_cmd TEXT;")?;
+    if !has {
+        tx.execute_batch(&Dialect::Sqlite.add_column(column))?;
     }
-    Ok(())
+    Ok(!has)
 }
-
-/// The DDL of [`v7_early_v6_index`], the same text on both backends.
-pub(crate) const EARLY_V6_INDEX: &str =
-    concat!("DROP INDEX IF EXISTS tasks_by_content;", tasks_by_prefix!());
 
 #[cfg(test)]
 mod tests {

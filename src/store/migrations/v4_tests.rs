@@ -192,6 +192,45 @@ fn every_session_goal_mark_and_the_kept_history_survive() {
     assert_eq!(store.admin().integrity_check().unwrap(), "ok");
 }
 
+/// The steps from v3 write the rows of v4's columns; the later steps add
+/// the rest, and the store keeps each list's shape once the schema is up
+/// to date: an upgraded database has the tables, columns and kept shapes
+/// a database written by this build has.
+#[test]
+fn an_upgraded_list_has_the_latest_columns_and_its_shape_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v3.db");
+    let history = v3_database(&db, 12);
+    let session = SessionId::parse("s").unwrap();
+    let columns = |conn: &Connection| -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM pragma_table_info('tasks') ORDER BY cid")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    let store = Store::open(&db).unwrap();
+    let (list, _) = store.read(&session, |tx| tx.todo_list()).unwrap();
+    assert_eq!(&list, history.states.last().unwrap());
+    drop(store);
+    let upgraded = Connection::open(&db).unwrap();
+    let fresh = Connection::open_in_memory().unwrap();
+    super::migrate(&fresh, None).unwrap();
+    assert_eq!(columns(&upgraded), columns(&fresh));
+    assert!(columns(&upgraded).contains(&"check_cmd".to_owned()));
+    let shape: Option<String> = upgraded
+        .query_row("SELECT todo_shape FROM sessions WHERE id = 's'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let kept: crate::store::shape::Shape =
+        serde_json::from_str(&shape.expect("a kept shape")).unwrap();
+    let keyed = crate::store::patch::KeyedList::positional(list);
+    assert_eq!(kept, crate::store::shape::Shape::of_keyed(&keyed));
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
 

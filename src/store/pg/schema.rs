@@ -17,30 +17,50 @@ use postgres::Client;
 
 use super::{LOCK_SPACE, PgUrl, query_error};
 use crate::error::{Error, Result};
+use crate::store::ddl::{self, Dialect};
 
 /// The DDL steps, each with the schema version it brings the database to.
 /// The versions are the SQLite schema's (`store::migrations`), so one
 /// number names one set of tables on both backends; PostgreSQL support
 /// began at version 4, which its first step creates from nothing; each
-/// later version adds a step here and one in `store/migrations/`.
-const STEPS: &[(i64, &str)] = &[
-    (4, V4),
-    (5, V5),
-    (6, V6),
-    (7, V7),
-    (8, V8),
-    (9, V9),
-    (10, V10),
+/// later version adds a step here and one in `store/migrations/`. What the
+/// two backends create alike is written once in `store::ddl`; what is
+/// PostgreSQL's alone is here.
+const STEPS: &[(i64, Ddl)] = &[
+    (4, v4),
+    (5, || V5.to_owned()),
+    (6, || ddl::TASKS_BY_PREFIX.to_owned()),
+    (7, || ddl::EARLY_V6_INDEX.to_owned()),
+    (8, v8),
+    (9, v9),
+    (10, v10),
 ];
+
+/// A step's DDL, rendered when the step runs.
+type Ddl = fn() -> String;
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = STEPS[STEPS.len() - 1].0;
 
-/// Schema v4 (lists as rows, undo as inverse patches) in PostgreSQL's
-/// types: every integer a `BIGINT` (one Rust `i64` binds to both), the
-/// same names, keys and cascades as SQLite's tables, goal ids from a
-/// sequence (SQLite: `AUTOINCREMENT`).
-const V4: &str = "
+/// Schema v4 (lists as rows, undo as inverse patches) created from
+/// nothing: `sessions` and `events` as SQLite's had them at v4 (the
+/// columns v1 created and v4 dropped left out), then the tables both
+/// backends create alike, goal ids from a sequence (SQLite:
+/// `AUTOINCREMENT`).
+fn v4() -> String {
+    let pg = Dialect::Postgres;
+    [
+        V4_SESSIONS_AND_EVENTS,
+        "CREATE SEQUENCE goal_ids;",
+        &pg.render(ddl::GOALS),
+        &pg.render(ddl::MARKS),
+        &pg.render(ddl::LISTS),
+    ]
+    .concat()
+}
+
+/// The tables of [`v4`] that SQLite's v1 created with more columns.
+const V4_SESSIONS_AND_EVENTS: &str = "
 CREATE TABLE sessions (
     id                  TEXT PRIMARY KEY,
     created_ms          BIGINT NOT NULL,
@@ -63,63 +83,11 @@ CREATE TABLE events (
     version     BIGINT
 );
 CREATE INDEX events_by_session ON events(session_id, id);
-CREATE SEQUENCE goal_ids;
-CREATE TABLE goals (
-    id               BIGINT PRIMARY KEY,
-    session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    objective        TEXT NOT NULL,
-    status           TEXT NOT NULL,
-    token_budget     BIGINT,
-    tokens_used      BIGINT NOT NULL DEFAULT 0,
-    time_used_ms     BIGINT NOT NULL DEFAULT 0,
-    active_since_ms  BIGINT,
-    revision         BIGINT NOT NULL DEFAULT 0,
-    budget_notice    TEXT NOT NULL DEFAULT 'none',
-    created_ms       BIGINT NOT NULL,
-    updated_ms       BIGINT NOT NULL
-);
-CREATE INDEX goals_by_session ON goals(session_id, id);
-CREATE TABLE session_marks (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    key         TEXT NOT NULL,
-    value       TEXT NOT NULL,
-    PRIMARY KEY (session_id, key)
-);
-CREATE TABLE pointers (
-    key         TEXT PRIMARY KEY,
-    value       TEXT NOT NULL,
-    updated_ms  BIGINT NOT NULL
-);
-CREATE TABLE phases (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    pos         BIGINT NOT NULL,
-    name        TEXT NOT NULL,
-    PRIMARY KEY (session_id, pos)
-);
-CREATE TABLE tasks (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    phase_pos   BIGINT NOT NULL,
-    pos         BIGINT NOT NULL,
-    content     TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    blocker     TEXT,
-    dropped_by  TEXT,
-    PRIMARY KEY (session_id, phase_pos, pos)
-);
-CREATE TABLE todo_undo (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    version     BIGINT NOT NULL,
-    undo_to     BIGINT,
-    restores    BIGINT,
-    patch       TEXT NOT NULL,
-    PRIMARY KEY (session_id, version)
-);
 ";
 
 /// Schema v5: each list's shape kept in its session's row
 /// (`store::shape`). A list stored before has none (`NULL`) until its next
-/// write; until then its reads read the whole list, as v4 did. (SQLite's
-/// step computes the shapes of the lists it holds.)
+/// write; until then its reads read the whole list, as v4 did.
 /// Its trigger forgets a session's shape whenever one of its task rows is
 /// written (the store writes the shape after the rows), as SQLite's do.
 const V5: &str = "
@@ -138,56 +106,32 @@ CREATE TRIGGER tasks_forget_shape AFTER INSERT OR UPDATE OR DELETE ON tasks
     FOR EACH ROW EXECUTE FUNCTION goalkeeper_forget_shape();
 ";
 
-/// Schema v6: tasks indexed by the start of their text, as on SQLite
-/// (`store::migrations::v6_tasks_by_prefix`).
-const V6: &str = crate::store::migrations::TASKS_BY_PREFIX;
-
-/// Schema v7: v6's index for a database an early build of v6 migrated,
-/// as on SQLite (`store::migrations::v7_early_v6_index`).
-const V7: &str = crate::store::migrations::EARLY_V6_INDEX;
+/// The statements that add `columns` unless they are there.
+fn add_columns(columns: &[ddl::Column]) -> String {
+    columns
+        .iter()
+        .map(|c| Dialect::Postgres.add_column(c))
+        .collect()
+}
 
 /// Schema v8: agents on one list, as on SQLite
 /// (`store::migrations::v8_agents`).
-const V8: &str = "
-ALTER TABLE tasks ADD COLUMN IF NOT EXISTS agent TEXT;
-ALTER TABLE tasks ADD COLUMN IF NOT EXISTS since_ms BIGINT;
-ALTER TABLE tasks ADD COLUMN IF NOT EXISTS after_task TEXT;
-CREATE TABLE IF NOT EXISTS agents (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    name        TEXT NOT NULL,
-    seen_ms     BIGINT NOT NULL,
-    PRIMARY KEY (session_id, name)
-);
-";
+fn v8() -> String {
+    add_columns(&ddl::TEAM_COLUMNS) + &Dialect::Postgres.render(ddl::AGENTS)
+}
 
 /// Schema v9: leases as granted and the agent of each event, as on SQLite
-/// (`store::migrations::v9_granted_leases`).
-const V9: &str = "
-ALTER TABLE agents ADD COLUMN IF NOT EXISTS lease_until_ms BIGINT NOT NULL DEFAULT 0;
-UPDATE agents SET lease_until_ms = seen_ms + 600000 WHERE lease_until_ms = 0;
-ALTER TABLE events ADD COLUMN IF NOT EXISTS agent TEXT;
-";
+/// (`store::migrations::v9_granted_leases`); the agents seen before get
+/// the default lease from their last call.
+fn v9() -> String {
+    add_columns(&[ddl::LEASE_COLUMN, ddl::EVENT_AGENT_COLUMN])
+        + "UPDATE agents SET lease_until_ms = seen_ms + 600000 WHERE lease_until_ms = 0;"
+}
 
 /// Schema v10: checks, as on SQLite (`store::migrations::v10_checks`).
-const V10: &str = "
-ALTER TABLE goals ADD COLUMN IF NOT EXISTS checks TEXT;
-ALTER TABLE tasks ADD COLUMN IF NOT EXISTS check_cmd TEXT;
-CREATE TABLE IF NOT EXISTS check_runs (
-    id           BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-    session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    run          TEXT NOT NULL,
-    command      TEXT NOT NULL,
-    dir          TEXT NOT NULL,
-    fingerprint  TEXT NOT NULL,
-    exit_code    BIGINT,
-    signal       BIGINT,
-    timeout_s    BIGINT,
-    ms           BIGINT NOT NULL,
-    started_ms   BIGINT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS check_runs_by_command ON check_runs(session_id, command, dir, id);
-CREATE UNIQUE INDEX IF NOT EXISTS check_runs_once ON check_runs(run, command);
-";
+fn v10() -> String {
+    add_columns(&ddl::CHECK_COLUMNS) + &Dialect::Postgres.render(ddl::CHECK_RUNS)
+}
 
 /// The marker table: one row, the schema version.
 const MARKER: &str = "goalkeeper_schema";
@@ -269,7 +213,7 @@ pub(crate) fn setup(client: &mut Client, url: &PgUrl) -> Result<()> {
             if current >= target {
                 return Ok(());
             }
-            client.batch_execute(step).map_err(fail)?;
+            client.batch_execute(&step()).map_err(fail)?;
             if current == 0 {
                 client
                     .batch_execute(&format!(

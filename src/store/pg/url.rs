@@ -174,6 +174,7 @@ impl PgUrl {
     }
 
     /// Uses `password` when the URL carries none (`$PGPASSWORD`, say).
+    #[cfg_attr(not(feature = "cli"), expect(dead_code))]
     pub(crate) fn with_password_fallback(mut self, password: Option<&str>) -> PgUrl {
         if let (None, Some(password)) = (
             self.config.get_password(),

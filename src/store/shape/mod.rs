@@ -8,9 +8,10 @@
 //! starts, of the whole list and of each phase: everything those reads
 //! need besides the rows they show. It is JSON text in the session's row
 //! (`sessions.todo_shape`, schema v5), written with the list's version by
-//! every write of the list (a mutation, an import, an undo; the migration
-//! to v5 computes it for the lists already stored), from the list the
-//! write leaves, by the same functions the pure engine renders with.
+//! every write of the list (a mutation, an import, an undo; after an
+//! upgrade from a schema before v5, the store computes it for the lists
+//! already stored), from the list the write leaves, by the same functions
+//! the pure engine renders with.
 //! `NULL` (a PostgreSQL database migrated from v4, until its next write)
 //! means "not known": the reads then read the whole list, as before.
 //!

@@ -6,6 +6,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::actor::Actor;
+
 /// The operation names of the `todo` tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +64,29 @@ impl OpKind {
             OpKind::View => "view",
             OpKind::Release => "release",
             OpKind::Check => "check",
+        }
+    }
+
+    /// True when this op, made by `actor`, can change which tasks the
+    /// list has or what one says (an `init`, a person's `rm`): its result
+    /// is found by comparing the lists by content. Every other op changes
+    /// tasks in place or appends at the end of a phase, and a snapshot of
+    /// the tasks' states tells what it changed. A new op must say which it
+    /// is here: one that rewrote a task's text but answered `false` would
+    /// report "No change" and be dropped.
+    pub(crate) fn reshapes(self, actor: Actor) -> bool {
+        match self {
+            OpKind::Init => true,
+            OpKind::Rm => actor == Actor::User,
+            OpKind::Start
+            | OpKind::Done
+            | OpKind::Drop
+            | OpKind::Block
+            | OpKind::Unblock
+            | OpKind::Append
+            | OpKind::View
+            | OpKind::Release
+            | OpKind::Check => false,
         }
     }
 

@@ -13,4 +13,5 @@ mod fleet;
 mod migrate;
 mod nul;
 mod pooler;
+mod schema;
 mod teams;
