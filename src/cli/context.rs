@@ -23,8 +23,9 @@ pub(crate) enum Outcome {
 /// Everything a command needs besides its own arguments.
 #[derive(Clone)]
 pub(crate) struct Context {
-    /// `--db`, else `$GOALKEEPER_DB`; `None`: the default location.
-    pub(super) db: Option<PathBuf>,
+    /// `--db`, else `$GOALKEEPER_DB`, read once where the command line is;
+    /// `None`: the default location.
+    pub(super) db: Option<Location>,
     pub(super) session: SessionId,
     /// `--session-from HOST`, when given.
     pub(super) session_from: Option<Host>,
@@ -95,17 +96,23 @@ impl Context {
     /// Where the store is: a `postgres://` URL (with `$PGPASSWORD` as the
     /// password when the URL has none), else a SQLite file.
     pub(super) fn location(&self) -> Result<Location, Error> {
-        let path = match &self.db {
-            Some(path) => path.clone(),
-            None => default_db_path()?,
+        let location = match &self.db {
+            Some(location) => location.clone(),
+            None => Location::Sqlite(default_db_path()?),
         };
-        self.located(path)
+        self.retrying(location)
     }
 
     /// A `--db`-style value as a location ([`location_of`]), a PostgreSQL
     /// URL trying refused connections again as the settings say.
     pub(super) fn located(&self, path: PathBuf) -> Result<Location, Error> {
-        match location_of(path)? {
+        self.retrying(location_of(path)?)
+    }
+
+    /// `location`, a PostgreSQL URL trying refused connections again as the
+    /// settings say.
+    fn retrying(&self, location: Location) -> Result<Location, Error> {
+        match location {
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 let (retry, set_by) = self.connect_retry()?;

@@ -50,7 +50,7 @@ use crate::integrations::host_session::{self, Host};
 use crate::settings::Settings;
 use crate::{AgentName, Error, ErrorKind, SessionId};
 use clap::{ArgMatches, Parser, Subcommand};
-use context::{Context, Outcome, current_dir, now_ms};
+use context::{Context, Outcome, current_dir, location_of, now_ms};
 use hint::Hinted;
 pub(crate) use output::note;
 use output::{print_json, print_result, read_stdin};
@@ -267,10 +267,16 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         AgentName::parse,
     );
     let named = passed_over(named, lenient)?;
+    // An explicit database, from the line or the variable (never the
+    // default location, whose directory a first run creates), read here
+    // once: a value that is no database is refused by every command, as a
+    // bad `--set` is, before anything runs.
+    let db = match cli.db.or_else(variables::db_path).map(location_of).transpose() {
+        Ok(db) => db,
+        Err(e) => return refused_before_start(e, &cli.command),
+    };
     let mut ctx = Context {
-        // An explicit database, from the line or the variable: never the
-        // default location, whose directory a first run creates.
-        db: cli.db.or_else(variables::db_path),
+        db,
         session,
         session_from: cli.session_from,
         agent_named_by: named.is_some().then_some(agent_named_by),
@@ -287,13 +293,7 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
     // an error in every command, even one that reads no setting. Hooks and
     // the status line never fail the host: they say so and do nothing.
     if let Err(e) = Settings::load_from(None, &ctx.sets) {
-        return match cli.command {
-            Command::Hook(_) | Command::Statusline => {
-                note!("{e}; nothing was done");
-                Ok(Outcome::Success)
-            }
-            _ => Err(e),
-        };
+        return refused_before_start(e, &cli.command);
     }
     if let Some(host) = ctx.session_from
         && !follows_host_itself(&cli.command)
@@ -336,6 +336,19 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
 
 /// A global option's value, or, when it cannot be used, no value and a
 /// note (a lenient command) or the error (any other).
+/// A command line refused before the command ran: an error, except in a
+/// hook or the status line, which never fail the host: they say so and do
+/// nothing.
+fn refused_before_start(e: Error, command: &Command) -> Result<Outcome, Error> {
+    match command {
+        Command::Hook(_) | Command::Statusline => {
+            note!("{e}; nothing was done");
+            Ok(Outcome::Success)
+        }
+        _ => Err(e),
+    }
+}
+
 fn passed_over<T>(
     value: Result<Option<T>, variables::Spoilt>,
     lenient: bool,

@@ -136,6 +136,42 @@ fn a_url_that_does_not_parse_is_a_usage_error() {
     assert_no_password(&text);
 }
 
+/// `--db` is read once, before any command runs: a value that is no
+/// database is refused even by a command that never opens one (it would
+/// otherwise go unnoticed until the hooks it installs run), and a hook
+/// notes it and does nothing, without failing the host.
+#[test]
+fn a_url_that_does_not_parse_is_refused_before_any_command_runs() {
+    let env = TestEnv::new();
+    let url = format!("postgres://gk_user:{PASSWORD}@127.0.0.1/x?sslmode=sometimes");
+    let project = env.dir().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let p = project.display().to_string();
+    let args = ["install", "claude-code", "--project", &p, "--command", "gk"];
+    let (text, out) = run_on(&env, &url, &args);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("sslmode=sometimes is not one of"), "{text}");
+    assert_no_password(&text);
+    let written: Vec<_> = std::fs::read_dir(&project).unwrap().collect();
+    assert!(written.is_empty(), "install wrote {written:?}");
+
+    let event = r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"hi","cwd":"/tmp"}"#;
+    let output = env
+        .cmd(&["hook", "claude-code"])
+        .env("GOALKEEPER_DB", &url)
+        .write_stdin(event)
+        .output()
+        .expect("run");
+    let text = render(&["hook", "claude-code"], &output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(output.stdout.is_empty(), "{text}");
+    let note = String::from_utf8_lossy(&output.stderr);
+    assert!(note.contains("sslmode=sometimes is not one of"), "{text}");
+    assert!(note.contains("nothing was done"), "{text}");
+    assert_no_password(&text);
+    assert!(!env.db().exists(), "a database was created");
+}
+
 #[test]
 fn sslmode_require_against_a_server_without_tls_is_refused() {
     let db = pg::database();
