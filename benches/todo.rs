@@ -91,7 +91,7 @@ fn bench_store(c: &mut Criterion) {
     let mut group = c.benchmark_group("store");
     for n in SIZES {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut store = Store::open(&dir.path().join("bench.db")).expect("store");
+        let mut store = Store::open(dir.path().join("bench.db")).expect("store");
         let session = SessionId::parse("bench").expect("session id");
         let tasks: Vec<String> = list(n).tasks().map(|(_, t)| t.content.clone()).collect();
         let init = serde_json::json!({"op": "init", "items": tasks}).to_string();

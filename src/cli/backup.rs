@@ -40,8 +40,8 @@ pub(crate) fn migrate(ctx: &Context, args: MigrateArgs) -> Result<Outcome, Error
             to.display()
         )));
     }
-    let mut source = Store::open_existing_location(&from)?;
-    let mut target = Store::open_location(&to)?;
+    let mut source = Store::open_existing(&from)?;
+    let mut target = Store::open(&to)?;
     let copied = source.admin().copy_into(&mut target)?;
     out!(
         "Copied {} sessions ({} goals, {} events, {} marks, {} pointers) from {} to {}",

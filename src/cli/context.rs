@@ -65,9 +65,9 @@ impl Context {
                     source,
                 })?;
             }
-            Store::open_location(&location)
+            Store::open(&location)
         } else {
-            Store::open_existing_location(&location).map_err(|e| match e {
+            Store::open_existing(&location).map_err(|e| match e {
                 // Before a first run there is no data directory either:
                 // the database is simply not there yet.
                 Error::NoDatabaseDir { .. } if self.db.is_none() => match location {

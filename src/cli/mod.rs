@@ -271,7 +271,12 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
     // default location, whose directory a first run creates), read here
     // once: a value that is no database is refused by every command, as a
     // bad `--set` is, before anything runs.
-    let db = match cli.db.or_else(variables::db_path).map(location_of).transpose() {
+    let db = match cli
+        .db
+        .or_else(variables::db_path)
+        .map(location_of)
+        .transpose()
+    {
         Ok(db) => db,
         Err(e) => return refused_before_start(e, &cli.command),
     };

@@ -47,7 +47,7 @@ pub(crate) fn run(ctx: &Context) -> Result<Outcome, Error> {
     })?;
     let scratch = Scratch(dir);
     let mut tour = Tour {
-        store: Store::open(&scratch.0.join("tour.db"))?,
+        store: Store::open(scratch.0.join("tour.db"))?,
         caller: Caller::default(),
         injector: Injector::from_settings(Settings::default())?,
         session: SessionId::parse("tour")?,

@@ -59,3 +59,38 @@ pub(crate) fn is_postgres_url(text: &str) -> bool {
     let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
     lower.starts_with("postgres://") || lower.starts_with("postgresql://")
 }
+
+/// A SQLite file's path.
+impl From<&std::path::Path> for Location {
+    fn from(path: &std::path::Path) -> Location {
+        Location::Sqlite(path.to_owned())
+    }
+}
+
+/// A SQLite file's path.
+impl From<&PathBuf> for Location {
+    fn from(path: &PathBuf) -> Location {
+        Location::Sqlite(path.clone())
+    }
+}
+
+/// A SQLite file's path.
+impl From<PathBuf> for Location {
+    fn from(path: PathBuf) -> Location {
+        Location::Sqlite(path)
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(location: &Location) -> Location {
+        location.clone()
+    }
+}
+
+/// A PostgreSQL database.
+#[cfg(feature = "postgres")]
+impl From<PgUrl> for Location {
+    fn from(url: PgUrl) -> Location {
+        Location::Postgres(Box::new(url))
+    }
+}

@@ -131,33 +131,12 @@ impl Store {
         }
     }
 
-    /// Opens the store at `location`: a SQLite file ([`Store::open`]) or a
-    /// PostgreSQL database (`Store::connect`).
-    pub fn open_location(location: &Location) -> Result<Store> {
-        match location {
-            Location::Sqlite(path) => Store::open(path),
-            #[cfg(feature = "postgres")]
-            Location::Postgres(url) => Store::connect(url),
-        }
-    }
-
-    /// Opens the store at `location` only if there is a database there
-    /// ([`Store::open_existing`]); a PostgreSQL database is connected to
-    /// as by [`Store::open_location`].
-    pub fn open_existing_location(location: &Location) -> Result<Store> {
-        match location {
-            Location::Sqlite(path) => Store::open_existing(path),
-            #[cfg(feature = "postgres")]
-            Location::Postgres(url) => Store::connect(url),
-        }
-    }
-
     /// Connects to a PostgreSQL database (fleet mode), creating goalkeeper's
     /// tables in an empty one. Refuses, untouched, a database that holds
     /// another application's tables or a newer goalkeeper's schema. Fails
     /// after the URL's connect timeout when the server does not answer.
     #[cfg(feature = "postgres")]
-    pub fn connect(url: &PgUrl) -> Result<Store> {
+    fn connect(url: &PgUrl) -> Result<Store> {
         Ok(Store::on(Backend::Postgres(Box::new(pg::PgConn::open(
             url,
         )?))))

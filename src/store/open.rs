@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+use super::location::Location;
 use super::shape::{self, Shape};
 use super::sql::Tx;
 use super::{APPLICATION_ID, Backend, SqliteFile, Store, migrations, rows};
@@ -36,23 +37,35 @@ enum Missing {
 }
 
 impl Store {
-    /// Opens the database at `path`, migrating it to the current schema.
-    /// A missing file is created with mode 0600; a missing directory is
-    /// not ([`Error::NoDatabaseDir`]): a file is created where it is
-    /// missing, never the directories above it, as `sqlite3` does. Refuses,
-    /// untouched, a file that is not a goalkeeper database or comes from a
-    /// newer version.
-    pub fn open(path: &Path) -> Result<Store> {
-        Store::open_file(path, Missing::Create)
+    /// Opens the store at `location` (a SQLite file's path, or a
+    /// [`Location`]), migrating it to the current schema.
+    ///
+    /// A missing SQLite file is created with mode 0600; a missing
+    /// directory is not ([`Error::NoDatabaseDir`]): a file is created where
+    /// it is missing, never the directories above it, as `sqlite3` does.
+    /// A PostgreSQL database is connected to, and goalkeeper's tables are
+    /// created in an empty one; a server that does not answer within
+    /// the URL's connect timeout is an error. Refuses, untouched, a file or
+    /// database that is not goalkeeper's or comes from a newer version.
+    pub fn open(location: impl Into<Location>) -> Result<Store> {
+        match location.into() {
+            Location::Sqlite(path) => Store::open_file(&path, Missing::Create),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Store::connect(&url),
+        }
     }
 
-    /// Opens the database at `path` only if there is one: a missing file
-    /// is [`Error::NoDatabase`] (a missing directory
+    /// [`Store::open`], only if there is a database there: a missing
+    /// SQLite file is [`Error::NoDatabase`] (a missing directory
     /// [`Error::NoDatabaseDir`]) and nothing is created. For callers that
     /// only read, which must not leave an empty database behind a mistyped
-    /// path.
-    pub fn open_existing(path: &Path) -> Result<Store> {
-        Store::open_file(path, Missing::Refuse)
+    /// path. A PostgreSQL database is connected to as by [`Store::open`].
+    pub fn open_existing(location: impl Into<Location>) -> Result<Store> {
+        match location.into() {
+            Location::Sqlite(path) => Store::open_file(&path, Missing::Refuse),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => Store::connect(&url),
+        }
     }
 
     fn open_file(path: &Path, missing: Missing) -> Result<Store> {

@@ -269,7 +269,7 @@ impl World {
 
     /// The store, opened for assertions.
     pub fn store(&self) -> Store {
-        Store::open(&self.db()).expect("the database opens")
+        Store::open(self.db()).expect("the database opens")
     }
 
     /// The goal of `session`.

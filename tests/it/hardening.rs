@@ -616,7 +616,7 @@ fn a_gemini_or_codex_usage_log_that_is_not_a_regular_file_is_refused_at_once() {
                 )
             );
             assert_eq!(goal_of_s(&env)["tokens_used"], 0);
-            let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+            let mut store = goalkeeper::Store::open(env.db()).unwrap();
             assert_eq!(
                 store
                     .admin()

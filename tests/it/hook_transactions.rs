@@ -167,7 +167,7 @@ fn a_hook_killed_mid_event_leaves_nothing_of_it() {
     hook.kill().unwrap();
     hook.wait().unwrap();
 
-    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
     assert_eq!(store.admin().pointer("claude-code:project").unwrap(), None);
     assert_eq!(
@@ -370,7 +370,7 @@ fn hook_events_of_every_kind_racing_other_writers_lose_nothing() {
         .collect();
     expected.sort();
     assert_eq!(tasks, expected);
-    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(env.db()).unwrap();
     let session = goalkeeper::SessionId::parse(SESSION).unwrap();
     let versions: Vec<i64> = store
         .read(&session, |tx| tx.event_log(100_000))

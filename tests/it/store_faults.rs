@@ -319,7 +319,7 @@ fn a_hook_gives_up_well_inside_the_hosts_timeout() {
 }
 
 fn pointer(env: &TestEnv, cwd: &str) -> Option<String> {
-    goalkeeper::Store::open(&env.db())
+    goalkeeper::Store::open(env.db())
         .unwrap()
         .admin()
         .pointer(&format!("claude-code:{cwd}"))
@@ -521,7 +521,7 @@ fn every_hosts_hook_gives_up_inside_the_hook_timeout_and_writes_nothing() {
     }
     // Nothing any of them would have written is there.
     assert_eq!(env.ok(&["--json", "todo", "view"]), before);
-    let mut store = goalkeeper::Store::open(&env.db()).unwrap();
+    let mut store = goalkeeper::Store::open(env.db()).unwrap();
     for (host, _) in &hooks {
         assert_eq!(
             store

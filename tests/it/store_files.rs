@@ -349,7 +349,7 @@ fn a_newer_database_with_an_unmerged_wal_is_refused_untouched() {
 fn our_own_database_with_an_unmerged_wal_opens_with_its_data() {
     let live = tempfile::tempdir().unwrap();
     let crashed = tempfile::tempdir().unwrap();
-    let mut s = Store::open(&live.path().join("gk.db")).unwrap();
+    let mut s = Store::open(live.path().join("gk.db")).unwrap();
     agent(&mut s, r#"{"op":"init","items":["survives the crash"]}"#);
     for entry in std::fs::read_dir(live.path()).unwrap() {
         let entry = entry.unwrap();
@@ -361,7 +361,7 @@ fn our_own_database_with_an_unmerged_wal_opens_with_its_data() {
         "the copy has its -wal"
     );
 
-    let mut s = Store::open(&crashed.path().join("gk.db")).unwrap();
+    let mut s = Store::open(crashed.path().join("gk.db")).unwrap();
     assert_eq!(tasks(&mut s), "Tasks: [/] survives the crash");
     agent(&mut s, r#"{"op":"done"}"#);
     assert_eq!(version(&mut s), 2);

@@ -20,7 +20,7 @@ struct Fixture {
 impl Fixture {
     fn new(env: &TestEnv) -> Fixture {
         Fixture {
-            store: Store::open(&env.db()).unwrap(),
+            store: Store::open(env.db()).unwrap(),
         }
     }
 

@@ -75,7 +75,7 @@ impl TestEnv {
     /// command only reads (such a command creates none).
     pub fn create_database(&self) {
         if self.url.is_none() {
-            drop(Store::open(&self.db()).expect("the test database opens"));
+            drop(Store::open(self.db()).expect("the test database opens"));
         }
     }
 

@@ -392,5 +392,5 @@ pub fn fresh_schema_url() -> String {
 pub fn store() -> goalkeeper::Store {
     let url = fresh_schema_url();
     let location = goalkeeper::store::Location::parse(&url).unwrap();
-    goalkeeper::Store::open_location(&location).expect("a PostgreSQL store opens")
+    goalkeeper::Store::open(&location).expect("a PostgreSQL store opens")
 }

@@ -99,7 +99,7 @@ fn inspect_hooks(
     latest: (&str, u64),
 ) -> (HookState, bool) {
     let session = SessionId::parse(SESSION).unwrap();
-    let mut store = Store::open(&env.db()).expect("the database reopens after a kill");
+    let mut store = Store::open(env.db()).expect("the database reopens after a kill");
     assert_eq!(store.admin().integrity_check().unwrap(), "ok");
     let cursor: serde_json::Value = store
         .read(&session, |tx| tx.mark("claude-code.transcript"))

@@ -165,7 +165,7 @@ fn inspect(env: &TestEnv, acknowledged: &[String], in_flight: Option<&str>) -> V
 /// and versions 1, 2, 3… without a gap. Returns `n`.
 fn inspect_calls(env: &TestEnv, acknowledged: &[Vec<String>], in_flight: &[Vec<String>]) -> usize {
     let session = SessionId::parse(SESSION).unwrap();
-    let mut store = Store::open(&env.db()).expect("the database reopens after a kill");
+    let mut store = Store::open(env.db()).expect("the database reopens after a kill");
     assert_eq!(store.admin().integrity_check().unwrap(), "ok");
     let (list, version) = store.read(&session, |tx| tx.todo_list()).unwrap();
     assert_eq!(list.validate(), Ok(()));

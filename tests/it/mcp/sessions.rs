@@ -66,7 +66,7 @@ fn two_servers_on_one_session_keep_every_task() {
     });
     let view = first.call("todo", json!({"op": "view"}));
     assert_eq!(view["_meta"]["goalkeeper/result"]["version"], 2 * CALLS);
-    let store = goalkeeper::Store::open(&env.db()).unwrap();
+    let store = goalkeeper::Store::open(env.db()).unwrap();
     let (list, _) = store
         .read(&goalkeeper::SessionId::parse("shared").unwrap(), |tx| {
             tx.todo_list()

@@ -155,7 +155,8 @@ fn a_url_that_does_not_parse_is_refused_before_any_command_runs() {
     let written: Vec<_> = std::fs::read_dir(&project).unwrap().collect();
     assert!(written.is_empty(), "install wrote {written:?}");
 
-    let event = r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"hi","cwd":"/tmp"}"#;
+    let event =
+        r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"hi","cwd":"/tmp"}"#;
     let output = env
         .cmd(&["hook", "claude-code"])
         .env("GOALKEEPER_DB", &url)
@@ -296,7 +297,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         page: 2,
     };
     let before = {
-        let mut store = Store::open_location(&location).unwrap();
+        let mut store = Store::open(&location).unwrap();
         store
             .todo(
                 &s,
@@ -320,7 +321,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
              UPDATE goalkeeper_schema SET version = 4;",
         )
         .unwrap();
-    let mut store = Store::open_location(&location).unwrap();
+    let mut store = Store::open(&location).unwrap();
     let version: i64 = admin
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
@@ -382,7 +383,7 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
         .map(|i| format!("task {i:03}, a step of the plan long enough to keep the list long"))
         .collect();
     let init = serde_json::json!({"op": "init", "items": items}).to_string();
-    Store::open_location(&location)
+    Store::open(&location)
         .unwrap()
         .todo(
             &s,
@@ -412,7 +413,7 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
         )
         .unwrap();
     assert_eq!(indexes(&mut admin), ["tasks_by_content"]);
-    let mut store = Store::open_location(&location).unwrap();
+    let mut store = Store::open(&location).unwrap();
     let done = serde_json::json!({"op": "done", "task": items[150]}).to_string();
     let (text, is_error) = store
         .todo_answer(

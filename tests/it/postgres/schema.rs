@@ -174,7 +174,7 @@ fn both_backends_build_the_same_tables_columns_and_indexes() {
 
     let db = pg::database();
     let location = goalkeeper::store::Location::parse(&db.url()).unwrap();
-    goalkeeper::Store::open_location(&location).expect("a PostgreSQL store opens");
+    goalkeeper::Store::open(&location).expect("a PostgreSQL store opens");
     let postgres = postgres_schema(&mut db.admin());
 
     // Not an empty comparison: every table of the latest schema is there.

@@ -1,4 +1,4 @@
-//! `Store::todo_text`, which the CLI's `todo apply` prints: on a list too
+//! `Store::todo_answer`, which the CLI's `todo apply` prints: on a list too
 //! long to repeat, a call that names one task is run on the rows it
 //! touches (`store::in_place`). Whatever path it takes, its text, the
 //! list, the versions, the event log, the pending error and undo are
