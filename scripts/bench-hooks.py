@@ -82,6 +82,15 @@ def main():
         ("UserPromptSubmit", {"hook_event_name": "UserPromptSubmit", "prompt": "go on"}),
         ("PreToolUse (Bash)", {"hook_event_name": "PreToolUse", "tool_name": "Bash",
                                "tool_input": {"command": "cargo test"}}),
+        # After every shell call: a call that is no verify call is read and
+        # passed over, what most of them are.
+        ("PostToolUse (Bash)", {"hook_event_name": "PostToolUse", "tool_name": "Bash",
+                                "tool_input": {"command": "cargo test"},
+                                "tool_response": {"stdout": "test result: ok. 12 passed",
+                                                  "stderr": "", "interrupted": False}}),
+        ("PostToolUseFailure (Bash)", {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                                       "tool_input": {"command": "cargo test"},
+                                       "error": "Exit code 101\ntest result: FAILED. 11 passed; 1 failed"}),
         ("Stop (continues the goal)", {"hook_event_name": "Stop", "stop_hook_active": False,
                                        "last_assistant_message": "did step 39"}),
         ("SubagentStop", {"hook_event_name": "SubagentStop"}),

@@ -281,6 +281,37 @@ fn bash_writes_the_store_and_extensions_see_each_run() {
     assert!(ends[1].get("input").is_none(), "{:#}", ends[1]);
 }
 
+/// goalkeeper's extension names pi's session to `bash` as a session
+/// starts (`GOALKEEPER_PI_SESSION`, where verify looks first): what a
+/// command in `bash` sees is the session the store holds, not a session
+/// found through the directory.
+#[test]
+#[ignore = "needs pi from npm: scripts/install-host.sh pi"]
+fn bash_sees_the_session_goalkeepers_extension_names() {
+    let mock = MockModel::start(
+        Api::ChatCompletions,
+        vec![
+            Step::tool("todo", json!({"op": "init", "items": ["Lexer"]})),
+            shell(r#"echo "session=[$GOALKEEPER_PI_SESSION]""#),
+            Step::text("Done."),
+        ],
+    );
+    let world = world(&mock);
+    run(&world, "Which session is this?");
+
+    // The `todo` call wrote the list into pi's session.
+    let (session, _, list) = world.only_session();
+    assert_eq!(list.counts().total, 1);
+    // The request after the bash call carries its output.
+    let calls = mock.model_calls();
+    let seen: Vec<String> = messages(&calls[2])
+        .iter()
+        .map(content)
+        .filter(|text| text.contains("session=["))
+        .collect();
+    assert_eq!(seen, [format!("session=[{}]\n", session.as_str())]);
+}
+
 // Proving done.
 
 /// `complete` is refused with the check named until a passing run is
