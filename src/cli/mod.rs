@@ -339,8 +339,6 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
     }
 }
 
-/// A global option's value, or, when it cannot be used, no value and a
-/// note (a lenient command) or the error (any other).
 /// A command line refused before the command ran: an error, except in a
 /// hook or the status line, which never fail the host: they say so and do
 /// nothing.
@@ -354,6 +352,8 @@ fn refused_before_start(e: Error, command: &Command) -> Result<Outcome, Error> {
     }
 }
 
+/// A global option's value, or, when it cannot be used, no value and a
+/// note (a lenient command) or the error (any other).
 fn passed_over<T>(
     value: Result<Option<T>, variables::Spoilt>,
     lenient: bool,
