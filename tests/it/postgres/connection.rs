@@ -150,7 +150,10 @@ fn a_url_that_does_not_parse_is_refused_before_any_command_runs() {
     let args = ["install", "claude-code", "--project", &p, "--command", "gk"];
     let (text, out) = run_on(&env, &url, &args);
     assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(text.contains("sslmode=sometimes is not one of"), "{text}");
+    assert!(
+        text.contains("goalkeeper: GOALKEEPER_DB: the PostgreSQL URL postgres://gk_user:***@127.0.0.1/x?sslmode=sometimes is not usable: sslmode=sometimes is not one of"),
+        "{text}"
+    );
     assert_no_password(&text);
     let written: Vec<_> = std::fs::read_dir(&project).unwrap().collect();
     assert!(written.is_empty(), "install wrote {written:?}");
