@@ -271,20 +271,9 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
     // default location, whose directory a first run creates), read here
     // once: a value that is no database is refused by every command, as a
     // bad `--set` is, before anything runs.
-    // A value from the variable is named as coming from it.
-    let db = match &cli.db {
-        Some(path) => location_of(path.clone()).map(Some),
-        None => variables::db_path()
-            .map(location_of)
-            .transpose()
-            .map_err(|e| match e {
-                Error::Usage(e) => Error::Usage(format!("{}: {e}", variables::DB)),
-                e => e,
-            }),
-    };
-    let db = match db {
+    let db = match variables::db(cli.db, location_of) {
         Ok(db) => db,
-        Err(e) => return refused_before_start(e, &cli.command),
+        Err(spoilt) => return refused_before_start(spoilt.into_error(), &cli.command),
     };
     let mut ctx = Context {
         db,

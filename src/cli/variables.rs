@@ -53,18 +53,31 @@ impl Variable {
     }
 }
 
-/// `$GOALKEEPER_DB` as a path: any bytes but the empty string.
-pub(super) fn db_path() -> Option<PathBuf> {
-    std::env::var_os(DB)
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
+/// The database: `line` (`--db`) when the line gave it, else
+/// `$GOALKEEPER_DB` (any bytes but the empty string), read by `parse`.
+/// `Ok(None)`: neither gives one.
+pub(super) fn db<T>(
+    line: Option<PathBuf>,
+    parse: impl Fn(PathBuf) -> Result<T, Error>,
+) -> Result<Option<T>, Spoilt> {
+    let (path, source) = match line {
+        Some(path) => (path, Source::Line("--db")),
+        None => match std::env::var_os(DB).filter(|value| !value.is_empty()) {
+            Some(value) => (PathBuf::from(value), Source::Variable(DB)),
+            None => return Ok(None),
+        },
+    };
+    parse(path).map(Some).map_err(|e| Spoilt {
+        source,
+        problem: Problem::Invalid(e),
+    })
 }
 
 /// Where a global option's value came from, for the message about a bad
 /// one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Source {
-    /// The command line (`--session`, `--agent`).
+    /// The command line (`--db`, `--session`, `--agent`).
     Line(&'static str),
     /// The variable of that name.
     Variable(&'static str),
