@@ -9,7 +9,9 @@ use clap::{Args, Subcommand};
 
 use std::path::Path;
 
+use crate::SessionId;
 use crate::integrations::host_session::{self, Host, QueuedGoal};
+use crate::integrations::open_session::LastSession;
 
 use super::context::{Context, Outcome};
 use super::{Command, print_json, print_result, read_stdin};
@@ -249,62 +251,173 @@ pub(super) fn without_host_session(
     dir: &Path,
     command: &Command,
 ) -> Result<Outcome, Error> {
-    let shown = dir.display();
-    let mut store = ctx.store()?;
-    let (verb, queued) = match command {
-        Command::Goal(GoalArgs {
-            command:
-                Some(GoalCommand::Set(NewGoal {
-                    objective,
-                    budget,
-                    checks,
-                })),
-        }) => {
-            let queued = QueuedGoal {
-                objective: checked_objective(&objective.join(" "))?,
-                budget: *budget,
-                checks: checked_commands(checks)?,
-            };
-            host_session::queue_goal(&mut store, host, dir, &queued, ctx.now_ms)?;
-            ("queued", Some(queued))
-        }
-        Command::Goal(GoalArgs {
-            command: None | Some(GoalCommand::Get),
-        }) => ("queued", host_session::queued_goal(&mut store, host, dir)?),
-        Command::Goal(GoalArgs {
-            command: Some(GoalCommand::Drop),
-        }) => (
-            "unqueued",
-            host_session::unqueue_goal(&mut store, host, dir)?,
-        ),
-        _ => {
-            return Err(Error::Usage(format!(
-                "no {host} session has run in {shown} yet; start {host} there first (`goal set` with --session-from queues a goal for it), or pass --session ID"
-            )));
-        }
+    let waiting = Waiting {
+        host,
+        dir,
+        ended: None,
     };
-    if ctx.json {
-        print_json(
-            &serde_json::json!({"host": host.as_str(), "dir": shown.to_string(), verb: queued}),
-        );
-        return Ok(Outcome::Success);
-    }
-    match queued {
-        Some(goal) => {
-            let budget = goal
-                .budget
-                .map_or_else(|| "no budget".to_owned(), |b| format!("budget {b} tokens"));
-            let when = if verb == "unqueued" {
-                "Removed the goal queued for"
-            } else {
-                "Queued for"
-            };
-            out!(
-                "{when} the next {host} session in {shown} (none has run there yet): {} ({budget}).",
-                crate::sanitize::one_line(&goal.objective)
-            );
+    match queued_goal_command(command) {
+        Some(QueuedGoalCommand::Set(new)) => waiting.queue(ctx, new),
+        Some(QueuedGoalCommand::Get) => {
+            let queued = host_session::queued_goal(&mut ctx.store()?, host, dir)?;
+            waiting.print(ctx, "queued", queued)
         }
-        None => out!("No {host} session has run in {shown} yet, and no goal is queued for it."),
+        Some(QueuedGoalCommand::Drop) => {
+            let queued = host_session::unqueue_goal(&mut ctx.store()?, host, dir)?;
+            waiting.print(ctx, "unqueued", queued)
+        }
+        None => Err(Error::Usage(format!(
+            "no {host} session has run in {} yet; start {host} there first (`goal set` with --session-from queues a goal for it), or pass --session ID",
+            dir.display()
+        ))),
     }
-    Ok(Outcome::Success)
+}
+
+/// `--session-from HOST` where HOST has run in `dir` (DESIGN.md §8): `goal
+/// set` acts on the session while it is open, and once it has ended queues
+/// the goal for the next session HOST starts there; `goal drop` then takes
+/// back a queued goal. `None`: the command acts on the last session
+/// (`ctx.session`), ended or not; after its end a note says so.
+pub(super) fn with_host_session(
+    ctx: &Context,
+    host: Host,
+    dir: &Path,
+    last: &LastSession,
+    command: &Command,
+) -> Result<Option<Outcome>, Error> {
+    let shown = dir.display();
+    let wanted = queued_goal_command(command);
+    let ended = match last {
+        LastSession::Open(session) => {
+            let Some(QueuedGoalCommand::Set(new)) = wanted else {
+                return Ok(None);
+            };
+            let outcome = goal_call(ctx, GoalCall::Op(&new_goal(new)?), Actor::User)?;
+            if !ctx.json {
+                out!(
+                    "Set on the open {host} session {} in {shown}: it reads the goal with its next event.",
+                    session.as_str()
+                );
+            }
+            return Ok(Some(outcome));
+        }
+        LastSession::Ended(session) => session,
+    };
+    let waiting = Waiting {
+        host,
+        dir,
+        ended: Some(ended),
+    };
+    let mut store = ctx.store()?;
+    match wanted {
+        Some(QueuedGoalCommand::Set(new)) => return waiting.queue(ctx, new).map(Some),
+        Some(QueuedGoalCommand::Drop) => {
+            if let Some(queued) = host_session::unqueue_goal(&mut store, host, dir)? {
+                return waiting.print(ctx, "unqueued", Some(queued)).map(Some);
+            }
+        }
+        Some(QueuedGoalCommand::Get) | None => {}
+    }
+    let queued = host_session::queued_goal(&mut store, host, dir)?.map_or_else(String::new, |g| {
+        format!(
+            "; the next one there gets the goal queued for it: {}",
+            crate::sanitize::one_line(&g.objective)
+        )
+    });
+    super::output::note(format_args!(
+        "the last {host} session in {shown}, {}, has ended; this acts on it (only `goal set` waits for the next session){queued}",
+        ended.as_str()
+    ));
+    Ok(None)
+}
+
+/// A goal command that a queued goal answers.
+enum QueuedGoalCommand<'a> {
+    Set(&'a NewGoal),
+    Get,
+    Drop,
+}
+
+fn queued_goal_command(command: &Command) -> Option<QueuedGoalCommand<'_>> {
+    let Command::Goal(GoalArgs { command }) = command else {
+        return None;
+    };
+    match command {
+        Some(GoalCommand::Set(new)) => Some(QueuedGoalCommand::Set(new)),
+        None | Some(GoalCommand::Get) => Some(QueuedGoalCommand::Get),
+        Some(GoalCommand::Drop) => Some(QueuedGoalCommand::Drop),
+        Some(_) => None,
+    }
+}
+
+/// `goal set`'s operation, checked.
+fn new_goal(new: &NewGoal) -> Result<GoalOp, Error> {
+    Ok(GoalOp::Set {
+        objective: checked_objective(&new.objective.join(" "))?,
+        budget: new.budget,
+        checks: checked_commands(&new.checks)?,
+    })
+}
+
+/// The next session HOST starts in `dir`, which a goal waits for: none has
+/// run there yet, or the last one (`ended`) has ended.
+struct Waiting<'a> {
+    host: Host,
+    dir: &'a Path,
+    ended: Option<&'a SessionId>,
+}
+
+impl Waiting<'_> {
+    /// Queues `new` for the next session, replacing a goal queued before.
+    fn queue(&self, ctx: &Context, new: &NewGoal) -> Result<Outcome, Error> {
+        let queued = QueuedGoal {
+            objective: checked_objective(&new.objective.join(" "))?,
+            budget: new.budget,
+            checks: checked_commands(&new.checks)?,
+        };
+        host_session::queue_goal(&mut ctx.store()?, self.host, self.dir, &queued, ctx.now_ms)?;
+        self.print(ctx, "queued", Some(queued))
+    }
+
+    /// Shows the goal `queued` (or that there is none); `verb` says what
+    /// happened to it.
+    fn print(
+        &self,
+        ctx: &Context,
+        verb: &str,
+        queued: Option<QueuedGoal>,
+    ) -> Result<Outcome, Error> {
+        let (host, shown) = (self.host, self.dir.display());
+        if ctx.json {
+            let mut json =
+                serde_json::json!({"host": host.as_str(), "dir": shown.to_string(), verb: queued});
+            if let Some(ended) = self.ended {
+                json["ended"] = ended.as_str().into();
+            }
+            print_json(&json);
+            return Ok(Outcome::Success);
+        }
+        let why = match self.ended {
+            Some(ended) => format!("the last one there, {}, has ended", ended.as_str()),
+            None => "none has run there yet".to_owned(),
+        };
+        match queued {
+            Some(goal) => {
+                let budget = goal
+                    .budget
+                    .map_or_else(|| "no budget".to_owned(), |b| format!("budget {b} tokens"));
+                let when = if verb == "unqueued" {
+                    "Removed the goal queued for"
+                } else {
+                    "Queued for"
+                };
+                out!(
+                    "{when} the next {host} session in {shown} ({why}): {} ({budget}).",
+                    crate::sanitize::one_line(&goal.objective)
+                );
+            }
+            None => out!("No goal is queued for the next {host} session in {shown} ({why})."),
+        }
+        Ok(Outcome::Success)
+    }
 }

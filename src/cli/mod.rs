@@ -46,7 +46,8 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::integrations::host_session::{self, Host};
+use crate::integrations::host_session::Host;
+use crate::integrations::open_session;
 use crate::settings::Settings;
 use crate::{AgentName, Error, ErrorKind, SessionId};
 use clap::{ArgMatches, Parser, Subcommand};
@@ -299,8 +300,15 @@ fn run(cli: Cli, matches: Option<&ArgMatches>, lenient: bool) -> Result<Outcome,
         && !follows_host_itself(&cli.command)
     {
         let dir = current_dir()?;
-        match host_session::last(&mut ctx.store()?, host, &dir)? {
-            Some(session) => ctx.session = session,
+        match open_session::last_in(&mut ctx.store()?, host, &dir)? {
+            Some(last) => {
+                ctx.session = last.session().clone();
+                if let Some(outcome) =
+                    goal::with_host_session(&ctx, host, &dir, &last, &cli.command)?
+                {
+                    return Ok(outcome);
+                }
+            }
             None => return goal::without_host_session(&ctx, host, &dir, &cli.command),
         }
     }

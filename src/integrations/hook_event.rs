@@ -4,7 +4,7 @@
 //! hook never fails the host: nothing on stdout, the reason on stderr,
 //! nothing half-applied). Before the host's steps it records the session
 //! as the one the host runs in the event's `cwd` (adopting a goal queued
-//! there). The steps get a [`Hook`]: the event, the transaction, and what
+//! there), but at the session's end, which marks it ended. The steps get a [`Hook`]: the event, the transaction, and what
 //! every host decides alike (the reminders of a prompt, the goal-mode
 //! context and when it changed, the stop's outcome), so an adapter keeps
 //! only its event names and its wire JSON.
@@ -160,6 +160,11 @@ pub(crate) fn handle(
     }
 }
 
+/// The event every host's hook receives as a session ends: Claude Code's,
+/// Gemini CLI's and Codex's own name, and the one goalkeeper's pi
+/// extension sends for pi's `session_shutdown`.
+pub(crate) const SESSION_END: &str = "SessionEnd";
+
 /// The session marks the core keeps for a host, named `<host>.<what>`.
 struct Marks {
     /// The state (list version, goal revision) last injected as context.
@@ -208,11 +213,16 @@ pub(crate) struct Hook<'a, 't> {
 impl Hook<'_, '_> {
     /// Records the session as the one the host runs in `dir`; a goal
     /// queued there for the host's next session (`--session-from HOST`)
-    /// is adopted.
+    /// is adopted. Not at the session's end ([`SESSION_END`]): an ending
+    /// session takes no directory from a session still running there, and
+    /// no goal meant for the next one.
     fn record(&mut self) -> Result<()> {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
+        if self.event.name == SESSION_END {
+            return Ok(());
+        }
         let recorded =
             host_session::record_in(self.tx, &mut self.caller, self.host, dir, self.now_ms)?;
         if let Some(adopted) = recorded.adopted {
@@ -221,6 +231,13 @@ impl Hook<'_, '_> {
         }
         self.previous = recorded.previous;
         Ok(())
+    }
+
+    /// Marks the session ended: the host said so (its session-end event).
+    /// A goal set from a terminal now waits for the next session in the
+    /// directory (DESIGN.md §8).
+    pub fn end_session(&self) -> Result<()> {
+        super::open_session::end(self.tx, self.host, self.now_ms)
     }
 
     /// The tools the model can call: both, in every host (an MCP server

@@ -25,6 +25,7 @@ pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod open_session;
 pub mod package;
 pub mod pi;
 pub(crate) mod shell_record;

@@ -24,6 +24,9 @@ pub struct Caller {
     pub(super) who: Who,
     /// Where checks are judged.
     dir: Option<PathBuf>,
+    /// The session mark naming the directory to judge checks in instead,
+    /// when the session has it ([`Caller::judge_in_marked`]).
+    dir_mark: Option<String>,
     /// Where the files' hashes are kept between processes.
     cache_dir: Option<PathBuf>,
     /// Whether its todo calls keep their list ([`Caller::keep_lists`]).
@@ -77,6 +80,15 @@ impl Caller {
         self.cache_dir = cache_dir;
     }
 
+    /// Makes this caller's checks judged on the files of the directory the
+    /// session's mark `mark` names, read in each call's own transaction
+    /// (an MCP server its host started elsewhere judges in the directory
+    /// the host's session runs in); where the session has no such mark,
+    /// as [`Caller::judge_in`] said.
+    pub fn judge_in_marked(&mut self, mark: String) {
+        self.dir_mark = Some(mark);
+    }
+
     /// The caller of one host event in `dir`: this one's agent and lease
     /// and where it keeps the hashes, judging checks in `dir` (this one's
     /// directory when `None`). Keeps no list and answers no tool call.
@@ -88,6 +100,7 @@ impl Caller {
                 ..self.who.clone()
             },
             dir: dir.or_else(|| self.dir.clone()),
+            dir_mark: None,
             cache_dir: self.cache_dir.clone(),
             keeps_lists: false,
             kept: None,
@@ -95,9 +108,15 @@ impl Caller {
     }
 
     /// A look at the files this caller judges checks in (nothing is read
-    /// yet).
-    pub fn look(&self) -> Look {
-        Look::at(self.dir.clone(), self.cache_dir.clone())
+    /// yet); `marked` reads a session mark, for [`Caller::judge_in_marked`].
+    pub fn look(&self, marked: impl FnOnce(&str) -> Option<String>) -> Look {
+        let dir = self
+            .dir_mark
+            .as_deref()
+            .and_then(marked)
+            .map(PathBuf::from)
+            .or_else(|| self.dir.clone());
+        Look::at(dir, self.cache_dir.clone())
     }
 
     /// Who the call about to run acts as before its transaction reads the

@@ -118,7 +118,9 @@ impl SessionTx<'_> {
     /// The files `caller` judges checks on, looked at once in this
     /// transaction: every step of one event judges the same files.
     pub(super) fn look(&self, caller: &Caller) -> &Look {
-        self.look.get_or_init(|| caller.look())
+        // A mark that cannot be read names no directory: the caller's own.
+        self.look
+            .get_or_init(|| caller.look(|key| self.mark(key).ok().flatten()))
     }
 
     /// The session the steps act on.
@@ -241,6 +243,11 @@ impl SessionTx<'_> {
     /// Remembers a per-session fact (integration state).
     pub fn set_mark(&self, key: &str, value: &str, now_ms: i64) -> Result<()> {
         sessions::set_mark(&self.tx, &self.session, key, value, now_ms)
+    }
+
+    /// Forgets a per-session fact; nothing when it was not remembered.
+    pub(crate) fn remove_mark(&self, key: &str) -> Result<()> {
+        sessions::remove_mark(&self.tx, &self.session, key)
     }
 
     /// Records that the host's tool call `tool_use_id` is `agent`'s: the

@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_protocol;
 mod mcp_python;
 mod message_sequence;
+mod next_session;
 mod no_progress;
 mod nul;
 mod package;

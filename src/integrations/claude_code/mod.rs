@@ -32,7 +32,8 @@
 //!   the wrap-up, or once the goal is paused, nothing asks for more work.
 //!   At Claude Code's cap on blocks in a row it does not block ([`block_cap`]).
 //! - `SubagentStop`, `PreCompact`, `SessionEnd`: usage only (`SessionEnd`
-//!   of a `/clear` also remembers the session the next one continues). A
+//!   also marks the session ended, for a goal set from a terminal; of a
+//!   `/clear`, it remembers the session the next one continues). A
 //!   subagent is never continued nor sent the wrap-up: `Stop` is the main
 //!   agent's alone.
 //!
@@ -98,7 +99,7 @@ pub use subagent::TOOL_USE_META;
 pub use transcript::{Cursor, read_all_until};
 
 use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
-use super::hook_event::{self, Hook, HookEvent, HookReply, additional_context};
+use super::hook_event::{self, Hook, HookEvent, HookReply, SESSION_END, additional_context};
 use super::host_session::{self, Host, HostNames, Wiring};
 use crate::SessionId;
 use crate::error::Result;
@@ -219,7 +220,7 @@ fn steps(
         "SessionStart" => session_start(hook, source),
         "UserPromptSubmit" => user_prompt_submit(hook),
         "Stop" => stop(hook, block_cap, names),
-        "SessionEnd" => {
+        SESSION_END => {
             if hook.event.str_field("reason") == Some("clear")
                 && let Some(dir) = &hook.dir
             {
@@ -227,6 +228,7 @@ fn steps(
                 hook.tx
                     .set_pointer(&cleared_key(dir), &session, hook.now_ms)?;
             }
+            hook.end_session()?;
             Ok(None)
         }
         "SubagentStop" => {

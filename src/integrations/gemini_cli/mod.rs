@@ -23,7 +23,9 @@
 //!   call's record, from the output Gemini CLI captured, is stored as
 //!   evidence ([`crate::integrations::shell_record`]); the exit status is
 //!   the `Exit Code: N` line Gemini CLI adds for the model (none for 0).
-//! - `SessionEnd` counts the usage the last `AfterAgent` could not see.
+//! - `SessionEnd` counts the usage the last `AfterAgent` could not see,
+//!   and marks the session ended (a goal set from a terminal then waits
+//!   for the next session).
 //!
 //! A hook never breaks the agent: malformed input, an unknown event, a
 //! missing chat file or a storage error print nothing on stdout, exit 0,
@@ -40,7 +42,7 @@ use install::{POLICY_PATH, install_gemini_cli, install_user_policy, user_policy}
 pub(crate) use install::{extension_files, extension_manifest};
 
 use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
-use super::hook_event::{self, Hook, HookReply, additional_context};
+use super::hook_event::{self, Hook, HookReply, SESSION_END, additional_context};
 use super::host_session::Host;
 use super::usage_log::{UsageLog, count_new_usage};
 use crate::error::Result;
@@ -97,8 +99,13 @@ pub fn handle(
                 shell_call(hook)?;
                 Ok(None)
             }
-            "BeforeTool" | "SessionEnd" => {
+            "BeforeTool" => {
                 count_usage(hook)?;
+                Ok(None)
+            }
+            SESSION_END => {
+                count_usage(hook)?;
+                hook.end_session()?;
                 Ok(None)
             }
             _ => hook.unhandled(),

@@ -11,6 +11,7 @@ use super::tool_call::{self, ExecResult, Executed, unknown_tool};
 use crate::error::Result;
 use crate::integrations::agent_tools::{TODO, ToolSpec};
 use crate::integrations::host_session::{self, Host};
+use crate::integrations::open_session;
 use crate::prompt::Injector;
 use crate::store::{CallFrom, Caller, PointerRead, SessionRef};
 use crate::{SessionId, Settings, Store};
@@ -87,7 +88,8 @@ impl McpServer {
     /// lists: one process, many calls, and a call that follows the
     /// server's own last one reuses the list instead of reading it back.
     pub fn with_caller(mut self, caller: Caller) -> Self {
-        self.caller = Mutex::new(kept_lists(caller));
+        let caller = judging(kept_lists(caller), self.session_source.as_ref());
+        self.caller = Mutex::new(caller);
         self
     }
 
@@ -99,7 +101,16 @@ impl McpServer {
     /// Resolves the session on every call from `source` (DESIGN.md §8
     /// `--session-from`), falling back to the session given to
     /// [`McpServer::new`] while the host has not run in the directory.
+    /// Its checks are judged in the directory the host's session runs
+    /// in, as the host's events recorded it, not in the server's own
+    /// (Codex runs a plugin's server in the plugin's folder).
     pub fn with_session_source(mut self, source: SessionSource) -> Self {
+        let caller = std::mem::take(
+            self.caller
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        self.caller = Mutex::new(judging(caller, Some(&source)));
         self.session_source = Some(source);
         self
     }
@@ -194,6 +205,15 @@ impl McpServer {
             .map(|m| m.content)
             .map_err(|gate| format!("no goal-mode context: {gate}")))
     }
+}
+
+/// `caller`, judging checks in the directory the session's host recorded
+/// for it when the server follows a host.
+fn judging(mut caller: Caller, source: Option<&SessionSource>) -> Caller {
+    if let Some(source) = source {
+        caller.judge_in_marked(open_session::dir_mark(source.host));
+    }
+    caller
 }
 
 /// `caller`, keeping its lists: a server is one process of many calls.

@@ -168,6 +168,15 @@ export default function goalkeeper(pi: ExtensionAPI): void {
     hook(ctx, "SessionStart");
   });
 
+  // The session ends (pi quits, or `/new`, `/resume` or `/fork` leaves
+  // it): a goal set from a terminal now waits for the next session. A
+  // reload of the extensions goes on with the same session.
+  pi.on("session_shutdown", (event, ctx) => {
+    if (event.reason !== "reload") {
+      hook(ctx, "SessionEnd", { reason: event.reason });
+    }
+  });
+
   // Before every model call: the goal-mode context, last, hidden, not stored.
   pi.on("context", (event, ctx) => {
     const reply = hook(ctx, "Context");

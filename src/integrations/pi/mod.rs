@@ -22,13 +22,17 @@
 //!   wrap-up (once), or the open-todos reminder when no goal is live; the
 //!   extension sends it as a hidden follow-up that triggers the next turn.
 //!
+//! - `SessionEnd` (pi's `session_shutdown`, but for an extension reload):
+//!   marks the session ended, so a goal set from a terminal waits for the
+//!   next session.
+//!
 //! Like every hook, it never breaks the agent: problems print nothing on
 //! stdout and explain themselves on stderr.
 
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
-use super::hook_event::{self, Hook, HookReply};
+use super::hook_event::{self, Hook, HookReply, SESSION_END};
 use super::host_session::Host;
 use crate::error::Result;
 use crate::goal::{GoalOp, Usage};
@@ -87,6 +91,10 @@ pub fn handle(
                 .goal_mode_message()?
                 .map(|m| json!({"context": hidden(&m)}))),
             "MessageEnd" => message_end(hook),
+            SESSION_END => {
+                hook.end_session()?;
+                Ok(None)
+            }
             // A pause needs no reply: the turn simply ends.
             "TurnEnd" => Ok(hook
                 .stop()?
