@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::agent_tools::TOOL_NAMES;
 use super::host_session::{self, Host};
+use super::open_session;
 use crate::error::Result;
 use crate::goal::continuation::progress_mark;
 use crate::prompt::{HiddenMessage, Injector};
@@ -225,6 +226,7 @@ impl Hook<'_, '_> {
         }
         let recorded =
             host_session::record_in(self.tx, &mut self.caller, self.host, dir, self.now_ms)?;
+        open_session::running_in(self.tx, self.host, dir, self.now_ms)?;
         if let Some(adopted) = recorded.adopted {
             self.notes
                 .push(format!("adopted the queued goal: {}", adopted.text()));
@@ -237,7 +239,15 @@ impl Hook<'_, '_> {
     /// A goal set from a terminal now waits for the next session in the
     /// directory (DESIGN.md §8).
     pub fn end_session(&self) -> Result<()> {
-        super::open_session::end(self.tx, self.host, self.now_ms)
+        open_session::end(self.tx, self.host, self.now_ms)
+    }
+
+    /// Records the host process this hook runs under as the session's
+    /// (for a host whose headless run sends no end event): once it is
+    /// gone, the session has ended.
+    pub fn record_host_process(&self) -> Result<()> {
+        let process = super::host_process::HostProcess::of_hook();
+        open_session::running_under(self.tx, self.host, process, self.now_ms)
     }
 
     /// The tools the model can call: both, in every host (an MCP server

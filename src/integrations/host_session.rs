@@ -5,8 +5,8 @@
 //! directory, with [`record`]; `--session-from HOST` then resolves to the
 //! session that host last ran in the current directory ([`last`]), so a
 //! user never needs to know a host's session id. With no session seen in a
-//! directory yet, or once the last one there has ended
-//! ([`open_session`](super::open_session)), `goal set` queues the goal
+//! directory yet, or once the last one there has ended (`open_session`),
+//! `goal set` queues the goal
 //! ([`queue_goal`]); the next session [`record`]ed there adopts it as its
 //! goal (set by the user).
 //!
@@ -375,9 +375,7 @@ pub fn record(
 }
 
 /// Records, inside a host event's transaction, that `host` runs the
-/// transaction's session in `dir`, open
-/// ([`open_session::running_in`](super::open_session::running_in)).
-/// When this is a new session there and a
+/// transaction's session in `dir`. When this is a new session there and a
 /// goal is queued for the directory, the session adopts it (unless it
 /// already has a live goal, which wins; the queued one is then discarded),
 /// as the user's call made by `caller`.
@@ -392,7 +390,6 @@ pub fn record_in(
     let session = tx.session().clone();
     let previous = tx.pointer(&key)?;
     tx.set_pointer(&key, session.as_str(), now_ms)?;
-    super::open_session::running_in(tx, host, dir, now_ms)?;
     let mut recorded = Recorded {
         previous: previous
             .filter(|p| p != session.as_str())

@@ -21,6 +21,7 @@ pub mod gemini_cli;
 mod hook_event;
 #[cfg(test)]
 mod hook_fixture;
+pub mod host_process;
 pub mod host_session;
 pub mod install;
 #[cfg(feature = "mcp")]

@@ -6,6 +6,7 @@
 //! gate of an MCP server its host started elsewhere (Codex's plugin)
 //! judges checks in the session's project directory.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -68,6 +69,37 @@ impl Project {
         self.event_from(host, name, session, &self.dir);
     }
 
+    /// `session` ends as `host` ends it: its `SessionEnd`; for Codex, whose
+    /// `codex exec` sends none, its last event comes from a process that
+    /// has exited since (`timeout`, running the hook as Codex would).
+    fn end(&self, host: &str, session: &str) {
+        if host != "codex" {
+            return self.event(host, END, session);
+        }
+        let event = json!({"hook_event_name": "Stop", "session_id": session,
+            "cwd": self.dir.display().to_string()});
+        let hook = self.env.std_cmd(&["hook", "codex"]);
+        let mut host_process = std::process::Command::new("timeout");
+        host_process
+            .arg("60")
+            .arg(hook.get_program())
+            .args(hook.get_args())
+            .env_clear()
+            .envs(hook.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .current_dir(self.env.dir())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = host_process.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+
     /// The objective of `session`'s goal and its status, if it has one.
     fn goal(&self, session: &str) -> Option<(String, String)> {
         let out = self
@@ -83,8 +115,9 @@ impl Project {
     }
 }
 
-/// The session-end event of `host`, as goalkeeper's hooks receive it (pi's
-/// `session_shutdown` comes from goalkeeper's extension as `SessionEnd`).
+/// The session-end event of Claude Code, Gemini CLI and pi, as
+/// goalkeeper's hooks receive it (pi's `session_shutdown` comes from
+/// goalkeeper's extension as `SessionEnd`).
 const END: &str = "SessionEnd";
 
 /// Every host's session-start event, as goalkeeper's hooks receive it.
@@ -111,7 +144,7 @@ fn a_terminal_goal_acts_on_the_open_session_and_waits_for_the_next_once_it_ended
             p.goal("s1"),
             Some(("Ship the lexer".into(), "active".into()))
         );
-        p.event(host, END, "s1");
+        p.end(host, "s1");
         let queued = p.run(&[
             "--session-from",
             host,
@@ -158,7 +191,7 @@ fn after_the_end_goal_drop_takes_back_the_queued_goal() {
     let p = Project::new();
     p.event("codex", "SessionStart", "s1");
     p.run(&["--session-from", "codex", "goal", "set", "Ship the lexer"]);
-    p.event("codex", END, "s1");
+    p.end("codex", "s1");
     let queued = p.ok(&["--session-from", "codex", "--json", "goal", "set", "Later"]);
     let queued: Value = serde_json::from_str(&queued).unwrap();
     assert_eq!(

@@ -458,7 +458,7 @@ fn check_codex(codex_home: &Path, round: usize) {
         .lines()
         .filter(|l| l.starts_with("[hooks.state."))
         .collect();
-    assert_eq!(trusted.len(), 12, "round {round}: {config}");
+    assert_eq!(trusted.len(), 10, "round {round}: {config}");
     for index in 0..2 {
         assert!(
             trusted

@@ -13,8 +13,7 @@
 //!   hooks (`[hooks.state."<hooks.json>:<event>:<group>:<handler>"]
 //!   trusted_hash`), without which Codex silently never runs them.
 //! - `hooks.json` gets `SessionStart`, `UserPromptSubmit`, `PreToolUse`,
-//!   `PostToolUse`, `Stop` and `SessionEnd`, each running `goalkeeper hook
-//!   codex`.
+//!   `PostToolUse` and `Stop`, each running `goalkeeper hook codex`.
 //!
 //! When goalkeeper's plugin is installed (`codex plugin add
 //! goalkeeper@…`), its hooks and server come with it, and `install codex`
@@ -46,13 +45,12 @@ use crate::user_files::{UserDir, UserFile};
 const HOST: &str = Host::Codex.as_str();
 
 /// The events the hooks handle, with the names Codex uses in trust keys.
-pub const HOOK_EVENTS: [(&str, &str); 6] = [
+pub const HOOK_EVENTS: [(&str, &str); 5] = [
     ("SessionStart", "session_start"),
     ("UserPromptSubmit", "user_prompt_submit"),
     ("PreToolUse", "pre_tool_use"),
     ("PostToolUse", "post_tool_use"),
     ("Stop", "stop"),
-    ("SessionEnd", "session_end"),
 ];
 
 /// How long Codex waits for one hook run, in seconds. The hooks bound their

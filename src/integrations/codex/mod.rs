@@ -34,8 +34,10 @@
 //!   the reason's text, so the continuation carries the todo block itself),
 //!   delivers the budget-limit wrap-up once, or reminds about open todos
 //!   when no goal is live.
-//! - `SessionEnd` counts what is left of the rollout file and marks the
-//!   session ended, so a goal set from a terminal waits for the next one.
+//! - every main-agent event records the Codex process the hook runs
+//!   under ([`HostProcess`](super::host_process::HostProcess)): `codex
+//!   exec` sends no `SessionEnd`, so a session whose process is gone has
+//!   ended, and a goal set from a terminal waits for the next one.
 //!
 //! A subagent's events (they carry `agent_id`) count its own rollout file
 //! and inject nothing ([`subagent`]); the main agent's `Stop` and `goal`
@@ -59,7 +61,7 @@ pub use rollout::response_usage;
 pub use subagent::{calling_session, calling_subagent};
 
 use super::adapter::{Adapter, HookEnv, InstallRequest, Installed};
-use super::hook_event::{self, Hook, HookReply, SESSION_END, additional_context};
+use super::hook_event::{self, Hook, HookReply, additional_context};
 use super::host_session::Host;
 use super::usage_log::{LogCursor, UsageLog, count_log_usage, count_new_usage};
 use crate::error::Result;
@@ -116,17 +118,17 @@ pub fn handle(
                 let id = id.to_owned();
                 subagent::event(hook, &id)
             }
-            "SessionStart" => session_start(hook),
-            "UserPromptSubmit" => user_prompt_submit(hook),
-            "PreToolUse" => pre_tool_use(hook),
-            "PostToolUse" => post_tool_use(hook),
-            "Stop" => stop(hook),
-            SESSION_END => {
-                count_usage(hook)?;
-                hook.end_session()?;
-                Ok(None)
+            name => {
+                hook.record_host_process()?;
+                match name {
+                    "SessionStart" => session_start(hook),
+                    "UserPromptSubmit" => user_prompt_submit(hook),
+                    "PreToolUse" => pre_tool_use(hook),
+                    "PostToolUse" => post_tool_use(hook),
+                    "Stop" => stop(hook),
+                    _ => hook.unhandled(),
+                }
             }
-            _ => hook.unhandled(),
         },
     )
 }

@@ -57,7 +57,7 @@ fn install_plugin(world: &World) -> PathBuf {
     plugin
 }
 
-fn plugin_world(mock: &MockModel) -> World {
+pub(super) fn plugin_world(mock: &MockModel) -> World {
     let world =
         bare_world(mock).with_path(super::SYSTEM_PATH, env!("CARGO_BIN_EXE_goalkeeper").into());
     install_plugin(&world);

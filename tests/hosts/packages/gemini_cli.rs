@@ -11,7 +11,7 @@ use crate::World;
 use crate::gemini_cli::{GEMINI, bare_world, goal_mode, run};
 use crate::mock::{Api, MockModel, text, usage};
 
-fn extension_world() -> World {
+pub(super) fn extension_world() -> World {
     let world = bare_world().with_path(super::SYSTEM_PATH, env!("CARGO_BIN_EXE_goalkeeper").into());
     let extension = packages().join("gemini-cli");
     let extension = extension.to_str().unwrap();

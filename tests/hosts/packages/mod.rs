@@ -14,6 +14,7 @@
 mod claude_code;
 mod codex;
 mod gemini_cli;
+mod next_session;
 mod npm;
 mod pi;
 
