@@ -73,8 +73,10 @@ fn verify(store: &mut Judged, dir: &Path, scope: Scope, at_ms: i64) -> Evidence 
         tail_bytes: 1024,
     };
     let tree = Tree::new(dir).unwrap();
-    let (evidence, _) =
-        goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms).unwrap();
+    let evidence =
+        goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms)
+            .unwrap()
+            .evidence;
     assert!(
         store
             .db
@@ -181,10 +183,20 @@ fn evidence_counts_only_for_the_directory_it_was_taken_in() {
     set(&mut store, &["true"]);
     let elsewhere = tempfile::tempdir().unwrap();
     verify(&mut store, elsewhere.path(), Scope::Goal, NOW);
+    let (here, there) = (
+        dir.path().canonicalize().unwrap(),
+        elsewhere.path().canonicalize().unwrap(),
+    );
+    let (refused, text) = agent_complete(&mut store, NOW);
+    assert!(refused);
     assert!(
-        agent_complete(&mut store, NOW)
-            .1
-            .contains("`true` not run yet")
+        text.contains(&format!(
+            "`true` not run in {} (verify ran it in {}, which proves nothing for another directory: run it in {})",
+            here.display(),
+            there.display(),
+            here.display()
+        )),
+        "{text}"
     );
     // A directory that vanished: nothing passes, and the refusal says why.
     let gone = dir.path().join("sub");
@@ -518,9 +530,10 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
         tail_bytes: 1024,
     };
     let tree = Tree::new(dir.path()).unwrap();
-    let (evidence, _) =
+    let evidence =
         goalkeeper::verify::run_checks(Scope::Goal, &commands, &tree, limits, agent_by(), NOW)
-            .unwrap();
+            .unwrap()
+            .evidence;
     let line = record::to_line("s", &evidence, None);
     let output = format!("{line}\ngoalkeeper verify: ...\n");
     let shell = ShellCall {
