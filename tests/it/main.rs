@@ -39,6 +39,7 @@ mod package;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod prompts;
+mod proof;
 mod readers;
 mod resources;
 mod startup;
