@@ -174,7 +174,7 @@ pub fn verify_note(host: Host) -> String {
         Host::ClaudeCode => String::new(),
         Host::Codex => {
             // The rule matches the command's words, unquoted.
-            let program = crate::verify::record::plain_words(crate::check::program())
+            let program = crate::shell::plain_words(crate::check::program())
                 .ok()
                 .and_then(|words| words.into_iter().next())
                 .unwrap_or_else(|| "goalkeeper".to_owned());
