@@ -17,6 +17,7 @@ mod gemini_cli;
 mod next_session;
 mod npm;
 mod pi;
+mod proving;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
