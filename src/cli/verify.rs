@@ -26,6 +26,7 @@ pub(crate) struct VerifyArgs {
 /// Runs `verify`. `session_given`: the session came from `--session` or
 /// `$GOALKEEPER_SESSION`, not the default.
 pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Result<Outcome, Error> {
+    crate::verify::nested::refuse_inside_check()?;
     let scope = match args.task {
         Some(task) => Scope::Task(crate::todo::text::task_content(&task).map_err(Error::Usage)?),
         None => Scope::Goal,
@@ -61,6 +62,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         timeout: std::time::Duration::from_secs(settings.verify.timeout),
         tail_bytes: usize::try_from(settings.verify.tail).unwrap_or(usize::MAX),
     };
+    crate::verify::supervise::claim()?;
     let crate::verify::Run {
         evidence,
         ran,

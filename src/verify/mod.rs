@@ -4,8 +4,12 @@
 //! store, or prints as a record line ([`record`]) for a host's hook to
 //! store when the store cannot be written from where it runs.
 
+pub mod nested;
 pub mod process;
+#[cfg(target_os = "linux")]
+mod procs;
 pub mod record;
+pub mod supervise;
 
 use crate::check::report::Ran;
 use crate::check::{CheckRun, Evidence, RunBy, Scope};
@@ -28,6 +32,9 @@ pub struct Run {
 /// (which writes the cache file when it can). Returns the evidence, what
 /// each check printed and what the fingerprint covered. `started_ms` is
 /// the clock as the run starts.
+/// In a process that [claimed](supervise::claim) what its checks start, a
+/// signal caught before the run ends ends the process instead, and nothing
+/// is returned to record.
 pub fn run_checks(
     scope: Scope,
     commands: &[String],
@@ -42,6 +49,7 @@ pub fn run_checks(
     for command in commands {
         ran.push(process::run(command, tree.dir(), limits)?);
     }
+    supervise::checks_done();
     let evidence = Evidence {
         run: run_id(),
         scope,

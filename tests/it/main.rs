@@ -52,5 +52,6 @@ mod todo_store;
 mod tour;
 mod undo_history;
 mod user_files;
+mod verify_processes;
 #[cfg(feature = "watch")]
 mod watch;
