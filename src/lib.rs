@@ -22,6 +22,7 @@ mod resources;
 pub mod sanitize;
 mod session;
 pub mod settings;
+mod shell;
 pub mod store;
 mod time;
 pub mod todo;

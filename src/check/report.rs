@@ -20,6 +20,9 @@ pub const REPORT_BYTES: usize = 4096;
 /// The most characters of a command a report line shows.
 const COMMAND_SHOWN: usize = 200;
 
+/// The most left-out files a report names.
+const LEFT_OUT_SHOWN: usize = 5;
+
 /// How each line of a check's output starts in the report.
 pub const OUTPUT_INDENT: &str = "    | ";
 
@@ -59,6 +62,11 @@ pub struct Report<'a> {
     pub dir: &'a str,
     /// The fingerprint of the files as the run started.
     pub fingerprint: &'a str,
+    /// How many entries the fingerprint covers.
+    pub files: usize,
+    /// The files and links the directory holds that the `.gitignore`
+    /// rules leave out of the fingerprint, by name.
+    pub left_out: &'a [String],
     /// The checks, in the order they ran.
     pub ran: &'a [Ran],
     /// Where the evidence went.
@@ -83,6 +91,7 @@ impl Report<'_> {
             shown(self.dir),
             self.fingerprint
         );
+        head.push_str(&self.coverage());
         let mut lines: Vec<String> = self
             .ran
             .iter()
@@ -145,6 +154,39 @@ impl Report<'_> {
         }
         head.push_str(&tail);
         head
+    }
+
+    /// What the fingerprint leaves out, when it leaves out everything or
+    /// files the directory itself holds: lines ending the head, or nothing.
+    fn coverage(&self) -> String {
+        let mut text = String::new();
+        if self.files == 0 {
+            text.push_str("The fingerprint covers no file: the `.gitignore` rules that hold here leave out everything, so no edit makes a run stale. Fix those rules (git reads them from the root of the work tree down), or run verify where the project's files are.\n");
+        }
+        if !self.left_out.is_empty() {
+            let named: Vec<String> = self
+                .left_out
+                .iter()
+                .take(LEFT_OUT_SHOWN)
+                .map(|n| format!("`{}`", shown(n)))
+                .collect();
+            let more = self.left_out.len().saturating_sub(LEFT_OUT_SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let (count, it) = match self.left_out.len() {
+                1 => ("1 file".to_owned(), "it"),
+                n => (format!("{n} files"), "them"),
+            };
+            let _ = writeln!(
+                text,
+                "The `.gitignore` rules leave out of the fingerprint {count} this directory holds (an edit to {it} makes no run stale): {}{more}.",
+                named.join(", "),
+            );
+        }
+        text
     }
 
     fn recorded_sentence(&self) -> String {

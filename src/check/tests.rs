@@ -227,6 +227,8 @@ fn the_report_stays_small_whatever_the_checks_print() {
         scope: &Scope::Goal,
         dir: "/work/project",
         fingerprint: "0123456789abcdef0123456789abcdef",
+        files: 3,
+        left_out: &[],
         ran: &runs,
         recorded: &Recorded::Stored,
     }
@@ -239,6 +241,8 @@ fn the_report_stays_small_whatever_the_checks_print() {
         scope: &Scope::Goal,
         dir: "/work/project",
         fingerprint: "0123456789abcdef0123456789abcdef",
+        files: 3,
+        left_out: &[],
         ran: &one,
         recorded: &Recorded::Stored,
     }

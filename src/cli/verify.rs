@@ -26,6 +26,7 @@ pub(crate) struct VerifyArgs {
 /// Runs `verify`. `session_given`: the session came from `--session` or
 /// `$GOALKEEPER_SESSION`, not the default.
 pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Result<Outcome, Error> {
+    crate::verify::nested::refuse_inside_check()?;
     let scope = match args.task {
         Some(task) => Scope::Task(crate::todo::text::task_content(&task).map_err(Error::Usage)?),
         None => Scope::Goal,
@@ -61,8 +62,12 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         timeout: std::time::Duration::from_secs(settings.verify.timeout),
         tail_bytes: usize::try_from(settings.verify.tail).unwrap_or(usize::MAX),
     };
-    let (evidence, ran) =
-        crate::verify::run_checks(scope.clone(), &commands, &tree, limits, by, ctx.now_ms)?;
+    crate::verify::supervise::claim()?;
+    let crate::verify::Run {
+        evidence,
+        ran,
+        files,
+    } = crate::verify::run_checks(scope.clone(), &commands, &tree, limits, by, ctx.now_ms)?;
     let now_ms = super::context::now_ms().unwrap_or(ctx.now_ms);
     let recorded = match store.write(&session, |tx| tx.record_run(&evidence, "verify", now_ms)) {
         Ok(_) => Recorded::Stored,
@@ -76,6 +81,8 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         scope: &scope,
         dir: &evidence.dir,
         fingerprint: &evidence.fingerprint,
+        files: files.files,
+        left_out: &files.left_out,
         ran: &ran,
         recorded: &recorded,
     };

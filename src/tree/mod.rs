@@ -1,6 +1,6 @@
 //! The working tree's fingerprint (DESIGN.md §13): one hash of the content
-//! of every file under a directory that the `.gitignore` rules do not
-//! exclude, whether the directory is a git work tree or not. A check's run
+//! of every file under a directory that the `.gitignore` rules, read as
+//! git reads them for that directory ([`walk`]), do not exclude. A check's run
 //! is evidence for the fingerprint taken as it started; the gate compares
 //! it with the fingerprint of the files as they are now.
 //!
@@ -27,8 +27,9 @@
 //! size, modification and change times and inode stay the same.
 
 mod cache;
+mod walk;
 
-use std::ffi::OsStr;
+use std::collections::BTreeMap;
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
@@ -85,6 +86,37 @@ pub struct Scan {
     pub hashed: usize,
     /// Bytes read to hash them.
     pub bytes_hashed: u64,
+    /// The files and links the directory itself holds that the
+    /// `.gitignore` rules leave out, by name, sorted (only from
+    /// [`Tree::listing`]).
+    pub left_out: Vec<String>,
+    /// What went in for each entry, by its path relative to the directory
+    /// (only from [`Tree::listing`]).
+    entries: BTreeMap<Vec<u8>, [u8; 32]>,
+}
+
+impl Scan {
+    /// The paths (relative to the directory) of the entries that differ
+    /// between two listings of one tree: added, removed or changed, sorted.
+    pub fn changed_since(&self, before: &Scan) -> Vec<String> {
+        let mut paths: Vec<&Vec<u8>> = self
+            .entries
+            .iter()
+            .filter(|(path, digest)| before.entries.get(*path) != Some(digest))
+            .map(|(path, _)| path)
+            .chain(
+                before
+                    .entries
+                    .keys()
+                    .filter(|path| !self.entries.contains_key(*path)),
+            )
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    }
 }
 
 impl Tree {
@@ -124,16 +156,30 @@ impl Tree {
     /// nothing; writes the cache file only when `write` says so (the gate
     /// and the prompts never do).
     pub fn fingerprint(&self, write: CacheWrite) -> Result<Scan> {
-        self.fingerprint_as_of(write, std::time::SystemTime::now())
+        self.scan(write, std::time::SystemTime::now(), false)
+    }
+
+    /// [`Tree::fingerprint`], with what went in for each entry (so two
+    /// listings tell which files changed between them,
+    /// [`Scan::changed_since`]) and the files the directory holds that the
+    /// `.gitignore` rules leave out ([`Scan::left_out`]): what `verify`
+    /// reports.
+    pub fn listing(&self, write: CacheWrite) -> Result<Scan> {
+        self.scan(write, std::time::SystemTime::now(), true)
     }
 
     /// [`Tree::fingerprint`] as if the look started at `started`: the
     /// cache keeps only the files changed before it (see [`cache`]).
+    #[cfg(test)]
     pub(crate) fn fingerprint_as_of(
         &self,
         write: CacheWrite,
         started: std::time::SystemTime,
     ) -> Result<Scan> {
+        self.scan(write, started, false)
+    }
+
+    fn scan(&self, write: CacheWrite, started: std::time::SystemTime, list: bool) -> Result<Scan> {
         if !self.dir.is_dir() {
             return Err(Error::Io {
                 what: format!("cannot read the directory {}", self.dir.display()),
@@ -148,8 +194,11 @@ impl Tree {
             files: 0,
             hashed: 0,
             bytes_hashed: 0,
+            left_out: Vec::new(),
+            entries: BTreeMap::new(),
         };
-        for entry in walker(&self.dir).build() {
+        let mut own_names = Vec::new();
+        for entry in walk::walker(&self.dir).build() {
             // An entry the walk cannot read (a directory without
             // permission) is left out; a file it lists but cannot open
             // goes in as unreadable below.
@@ -210,9 +259,23 @@ impl Tree {
                 None => outer.update(b"unreadable"),
             }
             outer.update([b'\n']);
+            if list {
+                let mut one = Sha256::new();
+                one.update(tag.as_bytes());
+                one.update(hash.as_ref().map_or(&b"unreadable"[..], |h| &h[..]));
+                let path = relative.as_os_str().as_bytes().to_vec();
+                if entry.depth() == 1 {
+                    own_names.push(path.clone());
+                }
+                scan.entries.insert(path, one.finalize().into());
+            }
         }
         let digest = outer.finalize();
         scan.fingerprint = Fingerprint(hex(&digest[..16]));
+        if list {
+            own_names.sort();
+            scan.left_out = walk::left_out(&self.dir, &own_names);
+        }
         cache::keep(&self.dir, self.cache_dir.as_deref(), seen, started, write);
         Ok(scan)
     }
@@ -283,26 +346,6 @@ impl Look {
             .as_ref()
             .map_err(String::as_str)
     }
-}
-
-/// The walk of `dir`: hidden files included, `.git` left out, the
-/// `.gitignore` files (of `dir`, below it and above it) and
-/// `.git/info/exclude` obeyed whether or not `dir` is in a git work tree,
-/// nothing else read; links listed, never followed; siblings by name.
-fn walker(dir: &Path) -> ignore::WalkBuilder {
-    let mut walk = ignore::WalkBuilder::new(dir);
-    walk.standard_filters(false)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .ignore(false)
-        .parents(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != OsStr::new(".git"))
-        .sort_by_file_name(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    walk
 }
 
 /// The SHA-256 of the file at `path`, `None` when it cannot be read.

@@ -213,3 +213,56 @@ fn special_files_are_left_out() {
     assert!(made.success());
     assert_eq!(print(), before);
 }
+
+/// A `.gitignore` above the directory counts only inside the work tree
+/// that holds the directory, from its root down; never above that root,
+/// and not at all outside a work tree.
+#[test]
+fn ignore_rules_are_read_from_the_work_trees_root_down_and_no_higher() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    write(top, ".gitignore", "*\n");
+    write(top, "app/state.txt", "ok");
+    let listing = |dir: &Path| Tree::new(dir).unwrap().listing(CacheWrite::No).unwrap();
+    // No work tree anywhere: the file above says nothing.
+    assert_eq!(listing(&top.join("app")).files, 1);
+
+    // The directory above is a work tree that ignores everything: the
+    // directory inside it has no file, and says which it leaves out.
+    write(top, ".git/HEAD", "ref: refs/heads/main\n");
+    let blind = listing(&top.join("app"));
+    assert_eq!(
+        (blind.files, blind.left_out.clone()),
+        (0, vec!["state.txt".to_owned()])
+    );
+
+    // The project is a work tree of its own: its root's rules hold, the
+    // ones above do not, and its `.git/info/exclude` is read.
+    write(top, "app/.git/HEAD", "ref: refs/heads/main\n");
+    write(top, "app/.git/info/exclude", "scratch\n");
+    write(top, "app/scratch", "mine");
+    write(top, "app/.gitignore", "*.log\n");
+    write(top, "app/sub/run.log", "noise");
+    write(top, "app/sub/lib.rs", "code");
+    let own = listing(&top.join("app"));
+    assert_eq!(own.files, 3, "state.txt, .gitignore, sub/lib.rs");
+    assert_eq!(own.left_out, vec!["scratch".to_owned()]);
+    // From a subdirectory, the rules of the work tree's root still hold.
+    let sub = listing(&top.join("app/sub"));
+    assert_eq!((sub.files, sub.left_out), (1, vec!["run.log".to_owned()]));
+}
+
+#[test]
+fn two_listings_name_the_files_that_changed_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a", "1");
+    write(dir.path(), "b", "2");
+    let tree = Tree::new(dir.path()).unwrap();
+    let before = tree.listing(CacheWrite::No).unwrap();
+    write(dir.path(), "b", "3");
+    write(dir.path(), "c/new", "4");
+    fs::remove_file(dir.path().join("a")).unwrap();
+    let after = tree.listing(CacheWrite::No).unwrap();
+    assert_eq!(after.changed_since(&before), ["a", "b", "c/new"]);
+    assert!(after.changed_since(&after).is_empty());
+}

@@ -4,18 +4,37 @@
 //! store, or prints as a record line ([`record`]) for a host's hook to
 //! store when the store cannot be written from where it runs.
 
+pub mod nested;
 pub mod process;
+#[cfg(target_os = "linux")]
+mod procs;
 pub mod record;
+pub mod supervise;
 
 use crate::check::report::Ran;
 use crate::check::{CheckRun, Evidence, RunBy, Scope};
 use crate::error::Result;
-use crate::tree::{CacheWrite, Tree};
+use crate::tree::{CacheWrite, Scan, Tree};
+
+/// One run of a scope's checks.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Its evidence.
+    pub evidence: Evidence,
+    /// What each check printed, in the order they ran.
+    pub ran: Vec<Ran>,
+    /// The files as the run started: what the fingerprint covers.
+    pub files: Scan,
+}
 
 /// Runs `commands` (the checks of `scope`) one after another in `tree`'s
 /// directory within `limits`, after taking the fingerprint of its files
-/// (which writes the cache file when it can). Returns the evidence and
-/// what each check printed. `started_ms` is the clock as the run starts.
+/// (which writes the cache file when it can). Returns the evidence, what
+/// each check printed and what the fingerprint covered. `started_ms` is
+/// the clock as the run starts.
+/// In a process that [claimed](supervise::claim) what its checks start, a
+/// signal caught before the run ends ends the process instead, and nothing
+/// is returned to record.
 pub fn run_checks(
     scope: Scope,
     commands: &[String],
@@ -23,12 +42,14 @@ pub fn run_checks(
     limits: process::Limits,
     by: RunBy,
     started_ms: i64,
-) -> Result<(Evidence, Vec<Ran>)> {
-    let fingerprint = tree.fingerprint(CacheWrite::Yes)?.fingerprint;
+) -> Result<Run> {
+    let files = tree.listing(CacheWrite::Yes)?;
+    let fingerprint = files.fingerprint.clone();
     let mut ran = Vec::with_capacity(commands.len());
     for command in commands {
         ran.push(process::run(command, tree.dir(), limits)?);
     }
+    supervise::checks_done();
     let evidence = Evidence {
         run: run_id(),
         scope,
@@ -45,7 +66,11 @@ pub fn run_checks(
             })
             .collect(),
     };
-    Ok((evidence, ran))
+    Ok(Run {
+        evidence,
+        ran,
+        files,
+    })
 }
 
 /// A run's random id: 128 bits from the system's random source, in

@@ -6,7 +6,12 @@
 //! A check that forks a process which outlives it (a daemon holding the
 //! pipe) must not keep `verify` waiting for the pipe's end: once the
 //! check's own process has exited, the pipe is read only while more keeps
-//! coming for a short while, and whatever is left in the group is killed.
+//! coming for a short while, and whatever is left in the group is killed,
+//! with what [`supervise`](super::supervise) finds beyond it. A signal
+//! verify caught is passed on to the group, and ends verify.
+//!
+//! The check's environment names verify ([`nested::VARIABLE`]), so a verify
+//! it starts refuses to run.
 
 use std::io::Read;
 use std::os::fd::AsFd;
@@ -16,13 +21,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+use rustix::process::{Pid, Signal};
 
+use super::{nested, supervise};
 use crate::check::Exit;
 use crate::check::report::Ran;
 use crate::error::{Error, Result};
 
-/// How long the group gets between SIGTERM and SIGKILL on a timeout.
+/// How long the group gets between SIGTERM and SIGKILL on a timeout, or
+/// after a signal verify passed on.
 const TERM_GRACE: Duration = Duration::from_secs(2);
 
 /// How long the pipe is still read after the check's process exited, while
@@ -39,8 +46,11 @@ pub struct Limits {
 }
 
 /// Runs `command` with `sh -c` in `dir` within `limits`. An error only when
-/// the shell could not be started at all.
+/// the shell could not be started at all. A signal verify caught
+/// ([`supervise::claim`]) before or while the check runs ends the process
+/// here, once the check is stopped.
 pub fn run(command: &str, dir: &Path, limits: Limits) -> Result<Ran> {
+    supervise::die_if_caught();
     let (reader, writer) = std::io::pipe().map_err(|source| Error::Io {
         what: "cannot make a pipe for the check's output".into(),
         source,
@@ -50,6 +60,7 @@ pub fn run(command: &str, dir: &Path, limits: Limits) -> Result<Ran> {
         .arg("-c")
         .arg(command)
         .current_dir(dir)
+        .env(nested::VARIABLE, std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer.try_clone().map_err(|source| {
             Error::Io {
@@ -75,6 +86,7 @@ pub fn run(command: &str, dir: &Path, limits: Limits) -> Result<Ran> {
     let mut timed_out = false;
     let mut open = true;
     while status.is_none() && open {
+        pass_on_caught(&mut child, group);
         let now = Instant::now();
         if now >= deadline {
             timed_out = true;
@@ -93,6 +105,7 @@ pub fn run(command: &str, dir: &Path, limits: Limits) -> Result<Ran> {
         // The pipe ended: every process closed it; the check's own process
         // is exiting or about to.
         None => loop {
+            pass_on_caught(&mut child, group);
             if Instant::now() >= deadline {
                 timed_out = true;
                 break stop_group(&mut child, group)?;
@@ -107,16 +120,14 @@ pub fn run(command: &str, dir: &Path, limits: Limits) -> Result<Ran> {
     // What is still in the pipe, while more keeps coming for a short while.
     let until = Instant::now() + AFTER_EXIT;
     while open && !timed_out {
+        pass_on_caught(&mut child, group);
         let now = Instant::now();
         if now >= until {
             break;
         }
         open = read_some(&mut reader, &mut output, until - now);
     }
-    let left_behind = !timed_out && test_kill_process_group(group).is_ok();
-    if left_behind {
-        let _ = kill_process_group(group, Signal::KILL);
-    }
+    let left_behind = supervise::stop_leftovers(group) && !timed_out;
     let exit = if timed_out {
         Exit::TimedOut(limits.timeout.as_secs())
     } else if let Some(code) = status.code() {
@@ -144,16 +155,19 @@ fn wait_error(source: std::io::Error) -> Error {
 /// Ends the check's process group: SIGTERM, then SIGKILL after
 /// [`TERM_GRACE`]; returns the check's own exit status.
 fn stop_group(child: &mut Child, group: Pid) -> Result<std::process::ExitStatus> {
-    let _ = kill_process_group(group, Signal::TERM);
-    let until = Instant::now() + TERM_GRACE;
-    while Instant::now() < until {
-        if test_kill_process_group(group).is_err() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = kill_process_group(group, Signal::KILL);
-    child.wait().map_err(wait_error)
+    supervise::end_group(child, group, Signal::TERM, TERM_GRACE).map_err(wait_error)
+}
+
+/// When verify caught a signal: passes it on to the check's group, kills
+/// what is left after [`TERM_GRACE`] (and beyond the group), and ends
+/// verify as the signal says. Returns only when none was caught.
+fn pass_on_caught(child: &mut Child, group: Pid) {
+    let Some(signal) = supervise::caught() else {
+        return;
+    };
+    let _ = supervise::end_group(child, group, signal, TERM_GRACE);
+    supervise::stop_leftovers(group);
+    supervise::die_of(signal)
 }
 
 /// Waits up to `wait` for output and reads what there is into `tail`.

@@ -196,7 +196,7 @@ pub fn from_shell_call(shell: ShellCall<'_>, programs: &[&str]) -> Result<LineRe
         exit,
         call,
     } = shell;
-    let words = plain_words(command)?;
+    let words = crate::shell::plain_words(command)?;
     let task = match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [program, "verify"] if programs.contains(&program) => None,
         [program, "verify", "--task", task] if programs.contains(&program) => Some(task),
@@ -263,73 +263,6 @@ fn check_record(record: &LineRecord) -> Result<(), String> {
         return Err("the record says neither an agent nor a person ran it".into());
     }
     Ok(())
-}
-
-/// The words of a command line that is one plain command: words in single
-/// or double quotes or with backslash escapes, separated by blanks; no
-/// operator, redirection, substitution, variable, glob, comment, or line
-/// break anywhere outside quotes, and no `$` or `` ` `` inside double
-/// quotes.
-pub fn plain_words(command: &str) -> Result<Vec<String>, String> {
-    let not_plain = |what: &str| Err(format!("the command is not one plain command ({what})"));
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if let Some(w) = word.take() {
-                    words.push(w);
-                }
-            }
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => w.push(c),
-                        None => return not_plain("an unclosed quote"),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\')) => w.push(c),
-                            Some(c) => {
-                                w.push('\\');
-                                w.push(c);
-                            }
-                            None => return not_plain("an unclosed quote"),
-                        },
-                        Some('$' | '`') => return not_plain("a substitution in quotes"),
-                        Some(c) => w.push(c),
-                        None => return not_plain("an unclosed quote"),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some('\n') | None => return not_plain("a line continuation"),
-                Some(c) => word.get_or_insert_with(String::new).push(c),
-            },
-            ';' | '&' | '|' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '\r' | '*' | '?' | '['
-            | ']' | '{' | '}' | '~' | '!' => {
-                return not_plain(&format!("`{c}` outside quotes"));
-            }
-            '#' if word.is_none() => return not_plain("a comment"),
-            '=' if word.is_some() && words.is_empty() => {
-                return not_plain("a variable assignment");
-            }
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    if let Some(w) = word {
-        words.push(w);
-    }
-    Ok(words)
 }
 
 #[cfg(test)]

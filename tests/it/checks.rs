@@ -11,13 +11,13 @@ use crate::common::{TestEnv, render};
 
 /// A project directory beside the test's database (so the database is not
 /// one of the files a fingerprint reads), where the commands run.
-struct Project {
-    env: TestEnv,
-    dir: PathBuf,
+pub(crate) struct Project {
+    pub(crate) env: TestEnv,
+    pub(crate) dir: PathBuf,
 }
 
 impl Project {
-    fn new() -> Project {
+    pub(crate) fn new() -> Project {
         let env = TestEnv::new();
         let dir = env.dir().join("project");
         std::fs::create_dir(&dir).unwrap();
@@ -25,13 +25,13 @@ impl Project {
         Project { env, dir }
     }
 
-    fn cmd(&self, args: &[&str]) -> assert_cmd::Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> assert_cmd::Command {
         let mut cmd = self.env.cmd(args);
         cmd.current_dir(&self.dir);
         cmd
     }
 
-    fn std_cmd(&self, args: &[&str]) -> std::process::Command {
+    pub(crate) fn std_cmd(&self, args: &[&str]) -> std::process::Command {
         let mut cmd = self.env.std_cmd(args);
         cmd.current_dir(&self.dir);
         cmd
@@ -40,25 +40,25 @@ impl Project {
     /// Runs a command and renders it for a snapshot, with what changes
     /// from run to run (a run's id, how long a check took) written as a
     /// placeholder.
-    fn run(&self, args: &[&str]) -> String {
+    pub(crate) fn run(&self, args: &[&str]) -> String {
         let output = self.cmd(args).output().unwrap();
         redact(&self.env.normalize(&render(args, &output)))
     }
 
-    fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let output = self.cmd(args).output().unwrap();
         assert!(output.status.success(), "{}", render(args, &output));
         String::from_utf8(output.stdout).unwrap()
     }
 
-    fn write(&self, path: &str, text: &str) {
+    pub(crate) fn write(&self, path: &str, text: &str) {
         std::fs::write(self.dir.join(path), text).unwrap();
     }
 }
 
 /// `text` with each run id, duration in milliseconds and duration in
 /// seconds replaced by a placeholder.
-fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     loop {

@@ -39,6 +39,7 @@ mod package;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod prompts;
+mod proof;
 mod readers;
 mod resources;
 mod startup;
@@ -51,5 +52,6 @@ mod todo_store;
 mod tour;
 mod undo_history;
 mod user_files;
+mod verify_processes;
 #[cfg(feature = "watch")]
 mod watch;

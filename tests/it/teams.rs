@@ -275,6 +275,77 @@ pub(crate) fn a_killed_holder_loses_its_task_after_the_lease(env: &TestEnv) {
     );
 }
 
+/// A refusal of a claimed task tells the time left by the clock the
+/// decision used, rounded up: a caller whose clock runs three days ahead
+/// is told the lease the database's clock still grants (not "0 s"), and a
+/// caller one millisecond before the end (its clock behind the
+/// database's) is told 1 s. Neither refusal changes the list.
+pub(crate) fn a_refusal_tells_the_time_left_by_the_clock_that_decided(env: &TestEnv) {
+    const DAY: i64 = 86_400_000;
+    env.ok(&[
+        "--session",
+        "team",
+        "todo",
+        "init",
+        "--item",
+        "a",
+        "--item",
+        "b",
+    ]);
+    env.ok(&["--session", "team", "--agent", "main", "todo", "release"]);
+    let start = |agent: &str, at: i64, task: &str| {
+        let call = json!({"op": "start", "task": task}).to_string();
+        let args = [
+            "--session",
+            "team",
+            "--agent",
+            agent,
+            "todo",
+            "apply",
+            &call,
+        ];
+        env.cmd(&args)
+            .env("GOALKEEPER_NOW", at.to_string())
+            .output()
+            .unwrap()
+    };
+    let refused = |agent: &str, at: i64, task: &str| {
+        let before = list_of(env, "team");
+        let output = start(agent, at, task);
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        assert_eq!(
+            list_of(env, "team"),
+            before,
+            "a refused claim changes nothing"
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // By the database's clock (the real one) w1's claim has ten minutes.
+    let real = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    assert!(start("w1", real, "a").status.success());
+    let ahead = refused("w2", real + 3 * DAY, "a");
+    assert!(
+        ahead.contains("the claim lapses in 10 min unless it calls again"),
+        "{ahead}"
+    );
+    // w3's claim, made on the tests' clock (in the past: the database's
+    // clock is later, so the caller's decides), 1 ms before its end.
+    assert!(start("w3", env.now_ms, "b").status.success());
+    let last = refused("w2", env.now_ms + 600_000 - 1, "b");
+    assert!(
+        last.contains("(claimed 9 min ago; the claim lapses in 1 s unless it calls again)"),
+        "{last}"
+    );
+}
+
+#[test]
+fn a_refusal_tells_the_time_left_by_the_clock_that_decided_on_sqlite() {
+    a_refusal_tells_the_time_left_by_the_clock_that_decided(&TestEnv::new());
+}
+
 #[test]
 fn eight_agents_share_a_hundred_tasks_on_sqlite() {
     eight_agents_share_a_hundred_tasks(&TestEnv::new());

@@ -59,7 +59,13 @@ impl Team {
     /// by the database's. The session's own agent's claims never lapse.
     pub(crate) fn lapsed(&self, task: &Task) -> bool {
         self.lease_end(task)
-            .is_some_and(|end| self.now_ms.min(self.clock_ms) >= end)
+            .is_some_and(|end| self.decided_at() >= end)
+    }
+
+    /// The time a claim's lapse is judged at: the earlier of the caller's
+    /// clock and the database's, so neither running fast takes a task.
+    fn decided_at(&self) -> i64 {
+        self.now_ms.min(self.clock_ms)
     }
 
     /// When the claim of a named agent on `task` lapses: when its
@@ -124,11 +130,14 @@ impl Caller<'_> {
     /// targeted change of `task` that is another agent's.
     fn conflict(&self, task: &Task, finishes: bool) -> Option<String> {
         if self.blocked_by_claim(task) {
+            // By the time the decision was made at, so the time left is
+            // the one that kept the claim.
+            let at = self.team.decided_at();
             let lease = match self.team.lease_end(task) {
                 Some(end) => format!(
                     " (claimed {} ago; the claim lapses in {} unless it calls again)",
-                    span(self.team.now_ms - task.since_ms.unwrap_or(self.team.now_ms)),
-                    span(end - self.team.now_ms)
+                    span(at - task.since_ms.unwrap_or(at), false),
+                    span(end - at, true)
                 ),
                 None => String::new(),
             };
@@ -157,13 +166,15 @@ pub(crate) fn holder(agent: Option<&str>) -> String {
     }
 }
 
-/// "45 s", "7 min", "3 h".
-fn span(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
+/// "45 s", "7 min", "3 h": rounded down, or `up` (a time left that has
+/// not run out is never "0 s").
+fn span(ms: i64, up: bool) -> String {
+    let div = |n: u64, by: u64| if up { n.div_ceil(by) } else { n / by };
+    let s = div(u64::try_from(ms).unwrap_or(0), 1000);
     match s {
         0..60 => format!("{s} s"),
-        60..7200 => format!("{} min", s / 60),
-        _ => format!("{} h", s / 3600),
+        60..7200 => format!("{} min", div(s, 60)),
+        _ => format!("{} h", div(s, 3600)),
     }
 }
 

@@ -99,7 +99,7 @@ fn each_agent_holds_one_task_and_a_claim_is_refused_naming_its_holder() {
     assert_eq!(
         errors,
         [
-            "task \"a\" is held by agent \"w1\" (claimed 2 s ago; the claim lapses in 9 min unless it calls again); work on another task, or ask the user to release it"
+            "task \"a\" is held by agent \"w1\" (claimed 2 s ago; the claim lapses in 10 min unless it calls again); work on another task, or ask the user to release it"
         ]
     );
     assert_eq!(list, before, "a refused claim changes nothing");
@@ -108,6 +108,44 @@ fn each_agent_holds_one_task_and_a_claim_is_refused_naming_its_holder() {
     let errors = call(&mut list, None, &t, r#"{"op":"drop","task":"a"}"#).unwrap_err();
     assert!(errors[0].contains("held by agent \"w1\""), "{errors:?}");
     assert_eq!(list, before);
+}
+
+/// The time left a refusal tells is the one the decision used (the
+/// earlier of the caller's clock and the database's), rounded up: a
+/// caller whose clock runs days ahead is told the lease the database's
+/// clock still grants, and one a millisecond before the end is told 1 s.
+#[test]
+fn a_refusal_tells_the_time_left_by_the_clock_that_kept_the_claim() {
+    const DAY: i64 = 86_400_000;
+    let (list, _) = two_agents();
+    // w1's lease ends at 601,000.
+    let refusal = |now_ms: i64, clock_ms: i64| {
+        let t = Team {
+            clock_ms,
+            ..team(now_ms, &[("w1", 1_000), ("w2", 2_000)])
+        };
+        let mut list = list.clone();
+        let errors = call(&mut list, Some("w2"), &t, r#"{"op":"start","task":"a"}"#).unwrap_err();
+        assert_eq!(list, two_agents().0, "a refused claim changes nothing");
+        errors[0].clone()
+    };
+    let ahead = refusal(601_000 + 3 * DAY, 61_000);
+    assert!(
+        ahead.contains("(claimed 1 min ago; the claim lapses in 9 min unless it calls again)"),
+        "{ahead}"
+    );
+    let last = refusal(600_999, i64::MAX);
+    assert!(
+        last.contains("(claimed 9 min ago; the claim lapses in 1 s unless it calls again)"),
+        "{last}"
+    );
+    let behind = refusal(601_000 - 2 * DAY, 601_000);
+    assert!(behind.contains("the claim lapses in 48 h"), "{behind}");
+    // At the end itself the claim has lapsed: w2 takes the task.
+    let t = team(601_000, &[("w1", 1_000), ("w2", 2_000)]);
+    let mut taken = list.clone();
+    call(&mut taken, Some("w2"), &t, r#"{"op":"start","task":"a"}"#).unwrap();
+    assert_eq!(task(&taken, "a").agent.as_deref(), Some("w2"));
 }
 
 #[test]

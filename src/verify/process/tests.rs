@@ -146,3 +146,10 @@ fn a_directory_that_vanished_is_an_error_naming_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_check_is_told_which_verify_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = run_in(dir.path(), "echo \"$GOALKEEPER_VERIFY_PID\"", 10);
+    assert_eq!(ran.tail, format!("{}\n", std::process::id()).into_bytes());
+}

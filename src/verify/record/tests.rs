@@ -185,3 +185,39 @@ fn the_exit_status_and_the_call_must_be_the_records() {
         "the record names another tool call"
     );
 }
+
+/// The task is read from the command as the shell passes it to verify,
+/// however it is quoted: `"\$5"` in double quotes is `$5`.
+#[test]
+fn the_task_is_read_as_the_shell_passes_it() {
+    let mut task = evidence();
+    task.scope = Scope::Task("Pay the $5 fee \"now\" \\ `soon`".into());
+    let line = to_line("s1", &task, None);
+    for command in [
+        r#"goalkeeper verify --task "Pay the \$5 fee \"now\" \\ \`soon\`""#,
+        r#"goalkeeper verify --task 'Pay the $5 fee "now" \ `soon`'"#,
+        r#"goalkeeper verify --task=Pay\ the\ \$5\ fee\ \"now\"\ \\\ \`soon\`"#,
+        r#"goalkeeper verify --task "Pay the "'$5 fee "now" \ `soon`'"#,
+    ] {
+        let record =
+            from_shell_call(shell(command, &line), GK).unwrap_or_else(|e| panic!("{command}: {e}"));
+        assert_eq!(
+            record.task.as_deref(),
+            Some("Pay the $5 fee \"now\" \\ `soon`"),
+            "{command}"
+        );
+    }
+    // A backslash before any other character stays in double quotes.
+    let mut other = evidence();
+    other.scope = Scope::Task(r"C:\dir".into());
+    let line = to_line("s1", &other, None);
+    assert!(from_shell_call(shell(r#"goalkeeper verify --task "C:\dir""#, &line), GK).is_ok());
+    assert_eq!(
+        from_shell_call(
+            shell(r#"goalkeeper verify --task "Pay the $5 fee""#, &line),
+            GK
+        )
+        .unwrap_err(),
+        "the command is not one plain command (a substitution in quotes)"
+    );
+}

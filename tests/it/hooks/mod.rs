@@ -1,6 +1,7 @@
 //! End-to-end: the Claude Code hooks, the status line and the installer
 //! through the real binary.
 
+mod evidence;
 mod install;
 
 use crate::common;

@@ -14,3 +14,9 @@ fn a_killed_holder_loses_its_task_after_the_lease_on_postgres() {
     let db = pg::database();
     crate::teams::a_killed_holder_loses_its_task_after_the_lease(&TestEnv::on(&db.url()));
 }
+
+#[test]
+fn a_refusal_tells_the_time_left_by_the_clock_that_decided_on_postgres() {
+    let db = pg::database();
+    crate::teams::a_refusal_tells_the_time_left_by_the_clock_that_decided(&TestEnv::on(&db.url()));
+}

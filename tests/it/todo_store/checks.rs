@@ -73,8 +73,10 @@ fn verify(store: &mut Judged, dir: &Path, scope: Scope, at_ms: i64) -> Evidence 
         tail_bytes: 1024,
     };
     let tree = Tree::new(dir).unwrap();
-    let (evidence, _) =
-        goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms).unwrap();
+    let evidence =
+        goalkeeper::verify::run_checks(scope, &commands, &tree, limits, agent_by(), at_ms)
+            .unwrap()
+            .evidence;
     assert!(
         store
             .db
@@ -518,9 +520,10 @@ fn a_hook_stores_the_record_verify_printed_once_and_only_for_its_session() {
         tail_bytes: 1024,
     };
     let tree = Tree::new(dir.path()).unwrap();
-    let (evidence, _) =
+    let evidence =
         goalkeeper::verify::run_checks(Scope::Goal, &commands, &tree, limits, agent_by(), NOW)
-            .unwrap();
+            .unwrap()
+            .evidence;
     let line = record::to_line("s", &evidence, None);
     let output = format!("{line}\ngoalkeeper verify: ...\n");
     let shell = ShellCall {

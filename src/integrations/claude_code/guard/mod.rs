@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 use crate::integrations::command_line::{Acts, ReadLine, Reading};
 use crate::integrations::host_session::HostNames;
 use crate::sanitize::{one_line, quoted_excerpt};
-use shell::Word;
+use crate::shell::Word;
 
 mod shell;
 

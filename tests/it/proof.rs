@@ -1,0 +1,119 @@
+//! Proving done against what a careless or hasty agent, or an unlucky
+//! setup, does to it (DESIGN.md §13): `.gitignore` rules above the
+//! project, checks that change the files, runs that overlap, a verify in
+//! another directory. Each test feeds the case to the real binary and
+//! asserts the documented outcome and that nothing else changed.
+
+use std::path::{Path, PathBuf};
+
+use crate::checks::{Project, redact};
+use crate::common::render;
+
+/// Runs `git` (only to build a fixture; goalkeeper itself never runs it).
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A home directory that is a git work tree ignoring everything (`*`),
+/// as a dotfiles repository does, beside the test's database.
+fn dotfiles_home(p: &Project) -> PathBuf {
+    let home = p.env.dir().join("home");
+    std::fs::create_dir(&home).unwrap();
+    git(&home, &["init", "-q"]);
+    std::fs::write(home.join(".gitignore"), "*\n").unwrap();
+    home
+}
+
+/// `goalkeeper ARGS` in `dir` with `HOME` at `home`.
+fn in_dir(p: &Project, home: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
+    p.env
+        .cmd(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .output()
+        .unwrap()
+}
+
+/// How many verify runs the session's log holds.
+fn runs(p: &Project) -> usize {
+    let log = p.ok(&["--json", "todo", "log", "--limit", "1000"]);
+    let events: Vec<serde_json::Value> = serde_json::from_str(&log).unwrap();
+    events.iter().filter(|e| e["kind"] == "check").count()
+}
+
+#[test]
+fn a_gitignore_above_the_projects_work_tree_does_not_blind_the_fingerprint() {
+    let p = Project::new();
+    let home = dotfiles_home(&p);
+    let app = home.join("code/app");
+    std::fs::create_dir_all(&app).unwrap();
+    git(&app, &["init", "-q"]);
+    std::fs::write(app.join("state.txt"), "ok\n").unwrap();
+    // git's own view: the file is the project's, untracked, not ignored.
+    assert_eq!(git(&app, &["status", "--porcelain"]), "?? state.txt\n");
+
+    let set = ["goal", "set", "G", "--check", "grep -q ok state.txt"];
+    assert!(in_dir(&p, &home, &app, &set).status.success());
+    let verify = in_dir(&p, &home, &app, &["verify"]);
+    let report = String::from_utf8_lossy(&verify.stdout).into_owned();
+    assert!(verify.status.success(), "{report}");
+    assert!(!report.contains("covers no file"), "{report}");
+    assert!(!report.contains("leave out"), "{report}");
+    assert_eq!(runs(&p), 1);
+
+    std::fs::write(app.join("state.txt"), "bad\n").unwrap();
+    let complete = ["--json", "goal", "apply", r#"{"op":"complete"}"#];
+    let refused = in_dir(&p, &home, &app, &complete);
+    let said = render(&complete, &refused);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("passed 0s ago, but the files changed since"),
+        "{said}"
+    );
+    // Nothing else changed: no run recorded, the goal as it was.
+    assert_eq!(runs(&p), 1);
+    let goal = String::from_utf8(in_dir(&p, &home, &app, &["goal"]).stdout).unwrap();
+    assert!(goal.starts_with("Goal #1 (active): G\n"), "{goal}");
+}
+
+#[test]
+fn a_fingerprint_that_leaves_out_the_directorys_files_is_named_in_the_report() {
+    let p = Project::new();
+    let home = dotfiles_home(&p);
+    // A directory inside the dotfiles work tree, with no repository of its
+    // own: git ignores every file in it, and so does the fingerprint.
+    let notes = home.join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("state.txt"), "ok\n").unwrap();
+    assert_eq!(git(&notes, &["status", "--porcelain", "."]), "");
+    let set = ["goal", "set", "G", "--check", "grep -q ok state.txt"];
+    assert!(in_dir(&p, &home, &notes, &set).status.success());
+    let verify = in_dir(&p, &home, &notes, &["verify"]);
+    let shown = redact(&p.env.normalize(&render(&["verify"], &verify)));
+    assert_snapshot!("proof_fingerprint_of_no_file", shown);
+
+    // Outside any work tree, a `.gitignore` above the directory is not
+    // read: the same file is covered.
+    let plain = p.env.dir().join("plain");
+    std::fs::create_dir_all(plain.join("app")).unwrap();
+    std::fs::write(plain.join(".gitignore"), "*\n").unwrap();
+    std::fs::write(plain.join("app/state.txt"), "ok\n").unwrap();
+    std::fs::write(plain.join("app/.gitignore"), "*.log\n").unwrap();
+    std::fs::write(plain.join("app/run.log"), "noise\n").unwrap();
+    let outside = in_dir(&p, &home, &plain.join("app"), &["verify"]);
+    let report = String::from_utf8_lossy(&outside.stdout).into_owned();
+    assert!(outside.status.success(), "{report}");
+    assert!(!report.contains("covers no file"), "{report}");
+    assert!(
+        report.contains("The `.gitignore` rules leave out of the fingerprint 1 file this directory holds (an edit to it makes no run stale): `run.log`.\n"),
+        "{report}"
+    );
+}
