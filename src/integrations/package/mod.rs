@@ -15,6 +15,7 @@
 //!   packages ([`npm`]).
 
 pub mod npm;
+pub mod program;
 
 use std::path::{Path, PathBuf};
 
