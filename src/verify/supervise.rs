@@ -169,8 +169,12 @@ pub(crate) fn stop_leftovers(group: Pid) -> bool {
 
 #[cfg(target_os = "linux")]
 fn stop_leftovers_in(group: Pid, reaper: bool) -> bool {
-    use rustix::process::{WaitOptions, getpgrp, getpid, kill_process, waitpid};
-    let (me, own_group) = (getpid().as_raw_pid(), getpgrp().as_raw_pid());
+    use rustix::process::{WaitOptions, getpid, kill_process, waitpid};
+    let me = getpid().as_raw_pid();
+    // From /proc, not getpgrp(2): in a PID namespace (a sandbox) the group
+    // may lie outside it, which /proc shows as 0 (and rustix's getpgrp
+    // cannot return).
+    let own_group = super::procs::stat(me).map_or(0, |s| s.pgrp);
     let group_id = group.as_raw_pid();
     let until = Instant::now() + LEFTOVER_LIMIT;
     let mut any = false;
