@@ -62,6 +62,15 @@ pub enum Scope {
 pub enum CheckState {
     /// It never ran in this directory.
     NotRun,
+    /// It never ran in this directory (`here`), but did in another
+    /// (`ran_in`, its latest run's): evidence counts only for the
+    /// directory it was taken in.
+    RanElsewhere {
+        /// The directory its latest run was in.
+        ran_in: String,
+        /// The directory the files are judged in, where it must run.
+        here: String,
+    },
     /// Its latest run on the files as they are now passed.
     Passed {
         /// When that run started.
@@ -94,7 +103,7 @@ impl CheckState {
     /// `watch` show.
     pub fn word(&self) -> &'static str {
         match self {
-            CheckState::NotRun => "not run",
+            CheckState::NotRun | CheckState::RanElsewhere { .. } => "not run",
             CheckState::Passed { .. } => "pass",
             CheckState::Stale { .. } => "stale",
             CheckState::Failed { .. } => "fail",
@@ -107,6 +116,12 @@ impl CheckState {
         let ago = |at_ms: i64| format!("{} ago", format_duration((now_ms - at_ms).max(0) / 1000));
         match self {
             CheckState::NotRun => "not run yet".into(),
+            CheckState::RanElsewhere { ran_in, here } => format!(
+                "not run in {} (verify ran it in {}, which proves nothing for another directory: run it in {})",
+                one_line(here),
+                one_line(ran_in),
+                one_line(here)
+            ),
             CheckState::Passed { at_ms } => format!("passed {}", ago(*at_ms)),
             CheckState::Stale { at_ms } => {
                 format!("passed {}, but the files changed since", ago(*at_ms))

@@ -111,6 +111,19 @@ fn state_of(
     let at_current = run
         .as_ref()
         .filter(|r| Some(r.fingerprint.as_str()) == current);
+    if run.is_none()
+        && let Some(ran_in) = tx.query_opt(
+            "SELECT dir FROM check_runs WHERE session_id = ?1 AND command = ?2
+             ORDER BY id DESC LIMIT 1",
+            params![session.as_str(), command],
+            |r| r.get::<String>(0),
+        )?
+    {
+        return Ok(CheckState::RanElsewhere {
+            ran_in,
+            here: dir.to_owned(),
+        });
+    }
     Ok(check::state(at_current, run.as_ref()))
 }
 

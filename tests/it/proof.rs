@@ -117,3 +117,66 @@ fn a_fingerprint_that_leaves_out_the_directorys_files_is_named_in_the_report() {
         "{report}"
     );
 }
+
+#[test]
+fn after_a_passing_verify_in_a_subdirectory_the_refusal_says_where_to_run_it() {
+    let p = Project::new();
+    let sub = p.dir.join("src");
+    std::fs::create_dir(&sub).unwrap();
+    p.ok(&["goal", "set", "Ship", "--check", "true"]);
+    p.ok(&["todo", "init", "--item", "Lexer"]);
+    p.ok(&["todo", "check", "Lexer", "true"]);
+    let home = p.env.dir();
+    for args in [&["verify"][..], &["verify", "--task", "Lexer"]] {
+        let ran = in_dir(&p, home, &sub, args);
+        assert!(ran.status.success(), "{}", render(args, &ran));
+    }
+    assert_eq!(runs(&p), 2);
+    let (goal, list) = (p.ok(&["goal"]), p.ok(&["todo", "view"]));
+    let mut transcript = String::new();
+    for args in [
+        &["goal", "apply", r#"{"op":"complete"}"#][..],
+        &["todo", "apply", r#"{"op":"done","task":"Lexer"}"#],
+    ] {
+        let refused = p.run(args);
+        assert!(
+            refused.trim_end().ends_with("[exit status: 1]"),
+            "{refused}"
+        );
+        transcript.push_str(&refused);
+        transcript.push('\n');
+    }
+    assert_snapshot!("proof_refusal_after_verify_elsewhere", transcript);
+    // Nothing changed: no run, the goal and the task as they were.
+    assert_eq!(runs(&p), 2);
+    assert!(goal.starts_with("Goal #1 (active): Ship\n"), "{goal}");
+    assert_eq!((p.ok(&["goal"]), p.ok(&["todo", "view"])), (goal, list));
+}
+
+#[test]
+fn a_link_retargeted_after_a_passing_verify_keeps_complete_refused() {
+    let p = Project::new();
+    p.write("v1.txt", "one\n");
+    p.write("v2.txt", "two\n");
+    std::os::unix::fs::symlink("v1.txt", p.dir.join("current")).unwrap();
+    p.ok(&["goal", "set", "Ship", "--check", "true"]);
+    p.ok(&["verify"]);
+    assert_eq!(runs(&p), 1);
+    // The same link, now to the other file: every file's content is as
+    // it was, only the link's target changed.
+    std::fs::remove_file(p.dir.join("current")).unwrap();
+    std::os::unix::fs::symlink("v2.txt", p.dir.join("current")).unwrap();
+    let complete = ["goal", "apply", r#"{"op":"complete"}"#];
+    let refused = p.run(&complete);
+    assert!(
+        refused.contains("`true` passed 0s ago, but the files changed since")
+            && refused.trim_end().ends_with("[exit status: 1]"),
+        "{refused}"
+    );
+    assert_eq!(runs(&p), 1);
+    assert!(p.ok(&["goal"]).starts_with("Goal #1 (active): Ship\n"));
+    // Pointed back, the run holds again.
+    std::fs::remove_file(p.dir.join("current")).unwrap();
+    std::os::unix::fs::symlink("v1.txt", p.dir.join("current")).unwrap();
+    assert!(p.cmd(&complete).output().unwrap().status.success());
+}

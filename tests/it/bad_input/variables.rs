@@ -170,31 +170,16 @@ fn a_read_only_database_is_a_storage_error_and_changes_nothing() {
     let env = TestEnv::new();
     env.ok(&["todo", "init", "--item", "Keep me"]);
     let db = env.db();
-    // Root ignores permission bits, so make the file immutable instead.
-    let immutable = std::process::Command::new("chattr")
-        .arg("+i")
-        .arg(&db)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !immutable {
-        eprintln!(
-            "skipped: cannot make {} immutable with chattr here",
-            db.display()
-        );
-        return;
-    }
+    let read_only = common::ReadOnlyDatabase::new(&db);
     let before = fs::read(&db).unwrap();
     let output = env
         .cmd(&["todo", "apply", r#"{"op":"done"}"#])
         .output()
         .unwrap();
-    let _ = std::process::Command::new("chattr")
-        .arg("-i")
-        .arg(&db)
-        .status();
+    assert_eq!(fs::read(&db).unwrap(), before);
+    drop(read_only);
     let rendered = common::render(&["todo", "apply", r#"{"op":"done"}"#], &output);
     assert_eq!(output.status.code(), Some(3), "{rendered}");
     assert!(rendered.contains("read-only"), "{rendered}");
-    assert_eq!(fs::read(&db).unwrap(), before);
     assert!(env.ok(&["todo", "view"]).contains("[/] Keep me"));
 }

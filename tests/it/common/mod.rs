@@ -427,3 +427,41 @@ pub fn phase(name: &str, tasks: Vec<Task>) -> Phase {
         tasks,
     }
 }
+
+/// A SQLite database made read-only to every process, root's included, and
+/// with no capability (file modes do not stop root; `chattr +i` needs one):
+/// the header's write version (byte 18) is set past any SQLite writes,
+/// which SQLite opens read-only, as it opens a file it may not write
+/// ("attempt to write a readonly database"). Dropping it sets the byte back.
+pub struct ReadOnlyDatabase(PathBuf);
+
+impl ReadOnlyDatabase {
+    /// Folds the database's WAL into the file (so its header is the one
+    /// read), then marks it.
+    pub fn new(path: &Path) -> ReadOnlyDatabase {
+        let conn = rusqlite::Connection::open(path).expect("the database opens");
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .expect("the WAL is folded into the file");
+        drop(conn);
+        set_write_version(path, 3);
+        ReadOnlyDatabase(path.to_owned())
+    }
+}
+
+impl Drop for ReadOnlyDatabase {
+    fn drop(&mut self) {
+        set_write_version(&self.0, 2);
+    }
+}
+
+fn set_write_version(path: &Path, version: u8) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("the database file opens");
+    file.seek(SeekFrom::Start(18)).unwrap();
+    file.write_all(&[version]).unwrap();
+}

@@ -183,10 +183,20 @@ fn evidence_counts_only_for_the_directory_it_was_taken_in() {
     set(&mut store, &["true"]);
     let elsewhere = tempfile::tempdir().unwrap();
     verify(&mut store, elsewhere.path(), Scope::Goal, NOW);
+    let (here, there) = (
+        dir.path().canonicalize().unwrap(),
+        elsewhere.path().canonicalize().unwrap(),
+    );
+    let (refused, text) = agent_complete(&mut store, NOW);
+    assert!(refused);
     assert!(
-        agent_complete(&mut store, NOW)
-            .1
-            .contains("`true` not run yet")
+        text.contains(&format!(
+            "`true` not run in {} (verify ran it in {}, which proves nothing for another directory: run it in {})",
+            here.display(),
+            there.display(),
+            here.display()
+        )),
+        "{text}"
     );
     // A directory that vanished: nothing passes, and the refusal says why.
     let gone = dir.path().join("sub");
