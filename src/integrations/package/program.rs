@@ -61,7 +61,13 @@ pub fn word() -> String {
         return WORD.to_owned();
     };
     let on_path = std::env::var_os("PATH").and_then(|path| find_on_path(&path));
-    let in_claude_code = std::env::var_os(Host::ClaudeCode.shell_marker()).is_some();
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    // Claude Code marks its shell and hooks with `CLAUDECODE`; its plugin
+    // server has only the plugin's variable, which Codex sets for a
+    // plugin's hooks too, beside its own.
+    let plugin_var = |host: Host| host.plugin_var().is_some_and(set);
+    let in_claude_code = set(Host::ClaudeCode.shell_marker())
+        || (plugin_var(Host::ClaudeCode) && !plugin_var(Host::Codex));
     decide(&exe, Some(package), on_path.as_deref(), in_claude_code)
 }
 

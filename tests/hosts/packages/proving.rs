@@ -199,3 +199,36 @@ fn complete_waits_for_verify_run_as_the_pi_package_words_it() {
     let expected = format!("{} verify", canonical(&exe));
     assert_proven(&world, &verifying, &expected, "verify");
 }
+
+/// Claude Code's plugin: Claude Code puts the plugin's `bin/` on its
+/// shell's `PATH`, so the messages say `goalkeeper verify`, the README's
+/// `--allowedTools` rule lets `Bash` run it, and verify records its runs.
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn complete_waits_for_verify_run_as_the_claude_code_plugin_words_it() {
+    use crate::claude_code::host::{new_session_id, require_claude};
+    let claude = require_claude!();
+    let goal = "mcp__plugin_goalkeeper_goalkeeper__goal";
+    let verifying = verifying_model(
+        Api::Messages,
+        Step::bash,
+        Step::tool(goal, json!({"op": "complete"})),
+    );
+    let project = super::claude_code::with_plugin(claude, &verifying.model);
+    verifying.project.set(project.project()).unwrap();
+    let exe = super::files_mentioning(&project.home().join(".claude/plugins"), "")
+        .into_iter()
+        .find(|p| p.ends_with("bin/goalkeeper"))
+        .expect("the plugin's binary");
+    set_goal(&project, &exe, "claude-code");
+    let session = new_session_id();
+    let run = project.run(&[
+        "Ship it.",
+        "--session-id",
+        &session,
+        "--allowedTools",
+        "Bash(goalkeeper verify:*)",
+    ]);
+    run.assert_hooks_succeeded();
+    assert_proven(&project, &verifying, proving::VERIFY, "verify");
+}
