@@ -91,6 +91,7 @@ impl Adapter for ClaudeCode {
         Ok(Installed {
             report,
             notes: vec![CLAUDE_CODE_NEXT.to_owned()],
+            packaged: false,
         })
     }
 }
