@@ -17,6 +17,8 @@ mod state;
 pub use evidence::{CheckRun, Evidence, RunBy};
 pub use state::{CheckState, Checked, Exit, RunSummary, Scope, state};
 
+use std::sync::OnceLock;
+
 use crate::sanitize::one_line;
 
 /// The longest check, in characters (after trimming).
@@ -62,11 +64,36 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// The word the agent's shell runs this goalkeeper by, once decided.
+static PROGRAM: OnceLock<String> = OnceLock::new();
+
+/// How [`program`] is decided, when the binary says how.
+static DECIDE_PROGRAM: OnceLock<fn() -> String> = OnceLock::new();
+
+/// Has [`program`] decided by `decide` (the binary's rule, DESIGN.md
+/// §9.1), asked once, on first use: a message that names no command costs
+/// nothing. Without it (the library, its tests), the word is `goalkeeper`.
+pub fn name_program_by(decide: fn() -> String) {
+    let _ = DECIDE_PROGRAM.set(decide);
+}
+
+/// The word that runs this goalkeeper in the agent's shell, as every
+/// message that tells the model or a person to run goalkeeper names it:
+/// `goalkeeper`, or the path of a package's binary that the shell does
+/// not find by name (DESIGN.md §9.1).
+pub fn program() -> &'static str {
+    PROGRAM.get_or_init(|| {
+        DECIDE_PROGRAM
+            .get()
+            .map_or_else(|| "goalkeeper".to_owned(), |d| d())
+    })
+}
+
 /// The command a model or a person runs to run the checks of `scope`.
 pub fn verify_command(scope: &Scope) -> String {
     match scope {
-        Scope::Goal => "goalkeeper verify".to_owned(),
-        Scope::Task(task) => format!("goalkeeper verify --task {}", shell_quote(task)),
+        Scope::Goal => format!("{} verify", program()),
+        Scope::Task(task) => format!("{} verify --task {}", program(), shell_quote(task)),
     }
 }
 
@@ -111,7 +138,10 @@ pub fn list(proof: &Proof, scope: &Scope, now_ms: i64) -> String {
 /// they are run and what they gate: what a `view` of a list with checks
 /// ends with. One line each, safe for a terminal.
 pub fn task_list(checked: &[Checked], tree_error: Option<&str>, now_ms: i64) -> String {
-    let mut text = "Task checks (`goalkeeper verify --task TASK` runs one; an agent's `done` of the task needs it to pass on the files as they are now):".to_owned();
+    let mut text = format!(
+        "Task checks (`{} --task TASK` runs one; an agent's `done` of the task needs it to pass on the files as they are now):",
+        verify_command(&Scope::Goal)
+    );
     for c in checked {
         text.push_str(&format!("\n- {}", c.describe(now_ms)));
     }

@@ -170,6 +170,9 @@ enum Command {
 /// are noted on stderr when it is open, and the exit status stays 0.
 pub fn main() -> u8 {
     let argv: Vec<OsString> = std::env::args_os().collect();
+    // Messages name the goalkeeper the agent's shell can run (decided on
+    // first use only).
+    crate::check::name_program_by(crate::integrations::package::program::word);
     // `--version` alone prints what clap would, without building the
     // command tree first.
     if let [_, only] = argv.as_slice()

@@ -89,7 +89,7 @@ struct TodoArguments {
     #[schemars(length(max = MAX_TASK_CHARS))]
     after: Option<String>,
     /// `view`: the page of a long list, from 1.
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1), transform = without_format)]
     page: Option<u64>,
 }
 
@@ -113,6 +113,13 @@ struct PhaseArguments {
 fn todo_ops(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = OpKind::ALL.iter().map(|k| k.as_str()).collect();
     json_schema!({"type": "string", "enum": names})
+}
+
+/// Drops the `format` schemars gives an integer (`uint64`): JSON Schema
+/// defines no such format, and Gemini CLI's validator warns about it on
+/// every request. The bound stays as `minimum`.
+fn without_format(schema: &mut Schema) {
+    schema.remove("format");
 }
 
 /// The arguments of a `goal` call. Schema only: the engine parses calls.
@@ -179,6 +186,20 @@ mod tests {
             specs[1].input_schema["properties"]["op"]["enum"],
             json!(["get", "create", "resume", "complete"])
         );
+    }
+
+    /// No schema names a `format`: the ones schemars writes for Rust's
+    /// integers (`uint64`) are no JSON Schema format, and hosts that
+    /// validate the schemas warn about them.
+    #[test]
+    fn no_schema_names_a_format() {
+        for spec in ToolSpec::all(&Templates::builtin()).unwrap() {
+            let text = spec.input_schema.to_string();
+            assert!(!text.contains("\"format\""), "{}: {text}", spec.name);
+        }
+        let page = &input_schema::<TodoArguments>()["properties"]["page"];
+        assert_eq!(page["minimum"], 1, "{page}");
+        assert_eq!(page["type"], json!(["integer", "null"]), "{page}");
     }
 
     #[test]

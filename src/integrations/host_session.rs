@@ -134,18 +134,18 @@ impl Host {
     }
 
     /// The names the prompts use for the tools (DESIGN.md §3.4): Claude
-    /// Code's own ([`Host::names`]); the other hosts keep `todo` and
-    /// `goal` here until their adapters name theirs.
+    /// Code's and Gemini CLI's own ([`Host::names`]); Codex and pi keep
+    /// `todo` and `goal` here until their adapters name theirs.
     pub fn tool_names(self, wiring: Wiring) -> ToolNames {
         match self {
-            Host::ClaudeCode => {
+            Host::ClaudeCode | Host::GeminiCli => {
                 let names = self.names(wiring);
                 ToolNames {
                     todo: names.todo.to_owned(),
                     goal: names.goal.to_owned(),
                 }
             }
-            Host::GeminiCli | Host::Codex | Host::Pi => ToolNames::default(),
+            Host::Codex | Host::Pi => ToolNames::default(),
         }
     }
 

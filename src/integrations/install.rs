@@ -166,24 +166,37 @@ pub(crate) fn write_if_changed(
 
 /// What `install` says about letting the agent run `goalkeeper verify` on
 /// the hosts whose own installs say nothing else (DESIGN.md §13): how a
-/// person allows it, which goalkeeper never does by itself.
-pub fn verify_note(host: Host) -> &'static str {
+/// person allows it, which goalkeeper never does by itself. The command
+/// is named as the agent's shell runs it ([`crate::check::verify_command`]).
+pub fn verify_note(host: Host) -> String {
+    let verify = crate::check::verify_command(&crate::check::Scope::Goal);
     match host {
-        Host::ClaudeCode => "",
+        Host::ClaudeCode => String::new(),
         Host::Codex => {
-            "checks: Codex runs the agent's `goalkeeper verify` (your checks) in its sandbox, where it cannot write
+            // The rule matches the command's words, unquoted.
+            let program = crate::shell::plain_words(crate::check::program())
+                .ok()
+                .and_then(|words| words.into_iter().next())
+                .unwrap_or_else(|| "goalkeeper".to_owned());
+            let pattern = format!("[{}, \"verify\"]", serde_json::Value::from(program));
+            format!(
+                "checks: Codex runs the agent's `{verify}` (your checks) in its sandbox, where it cannot write
   goalkeeper's database; to let it record its runs, add the database's directory to
   [sandbox_workspace_write] writable_roots in config.toml, or let verify leave the sandbox with
-  prefix_rule(pattern = [\"goalkeeper\", \"verify\"], decision = \"allow\") in rules/default.rules
+  prefix_rule(pattern = {pattern}, decision = \"allow\") in rules/default.rules
   under CODEX_HOME (its checks then run outside the sandbox too)"
+            )
         }
         Host::GeminiCli => {
-            "checks: Gemini CLI runs the agent's shell commands headless only under a policy; to let it run
-  `goalkeeper verify` (your checks), write ~/.gemini/policies/goalkeeper.toml:
-  [[rule]] toolName = \"run_shell_command\"  commandPrefix = \"goalkeeper verify\"  decision = \"allow\"  priority = 100"
+            let prefix = serde_json::Value::from(verify.as_str());
+            format!(
+                "checks: Gemini CLI runs the agent's shell commands headless only under a policy; to let it run
+  `{verify}` (your checks), write ~/.gemini/policies/goalkeeper.toml:
+  [[rule]] toolName = \"run_shell_command\"  commandPrefix = {prefix}  decision = \"allow\"  priority = 100"
+            )
         }
-        Host::Pi => {
-            "checks: pi runs every shell command the agent asks for, `goalkeeper verify` (your checks) included"
-        }
+        Host::Pi => format!(
+            "checks: pi runs every shell command the agent asks for, `{verify}` (your checks) included"
+        ),
     }
 }

@@ -379,7 +379,8 @@ impl Injector {
     /// `goal_id` after `idle` continuations without progress.
     pub(crate) fn guard_paused(&self, goal_id: i64, idle: u64) -> String {
         format!(
-            "goalkeeper paused goal #{goal_id} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `goalkeeper goal resume` once there is a way forward."
+            "goalkeeper paused goal #{goal_id} after {idle} continuations in a row without progress (no change to the todo list or the goal). Resume it with `{} goal resume` once there is a way forward.",
+            crate::check::program()
         )
     }
 

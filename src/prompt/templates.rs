@@ -310,6 +310,8 @@ impl Templates {
                 .or_insert_with(|| self.tools.todo.clone().into());
             map.entry("goal_tool")
                 .or_insert_with(|| self.tools.goal.clone().into());
+            map.entry("verify")
+                .or_insert_with(|| crate::check::verify_command(&crate::check::Scope::Goal).into());
         }
         let failed = match entry.subset(name) {
             Some(template) => match template.render(&data) {

@@ -37,6 +37,16 @@ pub(crate) struct Word {
     brace: bool,
 }
 
+impl Word {
+    /// A word of `text`, as it is.
+    pub(crate) fn literal(text: &str) -> Word {
+        Word {
+            text: text.to_owned(),
+            ..Word::default()
+        }
+    }
+}
+
 /// The simple commands of a shell command line, with those of its
 /// substitutions and here-documents (theirs first), each as its words;
 /// `depth` is how deep the line is nested already.
@@ -147,11 +157,20 @@ impl Lexer {
         }
     }
 
-    /// The commands of `text`, nested one level deeper, into this line's.
+    /// The commands of `text`, nested one level deeper, into this line's;
+    /// past the deepest level read, `text` as one command whose program
+    /// the shell builds (nothing nested goes unseen).
     fn nested(&mut self, text: &str) {
         if self.depth < MAX_DEPTH {
             let inner = Lexer::read(text, self.depth + 1);
             self.commands.extend(inner.commands);
+        } else {
+            self.commands.push(vec![Word {
+                text: text.to_owned(),
+                expands: true,
+                splits: true,
+                brace: false,
+            }]);
         }
     }
 

@@ -241,7 +241,7 @@ fn a_model_that_only_talks_is_paused_by_the_runaway_guard() {
 
 /// A call to Gemini CLI's shell tool, `run_shell_command`, running
 /// `command`.
-fn shell(command: &str) -> Step {
+pub fn shell(command: &str) -> Step {
     Step::tool("run_shell_command", json!({"command": command}))
 }
 

@@ -204,7 +204,7 @@ fn a_goal_set_beforehand_is_adopted_and_its_wrap_up_comes_once() {
 // The shell tool.
 
 /// A call to pi's shell tool, `bash`, running `command`.
-fn shell(command: &str) -> Step {
+pub fn shell(command: &str) -> Step {
     Step::tool("bash", json!({"command": command}))
 }
 

@@ -231,3 +231,52 @@ fn another_targets_build_is_packaged_as_that_platforms() {
     );
     assert!(!elsewhere.exists());
 }
+
+/// A package's binary that the shell does not find by name (here, no
+/// goalkeeper on `PATH`) names itself by its path, quoted for the shell,
+/// wherever it tells the model or a person to run goalkeeper: the checks
+/// the goal lists, the gate's refusal, the goal-mode context. (The same
+/// binary outside a package says `goalkeeper`: every other snapshot.)
+#[test]
+fn a_package_binary_names_itself_by_its_path_where_it_says_to_run_goalkeeper() {
+    let env = TestEnv::new();
+    let out = env.dir().join("out dir");
+    env.ok(&["package", out.to_str().unwrap()]);
+    let exe = out.join("gemini-cli/bin/goalkeeper");
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(&exe)
+            .args(args)
+            .current_dir(env.dir())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("GOALKEEPER_DB", env.location())
+            .env("GOALKEEPER_NOW", env.now_ms.to_string())
+            .env("GOALKEEPER_CONFIG", env.dir().join("config.toml"))
+            .output()
+            .unwrap();
+        crate::common::render(args, &output)
+    };
+    let mut text = String::new();
+    for args in [
+        &[
+            "--session",
+            "s",
+            "goal",
+            "set",
+            "Ship it",
+            "--check",
+            "true",
+        ][..],
+        &["--session", "s", "goal", "apply", r#"{"op":"complete"}"#],
+        &["--session", "s", "context"],
+    ] {
+        text.push_str(&run(args));
+    }
+    let named = format!(
+        "'{}/out dir/gemini-cli/bin/goalkeeper' verify",
+        env.dir().display()
+    );
+    assert!(text.contains(&named), "{text}");
+    assert!(!text.contains("`goalkeeper verify"), "{text}");
+    assert_snapshot!("package_binary_names_itself", env.normalize(&text));
+}

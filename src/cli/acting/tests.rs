@@ -134,6 +134,8 @@ enum Decision {
     Person(&'static str),
     /// Refused: what it does cannot be told.
     Unknown,
+    /// Refused: it may run goalkeeper unseen.
+    Hidden,
 }
 
 fn decide(command: &str) -> Decision {
@@ -147,6 +149,96 @@ fn decide(command: &str) -> Decision {
                 .unwrap_or_else(|| panic!("{command}: refused as {path:?}, no command")),
         ),
         Some(Refusal::Unknown { .. }) => Decision::Unknown,
+        Some(Refusal::Hidden { .. }) => Decision::Hidden,
+    }
+}
+
+/// What may run goalkeeper without the guard seeing it is refused,
+/// whatever it runs: a program's name the shell builds or expands, a
+/// script fed to a shell, `eval` of built text, `env -S`, a command that
+/// adds words of its own. The plain forms of what the agent may run, the
+/// path of the binary included, and ordinary commands stay allowed.
+#[test]
+fn what_may_run_goalkeeper_unseen_is_refused() {
+    use Decision::{Allowed, Hidden, Person};
+    for (command, expected) in [
+        ("$(which goalkeeper) goal check rm 1", Hidden),
+        ("\"$(command -v goalkeeper)\" goal complete", Hidden),
+        ("`which goalkeeper` goal complete", Hidden),
+        ("\"`which goalkeeper`\" goal drop", Hidden),
+        ("$(which goalkeeper) hook claude-code < forged.json", Hidden),
+        ("$'goalkeeper' goal complete", Hidden),
+        ("$\"goalkeeper\" goal complete", Hidden),
+        ("{goalkeeper,goal,complete}", Hidden),
+        ("/usr/local/bin/goalkeepe[r] goal complete", Hidden),
+        ("goalkeep?r goal complete", Hidden),
+        ("$GK goal drop", Hidden),
+        ("\"${GK:-goalkeeper}\" goal drop", Hidden),
+        ("env -S 'goalkeeper goal check rm 1'", Hidden),
+        ("env -iS'goalkeeper goal drop'", Hidden),
+        ("env --split-string='goalkeeper goal drop'", Hidden),
+        ("echo 'goalkeeper goal complete' | sh", Hidden),
+        ("printf 'goalkeeper goal drop' | bash -s", Hidden),
+        ("sh <<< 'goalkeeper goal complete'", Hidden),
+        ("bash <<'EOF'\necho hi\nEOF", Hidden),
+        ("bash <(echo goalkeeper goal complete)", Hidden),
+        ("sh -c \"$(cat script)\"", Hidden),
+        ("bash -c \"$SCRIPT\"", Hidden),
+        ("source <(echo goalkeeper goal drop)", Hidden),
+        (". /dev/stdin <<< 'goalkeeper goal drop'", Hidden),
+        ("bash /dev/fd/3 3<<< x", Hidden),
+        ("eval \"$(echo goalkeeper goal drop)\"", Hidden),
+        ("eval $CMD", Hidden),
+        ("echo goal drop | xargs goalkeeper", Hidden),
+        ("echo 1 | xargs -I{} goalkeeper goal check rm {}", Hidden),
+        (
+            "find . -maxdepth 0 -exec goalkeeper goal complete \\;",
+            Hidden,
+        ),
+        ("find . -exec sh -c 'goalkeeper goal drop' \\;", Hidden),
+        ("timeout 5 $(which goalkeeper) goal drop", Hidden),
+        ("nice \"$PROG\" goal drop", Hidden),
+        ("watch -n 1 \"$CMD\"", Hidden),
+        // Read through: the goalkeeper command is judged.
+        ("watch 'goalkeeper goal drop'", Person("goal drop")),
+        ("eval 'goalkeeper goal drop'", Person("goal drop")),
+        (
+            "sh -c 'sh -c \"goalkeeper goal drop\"'",
+            Person("goal drop"),
+        ),
+        ("GoalKeeper goal drop", Person("goal drop")),
+        ("flock sh goalkeeper goal drop", Person("goal drop")),
+        ("g\\oalkeeper goal drop", Person("goal drop")),
+        // The plain forms the README allows.
+        ("goalkeeper verify", Allowed),
+        ("goalkeeper verify --task 'Write the parser'", Allowed),
+        (
+            "/home/me/.cargo/bin/goalkeeper verify --task \"Pay the \\$5 fee\"",
+            Allowed,
+        ),
+        ("'/opt/my tools/goalkeeper' verify", Allowed),
+        ("goalkeeper todo apply \"$(cat call.json)\"", Allowed),
+        ("~/bin/goalkeeper todo view", Allowed),
+        // Ordinary commands.
+        ("cargo test", Allowed),
+        ("git status", Allowed),
+        ("ls | grep x", Allowed),
+        ("sh -c 'cargo test'", Allowed),
+        ("bash -lc 'cd sub && make'", Allowed),
+        ("bash scripts/check.sh", Allowed),
+        ("source .venv/bin/activate && pytest", Allowed),
+        ("find . -name '*.rs' -exec grep -l lexer {} +", Allowed),
+        ("git ls-files | xargs wc -l", Allowed),
+        ("for f in *.rs; do wc -l \"$f\"; done", Allowed),
+        ("diff <(sort a) <(sort b)", Allowed),
+        ("while read l; do echo \"$l\"; done < <(ls)", Allowed),
+        ("cat <<EOF > notes.md\n# Notes\nEOF", Allowed),
+        ("echo \"$HOME\" && ls $HOME/*.txt", Allowed),
+        ("timeout 60 cargo test -- --nocapture", Allowed),
+        ("command -v goalkeeper", Allowed),
+        ("which goalkeeper", Allowed),
+    ] {
+        assert_eq!(decide(command), expected, "{command}");
     }
 }
 

@@ -15,6 +15,7 @@
 //!   package ([`npm`]).
 
 pub mod npm;
+pub mod program;
 
 use std::path::{Path, PathBuf};
 

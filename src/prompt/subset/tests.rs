@@ -349,6 +349,7 @@ const NAMES: &[&str] = &[
     "time_used",
     "goal_tool",
     "todo_tool",
+    "verify",
     "content",
     "phase",
     "reason",
@@ -421,6 +422,7 @@ fn builtin_case() -> impl Strategy<Value = (usize, Value, bool)> {
                 if let Value::Object(map) = &mut data {
                     map.entry("todo_tool").or_insert(todo.into());
                     map.entry("goal_tool").or_insert(goal.into());
+                    map.entry("verify").or_insert("goalkeeper verify".into());
                 }
                 (i, data, from_caller)
             },

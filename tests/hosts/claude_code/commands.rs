@@ -150,8 +150,9 @@ fn the_agent_cannot_raise_its_own_budget_through_the_shell() {
 }
 
 /// An agent's shell never acts as the user, however the goalkeeper command
-/// is spelt (`--agent` before it, `sh -c` around it), while the commands
-/// that act as the agent run: what the model reads, and what is stored.
+/// is spelt (`--agent` before it, `sh -c` around it, its name built by a
+/// substitution, a script piped into `sh`), while the commands that act
+/// as the agent run: what the model reads, and what is stored.
 #[test]
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn the_agents_shell_never_acts_as_the_user() {
@@ -169,6 +170,9 @@ fn the_agents_shell_never_acts_as_the_user() {
         bash(
             r#"GOALKEEPER_AGENT=w1 goalkeeper --session-from claude-code todo apply '{"op":"start","task":"b"}'"#,
         ),
+        // What could run goalkeeper out of the guard's sight.
+        bash("$(which goalkeeper) --session-from claude-code goal drop"),
+        bash("echo 'goalkeeper --session-from claude-code goal drop' | sh"),
         Step::text("Done."),
     ]);
     let project = Project::new(claude, &model);
@@ -187,7 +191,7 @@ fn the_agents_shell_never_acts_as_the_user() {
         .assert_hooks_succeeded();
     // Every tool result, in order, as the model's last request holds them.
     let results = model.calls().last().unwrap().tool_results();
-    assert_eq!(results.len(), 4, "{results:?}");
+    assert_eq!(results.len(), 6, "{results:?}");
     let read = |i: usize| result_text(&results[i]);
     let dropped = read(1);
     assert!(
@@ -202,6 +206,14 @@ fn the_agents_shell_never_acts_as_the_user() {
     // The agent's own call ran, as w1, from the shell.
     let started = read(3);
     assert!(started.contains("b [in_progress: w1]"), "{started}");
+    for (i, program) in [(4, "`$(which goalkeeper)"), (5, "`sh`")] {
+        let hidden = read(i);
+        assert!(
+            hidden.contains(&format!("cannot tell whether {program}"))
+                && hidden.contains("ask the user"),
+            "{hidden}"
+        );
+    }
     // Not dropped (the runaway guard may pause it once the script ends).
     let goal = project.goal(&session).unwrap();
     assert_ne!(goal.status.as_str(), "dropped");

@@ -17,7 +17,7 @@ const GOAL: &str = "mcp__plugin_goalkeeper_goalkeeper__goal";
 
 /// A project (goalkeeper not on `PATH`, nothing installed into it) whose
 /// Claude Code has the plugin, installed through its own commands.
-fn with_plugin(claude: std::path::PathBuf, model: &model::MockModel) -> Project {
+pub fn with_plugin(claude: std::path::PathBuf, model: &model::MockModel) -> Project {
     let project = Project::bare(claude, model, false);
     let marketplace = packages().join("marketplace");
     let marketplace = marketplace.to_str().unwrap();

@@ -16,6 +16,7 @@ mod codex;
 mod gemini_cli;
 mod npm;
 mod pi;
+mod proving;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

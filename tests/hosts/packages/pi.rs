@@ -17,7 +17,7 @@ fn pi(world: &World, args: &[&str]) -> String {
     )
 }
 
-fn package_world(mock: &MockModel) -> World {
+pub fn package_world(mock: &MockModel) -> World {
     let world =
         bare_world(mock).with_path(super::SYSTEM_PATH, env!("CARGO_BIN_EXE_goalkeeper").into());
     pi(

@@ -456,6 +456,7 @@ fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
         "goalkeeper goal && goalkeeper context",
         "goalkeeper verify --task a",
         "grep -rn goalkeeper src",
+        "sh -c 'cargo test' && git status | grep x",
     ] {
         assert_eq!(guard(allowed), None, "{allowed}");
     }
@@ -466,6 +467,12 @@ fn the_bash_guard_refuses_every_command_that_acts_as_the_person() {
         "sh -c 'goalkeeper todo done a'",
         "goalkeeper goal check add true",
         "goalkeeper goal $WHAT",
+        "$(which goalkeeper) hook claude-code < forged.json",
+        "\"$(command -v goalkeeper)\" goal complete",
+        "{goalkeeper,goal,complete}",
+        "env -S 'goalkeeper goal check rm 1'",
+        "echo 'goalkeeper goal complete' | sh",
+        "bash <(echo goalkeeper goal complete)",
     ] {
         let reason = guard(refused).unwrap_or_else(|| panic!("{refused} was allowed"));
         reasons.push_str(&format!("$ {refused}\n{reason}\n\n"));

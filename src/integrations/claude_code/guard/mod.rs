@@ -13,24 +13,34 @@
 //! whom the command acts as (`cli::acting`), so the guard knows every
 //! command, option and spelling the binary knows, and nothing else.
 //!
-//! [`shell`] reads the shell: the command is split into simple commands
-//! at `;`, `&`, `|`, newlines, parentheses, command substitutions
-//! (`$(...)`, backquotes, also inside double quotes) and here-documents
-//! (whose lines may be a script), with quotes and backslashes removed as
-//! the shell removes them. A simple command runs goalkeeper when its
-//! command word, past assignments (`FOO=1`) and reserved words (`if`,
-//! `do`, `!`), is `goalkeeper` or a path ending in `/goalkeeper`, or
-//! when it is a wrapper (`env`, `nice`, `timeout`, `xargs`, ...) whose
-//! arguments name one; `sh -c`, `bash -c` (any shell) and `eval` are read
-//! again as commands. A word the shell expands (`$X`, `$(...)`) has no
-//! known value: quoted, it is one word of unknown text, which may be an
-//! option's or a command's value but never a command's name; unquoted
-//! (like a glob), it may become any number of words, and the line is
-//! denied.
+//! [`shell`] reads the shell with the crate's one shell reader
+//! (`crate::shell`): the command is split into simple commands at `;`,
+//! `&`, `|`, newlines, parentheses, command and process substitutions
+//! (also inside double quotes) and here-documents (whose lines may be a
+//! script), with quotes and backslashes removed as the shell removes them.
+//! A simple command runs goalkeeper when its command word, past
+//! assignments (`FOO=1`) and reserved words (`if`, `do`, `!`), is
+//! `goalkeeper` or a path ending in `/goalkeeper` (in any case), or when
+//! it is a wrapper (`env`, `nice`, `timeout`, ...) whose arguments name
+//! one; `sh -c 'LINE'` (any shell), `eval` and `watch` are read again as
+//! command lines.
+//!
+//! What may run goalkeeper without the guard seeing it is denied, whatever
+//! it runs: a command word the shell builds (`$(which goalkeeper)`, a
+//! backquote, `$X`, `$'...'`) or expands (a glob, a brace pattern); a
+//! shell that runs the script on its input (`... | sh`, `sh <<< ...`,
+//! `bash <<EOF`, `bash -s`) or a script built as the line runs (`bash
+//! <(...)`, `sh -c "$X"`, `source <(...)`, `. /dev/stdin`); `eval` of
+//! text the shell builds; `env -S`; `xargs`, `find -exec` or `parallel`
+//! running goalkeeper, a shell or a wrapper (they add words of their
+//! own). A word the shell expands after the program's name is an unknown
+//! value when quoted and refused when not (it may become several words).
+//! A script file (`sh script.sh`, `source env.sh`) is not read.
 //!
 //! It is a guard against an agent's ordinary attempts, not a sandbox: a
-//! goalkeeper named through a variable, an alias, a script or another
-//! program (`python -c`) is not seen.
+//! goalkeeper named in a script file, an alias or function defined
+//! elsewhere, another program (`python -c`, `make`) or a copy under
+//! another name is not seen.
 
 use serde_json::{Value, json};
 
@@ -38,6 +48,7 @@ use crate::integrations::command_line::{Acts, ReadLine, Reading};
 use crate::integrations::host_session::HostNames;
 use crate::sanitize::{one_line, quoted_excerpt};
 use crate::shell::Word;
+use shell::Found;
 
 mod shell;
 
@@ -63,6 +74,14 @@ pub(super) fn pre_tool_use(event: &Value, read: ReadLine, names: &HostNames) -> 
 pub enum Refusal {
     /// It runs `goalkeeper <command>`, which acts as the person.
     Person(String),
+    /// It may run goalkeeper unseen: what the simple command `command`
+    /// runs cannot be told, `why`.
+    Hidden {
+        /// The simple command, as the guard read it.
+        command: String,
+        /// Why what it runs cannot be told.
+        why: String,
+    },
     /// It runs goalkeeper with the words `line`, and what they do cannot be
     /// told: `why`.
     Unknown {
@@ -85,23 +104,61 @@ impl Refusal {
                  Use {tools} for your own changes. If the goal, its budget or the list needs a change \
                  only the user can make, say so and ask the user (in Claude Code: {steer})."
             ),
+            Refusal::Hidden { command, why } => format!(
+                "goalkeeper: cannot tell whether `{command}` runs goalkeeper ({why}), so an agent \
+                 may not run it. {ALLOWED} Write the command out in full, the program's name a \
+                 plain word, and feed no shell a script on its input; or use {tools}. {}",
+                ask(steer)
+            ),
             Refusal::Unknown { line, why } => format!(
                 "goalkeeper: cannot tell what `{line}` would do ({why}), so an agent may not run it. \
-                 From the shell an agent may run only the goalkeeper commands that act as the agent \
-                 (`todo apply`, `goal apply`, `verify`) or only read (`todo view`, `goal get`, \
-                 `context`), written out in full; or use {tools}."
+                 {ALLOWED} Write it out in full, or use {tools}. {}",
+                ask(steer)
             ),
         }
     }
 }
 
-/// The first goalkeeper command in `command` that an agent's shell may
-/// not run, read with `read`; `None` when every one it runs (if any)
-/// acts as the agent or only reads.
+/// What an agent's shell may run of goalkeeper, for a refusal.
+const ALLOWED: &str = "From the shell an agent may run only the goalkeeper commands that act \
+     as the agent (`todo apply`, `goal apply`, `verify`) or only read (`todo view`, `goal get`, \
+     `context`).";
+
+/// How to ask the person, in a refusal: `steer` is the host's command.
+fn ask(steer: &str) -> String {
+    format!(
+        "If the goal, its checks or the list need a change only the user can make, say so and \
+         ask the user (in Claude Code: {steer})."
+    )
+}
+
+/// The first command in `command` that an agent's shell may not run, read
+/// with `read`: a goalkeeper command that acts as the person or cannot be
+/// read, or a command that may run goalkeeper unseen; `None` when every
+/// goalkeeper command it runs (if any) acts as the agent or only reads.
 pub fn refusal(command: &str, read: ReadLine) -> Option<Refusal> {
     shell::goalkeeper_lines(command)
         .iter()
-        .find_map(|words| judge(words, read))
+        .find_map(|found| match found {
+            Found::Goalkeeper(words) => judge(words, read),
+            Found::Hidden { words, why } => Some(Refusal::Hidden {
+                command: cut(words
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")),
+                why: one_line(why).into_owned(),
+            }),
+        })
+}
+
+/// `line` on one line, cut to [`SHOWN_CHARS`].
+fn cut(line: String) -> String {
+    let line = one_line(&line);
+    match line.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => format!("{}\u{2026}", &line[..at]),
+        None => line.into_owned(),
+    }
 }
 
 /// The longest goalkeeper line a refusal quotes, in characters.
@@ -112,12 +169,9 @@ fn judge(words: &[Word], read: ReadLine) -> Option<Refusal> {
         let mut line = String::from("goalkeeper");
         for word in words {
             line.push(' ');
-            line.push_str(&one_line(&word.text));
+            line.push_str(&word.text);
         }
-        match line.char_indices().nth(SHOWN_CHARS) {
-            Some((cut, _)) => format!("{}\u{2026}", &line[..cut]),
-            None => line,
-        }
+        cut(line)
     };
     if let Some(word) = words.iter().find(|w| w.splits) {
         return Some(Refusal::Unknown {
