@@ -102,7 +102,7 @@ pub(crate) fn package(ctx: &Context, args: PackageArgs) -> Result<Outcome, Error
             binary.display()
         )));
     }
-    let written = package::write(&args.out, &binary, platform)?;
+    let written = package::write(&args.out, &binary, &platform)?;
     if ctx.json {
         print_json(&written);
     } else {
@@ -270,6 +270,9 @@ pub(crate) fn install(ctx: &Context, args: InstallArgs) -> Result<Outcome, Error
         for line in installed.report.lines() {
             out!("{line}");
         }
+        // A package's binary runs from its own folder: where this one is
+        // does not matter there.
+        let note = note.filter(|_| !installed.packaged);
         for note in note.iter().chain(&installed.notes) {
             out!("{note}");
         }
@@ -299,8 +302,9 @@ fn ask(question: &str) -> bool {
 
 /// `goalkeeper` when that word on `PATH` runs this executable (the
 /// configuration then works on every machine that has goalkeeper on its
-/// `PATH`), else this executable's path and a note saying why that is
-/// less portable.
+/// `PATH`), else this executable's path and a note saying why. npm's
+/// `goalkeeper` on `PATH` is the Node launcher of this binary: the files
+/// name the binary itself, so no hook goes through Node.
 fn executable() -> Result<(install::Executable, Option<String>), Error> {
     let exe = std::env::current_exe().map_err(|source| Error::Io {
         what: "cannot find this executable's path".into(),
@@ -308,23 +312,34 @@ fn executable() -> Result<(install::Executable, Option<String>), Error> {
     })?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     // The first `goalkeeper` on PATH is the one a shell would run.
-    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+    let found = std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)
             .find_map(|dir| std::fs::canonicalize(dir.join("goalkeeper")).ok())
-            .is_some_and(|found| found == exe)
     });
-    if on_path {
+    if found.as_ref() == Some(&exe) {
         return Ok((install::Executable("goalkeeper".into()), None));
     }
     let path = exe.display().to_string();
-    let mut note = format!(
-        "note: goalkeeper is not on PATH, so the files name this machine's path ({path}); \
-         put goalkeeper on PATH (`npm install -g goalkeeper`, or `cargo install --path .`) and install again to write the portable `goalkeeper`"
-    );
-    // `npx goalkeeper install …` runs the binary from npm's cache, which
-    // npm may clear.
-    if path.contains("/_npx/") {
-        note.push_str("; this one runs from npx's cache, which npm may clear");
-    }
+    let launcher = found.is_some_and(|found| found.ends_with("bin/goalkeeper.js"));
+    let note = if path.contains("/_npx/") {
+        // `npx goalkeeper install …` runs the binary from npm's cache,
+        // which npm may clear.
+        format!(
+            "note: this goalkeeper runs from npx's cache, which npm may clear, and the files name its path ({path}); \
+             install the npm package (`npm install -g goalkeeper`) and run `goalkeeper install` again"
+        )
+    } else if launcher {
+        format!(
+            "note: the `goalkeeper` on PATH is npm's launcher, which starts Node before the binary; \
+             the files name the binary itself ({path}), so hooks start without Node; \
+             install again after moving or reinstalling the npm package"
+        )
+    } else {
+        format!(
+            "note: goalkeeper is not on PATH, so the files name this machine's path ({path}); \
+             put goalkeeper on PATH (a release's installer or archive, `cargo install --path .` in a checkout, \
+             or the npm packages `scripts/package.sh` writes) and install again to write the portable `goalkeeper`"
+        )
+    };
     Ok((install::Executable(path), Some(note)))
 }

@@ -10,7 +10,7 @@ use super::model::{BudgetNotice, Goal, GoalStatus, MAX_OBJECTIVE_CHARS};
 use crate::actor::Actor;
 use crate::check::{self, Proof};
 pub use text::describe;
-use text::{budget_phrase, quote, used_phrase};
+use text::{budget_phrase, quote, quote_whole, used_phrase};
 
 /// Token usage reported for one model turn (or a batch of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -471,7 +471,7 @@ fn start(
     let verb = if create { "created" } else { "set" };
     let mut message = format!(
         "Goal #{next_id} {verb}: {}{}.",
-        quote(objective),
+        quote_whole(objective),
         budget_phrase(budget)
     );
     if !checks.is_empty() {

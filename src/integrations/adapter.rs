@@ -65,11 +65,16 @@ impl InstallRequest<'_> {
 }
 
 /// What an install did, and what to tell the person after the files.
+#[derive(Debug)]
 pub struct Installed {
     /// File by file.
     pub report: InstallReport,
     /// Notes printed after the report.
     pub notes: Vec<String>,
+    /// True when the install only finished the host's goalkeeper package
+    /// (plugin, extension), whose own binary the host runs: no file names
+    /// the executable.
+    pub packaged: bool,
 }
 
 impl From<InstallReport> for Installed {
@@ -77,6 +82,7 @@ impl From<InstallReport> for Installed {
         Installed {
             report,
             notes: Vec::new(),
+            packaged: false,
         }
     }
 }

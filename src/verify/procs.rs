@@ -79,6 +79,6 @@ mod tests {
         let parent = rustix::process::getppid().unwrap().as_raw_pid();
         assert_eq!(stat(me).unwrap().ppid, parent);
         assert!(all().iter().any(|s| s.pid == me && s.ppid == parent));
-        assert!(group_runs(rustix::process::getpgrp().as_raw_pid()));
+        assert!(group_runs(stat(me).unwrap().pgrp));
     }
 }

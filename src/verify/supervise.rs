@@ -43,8 +43,8 @@ struct Claimed {
 static CLAIMED: OnceLock<Claimed> = OnceLock::new();
 
 /// Makes this process the owner of what its checks start: catches SIGINT,
-/// SIGTERM and SIGHUP until [`checks_done`], and on Linux becomes a child
-/// subreaper. Only for a process that starts no child but its checks
+/// SIGTERM and SIGHUP (each that was not [ignored](ignored) as it started)
+/// until [`checks_done`], and on Linux becomes a child subreaper. Only for a process that starts no child but its checks
 /// (every other child would be taken for a check's leftover and killed):
 /// `goalkeeper verify`. A second call does nothing.
 pub fn claim() -> Result<()> {
@@ -53,7 +53,7 @@ pub fn claim() -> Result<()> {
     }
     let caught = Arc::new(AtomicUsize::new(0));
     let over = Arc::new(AtomicBool::new(false));
-    for signal in PASSED_ON {
+    for signal in PASSED_ON.into_iter().filter(|s| !ignored(*s)) {
         let raw = signal.as_raw();
         // In this order: once the checks are over the default action ends
         // the process before the signal is noted.
@@ -78,6 +78,28 @@ pub fn claim() -> Result<()> {
     Ok(())
 }
 
+/// True when `signal` was ignored as this process started (`nohup`
+/// ignores SIGHUP; a shell, SIGINT for a command it runs in the
+/// background): it stays ignored, by verify and its checks. Only Linux
+/// tells (`SigIgn` in `/proc/self/status`); elsewhere each is caught.
+#[cfg(target_os = "linux")]
+fn ignored(signal: Signal) -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    let bit = signal.as_raw() - 1;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| (0..64).contains(&bit) && (mask >> bit) & 1 == 1)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ignored(_signal: Signal) -> bool {
+    false
+}
+
 /// The signal caught since [`claim`], if any.
 pub(crate) fn caught() -> Option<Signal> {
     let raw = CLAIMED.get()?.caught.load(Ordering::SeqCst);
@@ -92,7 +114,7 @@ pub(crate) fn caught() -> Option<Signal> {
 pub(crate) fn die_of(signal: Signal) -> ! {
     let _ = writeln!(
         std::io::stderr(),
-        "goalkeeper verify: stopped by {}: the check that was running got it and was stopped; nothing was recorded",
+        "goalkeeper verify: stopped by {}: its checks were stopped, and nothing was recorded",
         name(signal)
     );
     let _ = signal_hook::low_level::emulate_default_handler(signal.as_raw());
@@ -147,8 +169,12 @@ pub(crate) fn stop_leftovers(group: Pid) -> bool {
 
 #[cfg(target_os = "linux")]
 fn stop_leftovers_in(group: Pid, reaper: bool) -> bool {
-    use rustix::process::{WaitOptions, getpgrp, getpid, kill_process, waitpid};
-    let (me, own_group) = (getpid().as_raw_pid(), getpgrp().as_raw_pid());
+    use rustix::process::{WaitOptions, getpid, kill_process, waitpid};
+    let me = getpid().as_raw_pid();
+    // From /proc, not getpgrp(2): in a PID namespace (a sandbox) the group
+    // may lie outside it, which /proc shows as 0 (and rustix's getpgrp
+    // cannot return).
+    let own_group = super::procs::stat(me).map_or(0, |s| s.pgrp);
     let group_id = group.as_raw_pid();
     let until = Instant::now() + LEFTOVER_LIMIT;
     let mut any = false;

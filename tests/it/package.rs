@@ -54,7 +54,7 @@ fn the_packages_hold_the_binary_and_the_reviewed_files() {
         [
             "gemini-cli/bin/goalkeeper",
             "marketplace/plugins/goalkeeper/bin/goalkeeper",
-            "npm/goalkeeper-linux-x64/bin/goalkeeper",
+            "npm/linux-x64/bin/goalkeeper",
             "pi/bin/goalkeeper",
         ]
     );
@@ -86,7 +86,7 @@ fn the_packages_hold_the_binary_and_the_reviewed_files() {
     let extension = std::fs::read_to_string(out.join("pi/extensions/goalkeeper.ts")).unwrap();
     assert!(extension.contains(r#"const GOALKEEPER: string = findGoalkeeper("");"#));
     assert!(
-        extension.contains(r#""linux x64": "goalkeeper-linux-x64""#),
+        extension.contains(r#""linux x64": "@goalkeeper-dev/linux-x64""#),
         "{extension}"
     );
     assert!(extension.contains(r#""name": "todo""#) && extension.contains(r#""name": "goal""#));
@@ -196,12 +196,13 @@ fn another_targets_build_is_packaged_as_that_platforms() {
         "--target",
         "aarch64-apple-darwin",
     ]);
-    let manifest = json(&out.join("npm/goalkeeper-darwin-arm64/package.json"));
+    let manifest = json(&out.join("npm/darwin-arm64/package.json"));
+    assert_eq!(manifest["name"], "@goalkeeper-dev/darwin-arm64");
     assert_eq!(manifest["os"], serde_json::json!(["darwin"]));
     assert_eq!(manifest["cpu"], serde_json::json!(["arm64"]));
     assert!(manifest.get("libc").is_none(), "{manifest:#}");
     for copy in [
-        "npm/goalkeeper-darwin-arm64/bin/goalkeeper",
+        "npm/darwin-arm64/bin/goalkeeper",
         "gemini-cli/bin/goalkeeper",
         "marketplace/plugins/goalkeeper/bin/goalkeeper",
         "pi/bin/goalkeeper",
@@ -211,6 +212,47 @@ fn another_targets_build_is_packaged_as_that_platforms() {
             "not really a mac binary"
         );
     }
+    // A static Linux build goes into the packages of both C libraries,
+    // npm's `libc` telling them apart.
+    let linux = env.dir().join("linux");
+    env.ok(&[
+        "package",
+        linux.to_str().unwrap(),
+        "--binary",
+        binary.to_str().unwrap(),
+        "--target",
+        "aarch64-unknown-linux-musl",
+    ]);
+    for (dir, name, libc) in [
+        ("linux-arm64", "@goalkeeper-dev/linux-arm64", "glibc"),
+        (
+            "linux-arm64-musl",
+            "@goalkeeper-dev/linux-arm64-musl",
+            "musl",
+        ),
+    ] {
+        let manifest = json(&linux.join("npm").join(dir).join("package.json"));
+        assert_eq!(manifest["name"], name);
+        assert_eq!(manifest["libc"], serde_json::json!([libc]));
+        let copy = linux.join("npm").join(dir).join("bin/goalkeeper");
+        assert_eq!(
+            std::fs::read_to_string(copy).unwrap(),
+            "not really a mac binary"
+        );
+    }
+    let launcher = json(&linux.join("npm/goalkeeper/package.json"));
+    let optional: Vec<&String> = launcher["optionalDependencies"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert!(
+        optional
+            .iter()
+            .all(|name| name.starts_with("@goalkeeper-dev/")),
+        "{optional:?}"
+    );
+    assert_eq!(optional.len(), 7, "{optional:?}");
     let elsewhere = env.dir().join("elsewhere");
     let output = env
         .cmd(&[

@@ -223,7 +223,7 @@ fn signal_verify(signal: Signal, check: &str, pid_files: &[&str]) {
     assert_eq!(
         stderr,
         format!(
-            "goalkeeper verify: stopped by {name}: the check that was running got it and was stopped; nothing was recorded\n"
+            "goalkeeper verify: stopped by {name}: its checks were stopped, and nothing was recorded\n"
         )
     );
     assert_eq!(p.runs_recorded(), 0);
@@ -265,6 +265,38 @@ fn sighup_to_verify_stops_the_check_and_what_left_its_session() {
         &["check.pid", "sleep.pid"]
     };
     signal_verify(Signal::HUP, &check, files);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ignored_as_verify_starts_stays_ignored() {
+    // As under `nohup`: SIGHUP ignored before verify starts.
+    let p = Project::new();
+    p.checks(&["echo $$ > check.pid; while [ ! -e go ]; do sleep 0.05; done"]);
+    let verify = p.cmd(&["verify"]);
+    let mut shell = std::process::Command::new("/bin/sh");
+    shell
+        .arg("-c")
+        .arg(format!(
+            "trap '' HUP; exec {} verify",
+            quoted(Path::new(env!("CARGO_BIN_EXE_goalkeeper")))
+        ))
+        .current_dir(&p.dir)
+        .env_clear()
+        .stdout(Stdio::piped());
+    for (key, value) in verify.get_envs() {
+        shell.env(key, value.unwrap());
+    }
+    let mut verify = shell.spawn().unwrap();
+    let check = p.pid_in("check.pid");
+    kill_process(Pid::from_raw(verify.id() as i32).unwrap(), Signal::HUP).unwrap();
+    // Nor does the check get it.
+    kill_process(Pid::from_raw(check).unwrap(), Signal::HUP).unwrap();
+    std::fs::write(p.dir.join("go"), "").unwrap();
+    let status = wait_child(&mut verify);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_eq!(p.runs_recorded(), 1);
+    assert!(p.ok(&["goal"]).contains("passed"));
 }
 
 /// A check that starts processes in new sessions, by `setsid` and by a

@@ -46,6 +46,12 @@ pub(super) fn budget_phrase(budget: Option<u64>) -> String {
     }
 }
 
+/// The objective in quotes, on one line and whole: what a `set` or
+/// `create` confirms was taken.
+pub(super) fn quote_whole(objective: &str) -> String {
+    format!("\"{}\"", crate::sanitize::one_line(objective))
+}
+
 pub(super) fn quote(objective: &str) -> String {
     let line = crate::sanitize::one_line(objective);
     let short = crate::todo::text::preview(&line);

@@ -296,7 +296,10 @@ fn goal_change(old: Option<&[u8]>, text: &str, path: &Path) -> (String, bool) {
 /// The `/goal` command file for executable `word`, wired as `wiring`.
 /// Claude Code runs its `` !`…` `` line itself (no `PreToolUse` hook sees
 /// it), with `$ARGUMENTS` and `${CLAUDE_SESSION_ID}` filled in, and sends
-/// the output to the model with the rest of the file. As a plugin's
+/// the output to the model with the rest of the file. The arguments go
+/// into the line as typed, and Claude Code refuses a line with a shell
+/// group in it: the hint quotes the objective, so parentheses and the
+/// like stay in it. As a plugin's
 /// command it is `/goalkeeper:goal`, and runs the plugin's own binary.
 fn goal_command(word: &str, wiring: Wiring) -> String {
     let command = Host::ClaudeCode
@@ -310,7 +313,7 @@ fn goal_command(word: &str, wiring: Wiring) -> String {
     format!(
         "---
 {mark}description: Steer this session's goal (goalkeeper) - set OBJECTIVE [--budget N] [--check CMD]..., show, check add CMD|rm N|list, pause, resume, budget N|none, drop
-argument-hint: set OBJECTIVE [--budget N] [--check CMD]... | show | check add CMD | check rm N | check list | pause | resume | budget N|none | drop
+argument-hint: set \"OBJECTIVE\" [--budget N] [--check \"CMD\"]... | show | check add CMD | check rm N | check list | pause | resume | budget N|none | drop
 allowed-tools: Bash({word} --session:*)
 disable-model-invocation: true
 ---

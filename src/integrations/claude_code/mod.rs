@@ -90,6 +90,7 @@ impl Adapter for ClaudeCode {
         Ok(Installed {
             report,
             notes: vec![CLAUDE_CODE_NEXT.to_owned()],
+            packaged: false,
         })
     }
 }

@@ -34,6 +34,7 @@ use sha2::{Digest, Sha256};
 use toml_edit::{DocumentMut, Item, Table, value};
 
 use crate::error::{Error, Result};
+use crate::integrations::adapter::Installed;
 use crate::integrations::host_session::Host;
 use crate::integrations::install::{
     Executable, FileReport, InstallReport, object_at, read_object, write_if_changed,
@@ -156,8 +157,14 @@ pub fn trusted_hash(event_snake: &str, command: &str, timeout_s: u64) -> String 
 }
 
 /// Installs into the Codex configuration directory `home` with `command`
-/// as the goalkeeper executable.
+/// as the goalkeeper executable, or finishes goalkeeper's plugin there.
+#[cfg(test)]
 pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<InstallReport> {
+    install(home, command, now_ms).map(|installed| installed.report)
+}
+
+/// [`install_codex`], saying whether it finished goalkeeper's plugin.
+pub(super) fn install(home: &Path, command: &Executable, now_ms: i64) -> Result<Installed> {
     let home = std::path::absolute(home).map_err(|source| Error::Io {
         what: format!("cannot resolve {}", home.display()),
         source,
@@ -178,8 +185,12 @@ pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<I
         let changes = finish_plugins(&mut config, &plugins, &config_path)?;
         let stamp = crate::time::utc_stamp(now_ms);
         let report = write_config(&dir, config_file.as_ref(), &config, changes, &stamp)?;
-        return Ok(InstallReport {
-            files: vec![report],
+        return Ok(Installed {
+            report: InstallReport {
+                files: vec![report],
+            },
+            notes: Vec::new(),
+            packaged: true,
         });
     }
     let hooks_rel = Path::new("hooks.json");
@@ -218,7 +229,8 @@ pub fn install_codex(home: &Path, command: &Executable, now_ms: i64) -> Result<I
     let config_report = write_config(&dir, config_file.as_ref(), &config, config_changes, &stamp)?;
     Ok(InstallReport {
         files: vec![config_report, hooks_report],
-    })
+    }
+    .into())
 }
 
 /// Writes `config` to `config.toml` unless it holds those bytes already.

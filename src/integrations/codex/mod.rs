@@ -50,8 +50,10 @@ mod subagent;
 
 use serde_json::Value;
 
+pub use install::codex_home;
+#[cfg(test)]
+use install::install_codex;
 pub(crate) use install::{PLUGIN_HOOKS, PLUGIN_MCP, plugin_files};
-pub use install::{codex_home, install_codex};
 pub use rollout::response_usage;
 #[cfg_attr(not(feature = "mcp"), expect(unused_imports))]
 pub use subagent::{calling_session, calling_subagent};
@@ -86,7 +88,7 @@ impl Adapter for Codex {
 
     fn install(&self, request: &InstallRequest<'_>) -> Result<Installed> {
         let home = codex_home(request.dir)?;
-        Ok(install_codex(&home, request.command, request.now_ms)?.into())
+        install::install(&home, request.command, request.now_ms)
     }
 }
 

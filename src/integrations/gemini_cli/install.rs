@@ -274,7 +274,11 @@ pub(super) fn install(request: &InstallRequest<'_>) -> Result<Installed> {
             rule.join("\n")
         ));
     }
-    Ok(Installed { report, notes })
+    Ok(Installed {
+        report,
+        notes,
+        packaged: true,
+    })
 }
 
 /// Installs into `project` with `command` as the goalkeeper executable.

@@ -11,8 +11,8 @@
 //!   Claude Code's files and, under `.codex-plugin/` and `codex/`, Codex's.
 //! - `gemini-cli/`: the Gemini CLI extension.
 //! - `pi/`: the pi package.
-//! - `npm/`: the `goalkeeper` launcher package and this platform's
-//!   package ([`npm`]).
+//! - `npm/`: the `goalkeeper` launcher package and this build's platform
+//!   packages ([`npm`]).
 
 pub mod npm;
 pub mod program;
@@ -33,6 +33,9 @@ pub const NAME: &str = "goalkeeper";
 /// What the packages say goalkeeper is.
 const DESCRIPTION: &str = "Keeps a coding agent on its goal: a phased todo list and a goal with a token budget per session, and the hidden prompts that steer the agent.";
 
+/// What the Claude Code plugin cannot do itself: set the status line.
+const STATUS_LINE: &str = "a plugin cannot set the status line: for goalkeeper's, add `\"statusLine\": {\"type\": \"command\", \"command\": \"goalkeeper statusline\"}` to ~/.claude/settings.json, with goalkeeper on PATH";
+
 /// One package written: its folder and how a user installs it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Written {
@@ -45,29 +48,43 @@ pub struct Written {
 /// One file of a package: its path in the package, its text.
 type File = (String, String);
 
-/// The platform of a build for `target` (a Rust target triple), else of
-/// this goalkeeper's own.
-pub fn platform(target: Option<&str>) -> Result<npm::Platform> {
+/// The platforms a build for `target` (a Rust target triple) serves, else
+/// those of this goalkeeper's own (on Linux, a static build serves glibc
+/// and musl systems alike: two npm packages).
+pub fn platform(target: Option<&str>) -> Result<Vec<npm::Platform>> {
     let found = match target {
         Some(triple) => npm::Platform::of_target(triple),
         None => npm::Platform::this(),
     };
-    found.ok_or_else(|| {
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    {
         let what = match target {
             Some(triple) => triple.to_owned(),
-            None => format!("this machine ({} {})", std::env::consts::OS, std::env::consts::ARCH),
+            None => format!(
+                "this machine ({} {})",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            ),
         };
-        Error::Usage(format!(
+        let mut targets: Vec<&str> = npm::PLATFORMS.map(|p| p.target).to_vec();
+        targets.dedup();
+        Err(Error::Usage(format!(
             "no release is built for {what}, so there are no packages for it; the release targets are {}",
-            npm::PLATFORMS.map(|p| p.target).join(", ")
-        ))
-    })
+            targets.join(", ")
+        )))
+    }
 }
 
 /// Writes every package into `out` (a new or empty directory), each with
-/// a copy of `binary`, a build for `platform`. Refuses an `out` that holds
-/// anything, writing nothing.
-pub fn write(out: &Path, binary: &Path, platform: npm::Platform) -> Result<Vec<Written>> {
+/// a copy of `binary`, a build serving `platforms` (one system and
+/// processor; [`platform`]). Refuses an `out` that holds anything,
+/// writing nothing.
+pub fn write(out: &Path, binary: &Path, platforms: &[npm::Platform]) -> Result<Vec<Written>> {
+    let Some(platform) = platforms.first() else {
+        return Err(Error::Usage("no platform to package for".into()));
+    };
     let busy = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
     if busy {
         return Err(Error::Rejected(format!(
@@ -104,7 +121,7 @@ pub fn write(out: &Path, binary: &Path, platform: npm::Platform) -> Result<Vec<W
     written.push(Written {
         path: marketplace.clone(),
         about: format!(
-            "Claude Code and Codex plugin marketplace: `claude plugin marketplace add {dir}` then `claude plugin install {NAME}@{NAME}`; `codex plugin marketplace add {dir}` then `codex plugin add {NAME}@{NAME}` and `goalkeeper install codex`",
+            "Claude Code and Codex plugin marketplace: `claude plugin marketplace add {dir}` then `claude plugin install {NAME}@{NAME}` ({STATUS_LINE}); `codex plugin marketplace add {dir}` then `codex plugin add {NAME}@{NAME}` and, to trust its hooks, the plugin's own binary: `~/.codex/plugins/cache/{NAME}/{NAME}/*/bin/goalkeeper install codex`",
             dir = marketplace.display()
         ),
     });
@@ -120,7 +137,7 @@ pub fn write(out: &Path, binary: &Path, platform: npm::Platform) -> Result<Vec<W
     written.push(Written {
         path: gemini.clone(),
         about: format!(
-            "Gemini CLI extension: `gemini extensions install {}` then `goalkeeper install gemini-cli --policy`",
+            "Gemini CLI extension: `gemini extensions install {} --consent` then, to let its tools run without asking, the extension's own binary: `~/.gemini/extensions/{NAME}/bin/goalkeeper install gemini-cli --policy`",
             gemini.display()
         ),
     });
@@ -172,29 +189,36 @@ pub fn write(out: &Path, binary: &Path, platform: npm::Platform) -> Result<Vec<W
         ],
     )?;
     set_executable(&launcher.join("bin/goalkeeper.js"))?;
-    let native = out.join("npm").join(platform.package());
-    write_files(
-        &native,
-        &[
-            (
-                "package.json".to_owned(),
-                npm::platform_manifest(&platform, version),
-            ),
-            (
-                "README.md".to_owned(),
-                readme(&format!(
-                    "This package holds the binary for {} {}; install `goalkeeper`, which picks it.",
-                    platform.os, platform.cpu
-                )),
-            ),
-        ],
-    )?;
-    copy_binary(binary, &native.join("bin").join(exe))?;
+    for platform in platforms {
+        let native = out.join("npm").join(platform.dir());
+        write_files(
+            &native,
+            &[
+                (
+                    "package.json".to_owned(),
+                    npm::platform_manifest(platform, version),
+                ),
+                (
+                    "README.md".to_owned(),
+                    readme(&format!(
+                        "This package holds the binary for {}; install `goalkeeper`, which picks it.",
+                        platform.describe()
+                    )),
+                ),
+            ],
+        )?;
+        copy_binary(binary, &native.join("bin").join(exe))?;
+    }
+    let natives: Vec<String> = platforms
+        .iter()
+        .map(|p| format!("`{}`", p.package()))
+        .collect();
     written.push(Written {
         path: out.join("npm"),
         about: format!(
-            "npm packages `{NAME}` (the launcher) and `{}` (this machine's binary): `npm pack` each, then `npm install` both tarballs",
-            platform.package()
+            "npm packages `{NAME}` (the launcher, for your own `npx` and `npm install -g`) and {} (this build's binary): `npm pack` each, then `npm install -g` the launcher's tarball {}",
+            natives.join(" and "),
+            if natives.len() > 1 { "and the one for your system's C library" } else { "and the other one" }
         ),
     });
     Ok(written)
@@ -228,7 +252,7 @@ fn plugin_files(version: &str) -> Vec<File> {
         (
             "README.md".to_owned(),
             format!(
-                "# {NAME}\n\n{DESCRIPTION}\n\nInstall it from its marketplace: `claude plugin marketplace add <marketplace>`, then `claude plugin install {NAME}@{NAME}` (or `/plugin install {NAME}@{NAME}`); in Codex, `codex plugin marketplace add <marketplace>` and `codex plugin add {NAME}@{NAME}`.\n\nIn Claude Code: the `todo` and `goal` tools, the goal-mode context, continuations while the goal is active, token usage counted from the transcripts, and `/{NAME}:goal` to set, show, pause, resume, budget or drop the goal. In Codex: the same tools and hooks; run `goalkeeper install codex` once after installing the plugin, to trust its hooks.\n"
+                "# {NAME}\n\n{DESCRIPTION}\n\nInstall it from its marketplace: `claude plugin marketplace add <marketplace>`, then `claude plugin install {NAME}@{NAME}` (or `/plugin install {NAME}@{NAME}`); in Codex, `codex plugin marketplace add <marketplace>` and `codex plugin add {NAME}@{NAME}`.\n\nIn Claude Code: the `todo` and `goal` tools, the goal-mode context, continuations while the goal is active, token usage counted from the transcripts, and `/{NAME}:goal` to set, show, pause, resume, budget or drop the goal; {STATUS_LINE}. In Codex: the same tools and hooks; run the plugin's own `bin/goalkeeper install codex` once after installing the plugin, to trust its hooks.\n"
             ),
         ),
     ];

@@ -18,8 +18,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 /**
- * The npm packages that carry goalkeeper's binary, by `<platform> <arch>`
- * (`goalkeeper package` writes them here for its pi package).
+ * The npm packages that carry goalkeeper's binary, by `<platform> <arch>`,
+ * and `<platform> <arch> musl` for musl systems (`goalkeeper package`
+ * writes them here for its pi package).
  */
 const PLATFORM_PACKAGES: Record<string, string> = {};
 
@@ -37,15 +38,23 @@ function findGoalkeeper(command: string): string {
   }
   const exe = process.platform === "win32" ? "goalkeeper.exe" : "goalkeeper";
   const beside = fileURLToPath(new URL(`../bin/${exe}`, import.meta.url));
-  const platform = PLATFORM_PACKAGES[`${process.platform} ${process.arch}`];
-  if (existsSync(beside) || platform === undefined) {
+  if (existsSync(beside)) {
     return beside;
   }
-  try {
-    return createRequire(import.meta.url).resolve(`${platform}/bin/${exe}`);
-  } catch {
-    return beside;
+  // On Linux, the package for either C library: their binaries are static.
+  const machine = `${process.platform} ${process.arch}`;
+  for (const key of [machine, `${machine} musl`]) {
+    const platform = PLATFORM_PACKAGES[key];
+    if (platform === undefined) {
+      continue;
+    }
+    try {
+      return createRequire(import.meta.url).resolve(`${platform}/bin/${exe}`);
+    } catch {
+      // Not installed: the next one, else the folder beside.
+    }
   }
+  return beside;
 }
 
 /** The variable that names the session to a command run in pi's `bash`. */

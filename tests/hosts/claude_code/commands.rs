@@ -34,6 +34,35 @@ fn the_goal_command_sets_and_budgets_the_sessions_goal() {
     assert!(last.contains("9000"), "{last}");
 }
 
+/// Claude Code puts the arguments into the command's shell line as typed:
+/// an objective holding shell characters (parentheses) goes in quotes, as
+/// the command's hint says, and arrives whole; the reply quotes it whole.
+#[test]
+#[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
+fn a_quoted_objective_with_parentheses_arrives_whole() {
+    let claude = require_claude!();
+    let model = model::queue(vec![]);
+    let project = Project::new(claude, &model);
+    let objective = "Fix the parser (nested groups) so long objectives survive intact";
+    let session = new_session_id();
+    project
+        .prompt(
+            &session,
+            &format!("/goal set \"{objective}\" --budget 5000"),
+        )
+        .assert_hooks_succeeded();
+    let goal = project.goal(&session).expect("/goal set made no goal");
+    assert_eq!(goal.objective, objective);
+    // goalkeeper's answer, as the user's message of the first request.
+    let first = model.calls().first().unwrap().last_message_text();
+    assert!(
+        first.contains(&format!(
+            "Goal #1 set: \"{objective}\", budget 5000 tokens."
+        )),
+        "{first}"
+    );
+}
+
 #[test]
 #[ignore = "needs Claude Code from npm: scripts/install-host.sh claude-code (.ci/run runs it)"]
 fn clear_carries_the_goal_and_the_list_to_the_new_session() {

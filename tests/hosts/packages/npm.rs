@@ -1,6 +1,8 @@
-//! The npm packages: `npm install` of the two tarballs `scripts/package.sh`
-//! packed, into a fresh prefix and without the registry, gives a
-//! `goalkeeper` that runs with no Rust toolchain on `PATH`.
+//! The npm packages: `npm install -g` of the launcher's and this
+//! machine's platform package's tarballs `scripts/package.sh` packed, into
+//! a fresh prefix and without the registry, gives a `goalkeeper` that runs
+//! with no Rust toolchain on `PATH`; what it wires into a host runs the
+//! binary itself, not Node.
 
 use super::{SYSTEM_PATH, ok_with, packages};
 
@@ -10,7 +12,8 @@ fn the_npm_packages_install_and_run_without_rust() {
     let world = super::world();
     let npm = packages().join("npm");
     let version = env!("CARGO_PKG_VERSION");
-    let tarballs: Vec<String> = ["goalkeeper", "goalkeeper-linux-x64"]
+    // `npm pack` names a scoped package's tarball `<scope>-<name>-…`.
+    let tarballs: Vec<String> = ["goalkeeper", "goalkeeper-dev-linux-x64"]
         .iter()
         .map(|name| {
             npm.join(format!("{name}-{version}.tgz"))
@@ -23,6 +26,7 @@ fn the_npm_packages_install_and_run_without_rust() {
     install
         .args([
             "install",
+            "--global",
             "--offline",
             "--no-audit",
             "--no-fund",
@@ -40,7 +44,7 @@ fn the_npm_packages_install_and_run_without_rust() {
             );
         }
     }
-    let goalkeeper = prefix.join("node_modules/.bin/goalkeeper");
+    let goalkeeper = prefix.join("bin/goalkeeper");
     let printed = ok_with(world.command(&goalkeeper).arg("--version"));
     assert_eq!(printed, format!("goalkeeper {version}\n"));
     // A command with its exit status: a rejected call exits 1 through the
@@ -63,4 +67,25 @@ fn the_npm_packages_install_and_run_without_rust() {
         crate::show(&rejected)
     );
     assert_eq!(world.todos("default").counts().total, 1);
+    // Wiring a project from that install: the hooks run the platform
+    // package's binary, not the launcher (Node at every hook).
+    let project = world.root().join("wired-from-npm");
+    std::fs::create_dir(&project).unwrap();
+    let path = format!("{}:{SYSTEM_PATH}", prefix.join("bin").display());
+    let printed = ok_with(
+        world
+            .command(&goalkeeper)
+            .env("PATH", &path)
+            .args(["install", "claude-code", "--project"])
+            .arg(&project),
+    );
+    assert!(printed.contains("npm's launcher"), "{printed}");
+    let settings = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
+    let native = prefix.join("lib/node_modules/@goalkeeper-dev/linux-x64/bin/goalkeeper");
+    // Quoted as one shell word (the path holds an `@`).
+    assert!(
+        settings.contains(&format!("'{}' hook claude-code", native.display())),
+        "{settings}"
+    );
+    assert!(!settings.contains("goalkeeper.js"), "{settings}");
 }
