@@ -39,16 +39,25 @@ fn command_lines(words: &[Word], depth: usize, found: &mut Vec<Found>) {
     run_at(words, at, depth, found);
 }
 
-/// The index of the command word: past assignments and reserved words.
+/// The index of the command word: past assignments, reserved words, the
+/// options of `time` and the name `function` defines.
 fn command_word(words: &[Word]) -> Option<usize> {
-    words.iter().position(|w| {
-        !(is_assignment(&w.text) || (!w.expands && RESERVED.contains(&w.text.as_str())))
-    })
+    let mut at = 0;
+    while let Some(word) = words.get(at) {
+        let text = word.text.as_str();
+        let after_time = at > 0 && words[at - 1].text == "time" && text.starts_with('-');
+        if !(is_assignment(text) || (!word.expands && (RESERVED.contains(&text) || after_time))) {
+            return Some(at);
+        }
+        at += if text == "function" { 2 } else { 1 };
+    }
+    None
 }
 
 /// Words the shell reads before a command's name.
-const RESERVED: [&str; 13] = [
+const RESERVED: [&str; 15] = [
     "if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time", "fi", "done",
+    "coproc", "function",
 ];
 
 /// Commands that run their arguments as a command, after options of their
@@ -414,6 +423,12 @@ mod tests {
             ("flock sh goalkeeper goal drop", vec![vec!["goal", "drop"]]),
             ("find . -name '*.rs' -exec grep -l x {} +", vec![]),
             ("command -v goalkeeper", vec![]),
+            ("time -p goalkeeper goal drop", vec![vec!["goal", "drop"]]),
+            ("coproc goalkeeper goal drop", vec![vec!["goal", "drop"]]),
+            (
+                "function f { goalkeeper goal drop; }; f",
+                vec![vec!["goal", "drop"]],
+            ),
         ] {
             let expected: Vec<Vec<String>> = expected
                 .into_iter()
