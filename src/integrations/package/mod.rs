@@ -137,7 +137,7 @@ pub fn write(out: &Path, binary: &Path, platforms: &[npm::Platform]) -> Result<V
     written.push(Written {
         path: gemini.clone(),
         about: format!(
-            "Gemini CLI extension: `gemini extensions install {} --consent` then, to let its tools run without asking, the extension's own binary: `~/.gemini/extensions/{NAME}/bin/goalkeeper install gemini-cli --policy`",
+            "Gemini CLI extension: `GEMINI_CLI_TRUST_WORKSPACE=true gemini extensions install {} --consent --skip-settings` (asks nothing: the folder trusted for this command, the settings at their defaults) then, to let its tools run without asking, the extension's own binary: `~/.gemini/extensions/{NAME}/bin/goalkeeper install gemini-cli --policy`",
             gemini.display()
         ),
     });
@@ -167,7 +167,10 @@ pub fn write(out: &Path, binary: &Path, platforms: &[npm::Platform]) -> Result<V
     copy_binary(binary, &pi_dir.join("bin").join(exe))?;
     written.push(Written {
         path: pi_dir.clone(),
-        about: format!("pi package: `pi install {}`", pi_dir.display()),
+        about: format!(
+            "pi package: `pi install {}` (pi loads it from this folder, not a copy: keep it where it is)",
+            pi_dir.display()
+        ),
     });
 
     let launcher = out.join("npm").join(NAME);
