@@ -23,6 +23,9 @@ const COMMAND_SHOWN: usize = 200;
 /// The most left-out files a report names.
 const LEFT_OUT_SHOWN: usize = 5;
 
+/// The most files changed by the checks a report names.
+const CHANGED_SHOWN: usize = 10;
+
 /// How each line of a check's output starts in the report.
 pub const OUTPUT_INDENT: &str = "    | ";
 
@@ -51,6 +54,9 @@ pub enum Recorded {
     /// Nowhere yet: the store could not be written (the reason), so the
     /// record line above waits for a host's hook.
     ForHook(String),
+    /// Nowhere: the checks changed the files as they ran, so the run
+    /// proves nothing (and verify prints no record line).
+    Withheld,
 }
 
 /// What one verify run reports.
@@ -69,14 +75,16 @@ pub struct Report<'a> {
     pub left_out: &'a [String],
     /// The checks, in the order they ran.
     pub ran: &'a [Ran],
+    /// The files the checks changed as they ran, by path.
+    pub changed: &'a [String],
     /// Where the evidence went.
     pub recorded: &'a Recorded,
 }
 
 impl Report<'_> {
-    /// True when every check passed.
+    /// True when every check passed and left the files as they were.
     pub fn passed(&self) -> bool {
-        self.ran.iter().all(|r| r.exit.passed())
+        self.changed.is_empty() && self.ran.iter().all(|r| r.exit.passed())
     }
 
     /// The report's text, at most [`REPORT_BYTES`] bytes.
@@ -111,7 +119,13 @@ impl Report<'_> {
                 line
             })
             .collect();
-        let tail = if failed == 0 {
+        let tail = if !self.changed.is_empty() {
+            format!(
+                "The checks changed the files as they ran: {}. The run proves nothing until a run of the checks leaves the files as they are, so it is not recorded: have the checks write outside this directory, or into files the `.gitignore` rules leave out, then run `{}` again.",
+                named(self.changed, CHANGED_SHOWN),
+                verify_command(self.scope)
+            )
+        } else if failed == 0 {
             format!(
                 "Every check passed on the files as they are now. {}",
                 self.recorded_sentence()
@@ -164,26 +178,14 @@ impl Report<'_> {
             text.push_str("The fingerprint covers no file: the `.gitignore` rules that hold here leave out everything, so no edit makes a run stale. Fix those rules (git reads them from the root of the work tree down), or run verify where the project's files are.\n");
         }
         if !self.left_out.is_empty() {
-            let named: Vec<String> = self
-                .left_out
-                .iter()
-                .take(LEFT_OUT_SHOWN)
-                .map(|n| format!("`{}`", shown(n)))
-                .collect();
-            let more = self.left_out.len().saturating_sub(LEFT_OUT_SHOWN);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
             let (count, it) = match self.left_out.len() {
                 1 => ("1 file".to_owned(), "it"),
                 n => (format!("{n} files"), "them"),
             };
             let _ = writeln!(
                 text,
-                "The `.gitignore` rules leave out of the fingerprint {count} this directory holds (an edit to {it} makes no run stale): {}{more}.",
-                named.join(", "),
+                "The `.gitignore` rules leave out of the fingerprint {count} this directory holds (an edit to {it} makes no run stale): {}.",
+                named(self.left_out, LEFT_OUT_SHOWN),
             );
         }
         text
@@ -192,12 +194,28 @@ impl Report<'_> {
     fn recorded_sentence(&self) -> String {
         match self.recorded {
             Recorded::Stored => "The run is recorded in the session's log.".to_owned(),
+            Recorded::Withheld => "It is not recorded.".to_owned(),
             Recorded::ForHook(why) => format!(
                 "The session's log cannot be written from here ({}); the record on the first line is for goalkeeper's hook to store.",
                 one_line(why)
             ),
         }
     }
+}
+
+/// The first `shown` of `paths` in backquotes, then how many more.
+fn named(paths: &[String], shown_at_most: usize) -> String {
+    let mut text = paths
+        .iter()
+        .take(shown_at_most)
+        .map(|p| format!("`{}`", shown(p)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = paths.len().saturating_sub(shown_at_most);
+    if more > 0 {
+        let _ = write!(text, " and {more} more");
+    }
+    text
 }
 
 /// `12.3 s`.

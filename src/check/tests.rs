@@ -229,6 +229,7 @@ fn the_report_stays_small_whatever_the_checks_print() {
         fingerprint: "0123456789abcdef0123456789abcdef",
         files: 3,
         left_out: &[],
+        changed: &[],
         ran: &runs,
         recorded: &Recorded::Stored,
     }
@@ -243,6 +244,7 @@ fn the_report_stays_small_whatever_the_checks_print() {
         fingerprint: "0123456789abcdef0123456789abcdef",
         files: 3,
         left_out: &[],
+        changed: &[],
         ran: &one,
         recorded: &Recorded::Stored,
     }

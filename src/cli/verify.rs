@@ -67,16 +67,25 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         evidence,
         ran,
         files,
+        changed,
     } = crate::verify::run_checks(scope.clone(), &commands, &tree, limits, by, ctx.now_ms)?;
     let now_ms = super::context::now_ms().unwrap_or(ctx.now_ms);
-    let recorded = match store.write(&session, |tx| tx.record_run(&evidence, "verify", now_ms)) {
-        Ok(_) => Recorded::Stored,
-        Err(e) => Recorded::ForHook(e.to_string()),
+    // A run whose checks changed the files proves nothing: no record, no
+    // record line for a hook to store.
+    let recorded = if !changed.is_empty() {
+        Recorded::Withheld
+    } else {
+        match store.write(&session, |tx| tx.record_run(&evidence, "verify", now_ms)) {
+            Ok(_) => Recorded::Stored,
+            Err(e) => Recorded::ForHook(e.to_string()),
+        }
     };
     let call = host
         .and_then(Host::shell_call_variable)
         .and_then(|name| std::env::var(name).ok());
-    let line = record::to_line(session.as_str(), &evidence, call.as_deref());
+    let line = changed
+        .is_empty()
+        .then(|| record::to_line(session.as_str(), &evidence, call.as_deref()));
     let report = Report {
         scope: &scope,
         dir: &evidence.dir,
@@ -84,6 +93,7 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
         files: files.files,
         left_out: &files.left_out,
         ran: &ran,
+        changed: &changed,
         recorded: &recorded,
     };
     if ctx.json {
@@ -95,7 +105,9 @@ pub(crate) fn run(ctx: &Context, args: VerifyArgs, session_given: bool) -> Resul
             "report": report.render(),
         }));
     } else {
-        out!("{line}");
+        if let Some(line) = &line {
+            out!("{line}");
+        }
         out!("{}", report.render());
     }
     Ok(if report.passed() {

@@ -29,8 +29,8 @@ pub(crate) fn record_in(
         };
         written += tx.execute(
             "INSERT INTO check_runs (session_id, run, command, dir, fingerprint, exit_code,
-                                     signal, timeout_s, ms, started_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                                     signal, timeout_s, ms, started_ms, ended_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
              ON CONFLICT (run, command) DO NOTHING",
             params![
                 session.as_str(),
@@ -42,7 +42,9 @@ pub(crate) fn record_in(
                 signal,
                 timeout,
                 i64::try_from(run.ms).unwrap_or(i64::MAX),
-                evidence.started_ms
+                evidence.started_ms,
+                // Recorded now, at or after the run's end.
+                now_ms.max(evidence.started_ms)
             ],
         )?;
     }
@@ -91,7 +93,11 @@ pub(crate) fn checked(
 }
 
 /// Where `command` stands in `dir`, whose files have the fingerprint
-/// `current` (`None`: they cannot be read).
+/// `current` (`None`: they cannot be read). On these files a failure is
+/// outvoted only by a pass that started after it ended (a check that
+/// passes and fails on the same files is a failing check, whatever order
+/// overlapping runs were recorded in); without a run on them, the latest
+/// run in `dir` says where it stood before.
 fn state_of(
     tx: &Tx<'_>,
     session: &SessionId,
@@ -99,15 +105,40 @@ fn state_of(
     dir: &str,
     current: Option<&str>,
 ) -> Result<CheckState> {
-    // The latest run on the current files when there is one, else the
-    // latest run: one row either way.
-    let run = tx.query_opt(
-        "SELECT fingerprint, exit_code, signal, timeout_s, started_ms FROM check_runs
-         WHERE session_id = ?1 AND command = ?2 AND dir = ?3
-         ORDER BY (fingerprint = ?4) DESC, id DESC LIMIT 1",
-        params![session.as_str(), command, dir, current.unwrap_or("")],
+    const RUN: &str = "SELECT fingerprint, exit_code, signal, timeout_s, started_ms FROM check_runs
+         WHERE session_id = ?1 AND command = ?2 AND dir = ?3";
+    let fingerprint = current.unwrap_or("");
+    let pass = tx.query_opt(
+        &format!(
+            "{RUN} AND fingerprint = ?4 AND exit_code = 0 ORDER BY started_ms DESC, id DESC LIMIT 1"
+        ),
+        params![session.as_str(), command, dir, fingerprint],
         read_run,
     )?;
+    let failure = tx.query_opt(
+        &format!(
+            "{RUN} AND fingerprint = ?4 AND (exit_code IS NULL OR exit_code <> 0)
+               AND COALESCE(ended_ms, started_ms + ms) >= ?5
+             ORDER BY id DESC LIMIT 1"
+        ),
+        params![
+            session.as_str(),
+            command,
+            dir,
+            fingerprint,
+            pass.as_ref().map_or(i64::MIN, |p| p.at_ms)
+        ],
+        read_run,
+    )?;
+    let at_current = failure.or(pass).filter(|_| current.is_some());
+    let run = match at_current {
+        Some(run) => Some(run),
+        None => tx.query_opt(
+            &format!("{RUN} ORDER BY id DESC LIMIT 1"),
+            params![session.as_str(), command, dir],
+            read_run,
+        )?,
+    };
     let at_current = run
         .as_ref()
         .filter(|r| Some(r.fingerprint.as_str()) == current);

@@ -80,7 +80,7 @@ const GOAL_COLUMNS: &str = "id, session_id, objective, status, token_budget, tok
 /// The runs of checks, copied without their ids (the target's, in the
 /// source's order, as events).
 const CHECK_RUN_COLUMNS: &str = "session_id, run, command, dir, fingerprint, exit_code, signal, \
-    timeout_s, ms, started_ms";
+    timeout_s, ms, started_ms, ended_ms";
 const EVENT_COLUMNS: &str =
     "session_id, at_ms, actor, kind, op, payload, ok, error, version, agent";
 

@@ -245,6 +245,16 @@ CREATE INDEX IF NOT EXISTS check_runs_by_command ON check_runs(session_id, comma
 CREATE UNIQUE INDEX IF NOT EXISTS check_runs_once ON check_runs(run, command);
 ";
 
+/// v11: when each row's run was recorded, at or after the end of its
+/// checks (`NULL` for a run recorded before: its start plus its duration
+/// stands in). A failure on the same files is outvoted only by a pass that
+/// started after it ended (DESIGN.md §13).
+pub(crate) const CHECK_RUN_END: Column = Column {
+    table: "check_runs",
+    name: "ended_ms",
+    def: "{int}",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +269,7 @@ mod tests {
             CHECK_RUNS,
             LEASE_COLUMN.def,
             TEAM_COLUMNS[1].def,
+            CHECK_RUN_END.def,
         ];
         let mut dialects = vec![Dialect::Sqlite];
         #[cfg(feature = "postgres")]

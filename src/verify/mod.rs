@@ -25,12 +25,17 @@ pub struct Run {
     pub ran: Vec<Ran>,
     /// The files as the run started: what the fingerprint covers.
     pub files: Scan,
+    /// The files the checks changed as they ran (added, removed or
+    /// edited), by path: when there are any, the run proves nothing about
+    /// any tree and is not to be recorded.
+    pub changed: Vec<String>,
 }
 
 /// Runs `commands` (the checks of `scope`) one after another in `tree`'s
 /// directory within `limits`, after taking the fingerprint of its files
-/// (which writes the cache file when it can). Returns the evidence, what
-/// each check printed and what the fingerprint covered. `started_ms` is
+/// (which writes the cache file when it can), and takes it again when they
+/// end. Returns the evidence, what each check printed, what the
+/// fingerprint covered and which files the checks changed. `started_ms` is
 /// the clock as the run starts.
 /// In a process that [claimed](supervise::claim) what its checks start, a
 /// signal caught before the run ends ends the process instead, and nothing
@@ -50,6 +55,10 @@ pub fn run_checks(
         ran.push(process::run(command, tree.dir(), limits)?);
     }
     supervise::checks_done();
+    // The files again: a check that changed them passed (or failed) on
+    // files that are no longer there, and what it says about the files as
+    // they are now is nothing.
+    let changed = tree.listing(CacheWrite::Yes)?.changed_since(&files);
     let evidence = Evidence {
         run: run_id(),
         scope,
@@ -70,6 +79,7 @@ pub fn run_checks(
         evidence,
         ran,
         files,
+        changed,
     })
 }
 

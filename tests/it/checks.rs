@@ -186,19 +186,19 @@ fn a_check_that_hangs_times_out_with_its_whole_group() {
     let p = Project::new();
     let (out, code, _) = verify_one(
         &p,
-        "sleep 300 & echo $! > sleeper.pid; echo waiting; sleep 300",
+        "sleep 300 & echo $! > ../sleeper.pid; echo waiting; sleep 300",
         &["verify.timeout=1"],
     );
     assert_eq!(code, Some(1));
     assert!(
-        out.contains("FAIL `sleep 300 & echo $! > sleeper.pid; echo waiting; sleep 300` "),
+        out.contains("FAIL `sleep 300 & echo $! > ../sleeper.pid; echo waiting; sleep 300` "),
         "{out}"
     );
     assert!(
         out.contains(", timed out after 1 s; its output:\n    | waiting\n"),
         "{out}"
     );
-    let pid = std::fs::read_to_string(p.dir.join("sleeper.pid")).unwrap();
+    let pid = std::fs::read_to_string(p.env.dir().join("sleeper.pid")).unwrap();
     let alive = || {
         std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|s| {
             !s.rsplit(')')

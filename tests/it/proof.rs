@@ -180,3 +180,38 @@ fn a_link_retargeted_after_a_passing_verify_keeps_complete_refused() {
     std::os::unix::fs::symlink("v1.txt", p.dir.join("current")).unwrap();
     assert!(p.cmd(&complete).output().unwrap().status.success());
 }
+
+#[test]
+fn a_check_that_changes_the_files_proves_nothing_and_is_no_progress() {
+    let p = Project::new();
+    p.ok(&["goal", "set", "Ship", "--check", "date +%s%N > stamp.txt"]);
+    let goal = p.ok(&["--json", "goal"]);
+    let idle = ["--set", "goal.continuation.max_idle=2", "continuation"];
+    assert!(p.ok(&idle).contains("<goal_continuation>"));
+    let first = p.run(&["verify"]);
+    assert_snapshot!("proof_check_that_changes_the_files", first);
+    // Nothing recorded: the check stands as it did, `complete` is refused
+    // and the goal is as it was.
+    assert_eq!(runs(&p), 0);
+    assert!(
+        p.ok(&["goal", "check", "list"])
+            .ends_with(": not run yet\n")
+    );
+    let complete = p.cmd(&["goal", "apply", r#"{"op":"complete"}"#]).output();
+    assert_eq!(complete.unwrap().status.code(), Some(1));
+    assert_eq!(p.ok(&["--json", "goal"]), goal);
+    // Round after round the check rewrites its file: no progress, so the
+    // runaway guard pauses the goal.
+    let mut said = String::new();
+    for _ in 0..2 {
+        assert!(p.ok(&idle).contains("<goal_continuation>"));
+        let again = p.cmd(&["verify"]).output().unwrap();
+        assert_eq!(again.status.code(), Some(1));
+        said = String::from_utf8(p.cmd(&idle).output().unwrap().stdout).unwrap();
+        if !said.contains("<goal_continuation>") {
+            break;
+        }
+    }
+    assert!(said.contains("in a row without progress"), "{said}");
+    assert_eq!(runs(&p), 0);
+}

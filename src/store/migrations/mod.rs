@@ -38,6 +38,7 @@ const STEPS: &[Step] = &[
     v8_agents,
     v9_granted_leases,
     v10_checks,
+    v11_check_run_ends,
 ];
 
 /// The schema version this build writes.
@@ -214,6 +215,13 @@ fn v10_checks(tx: &Transaction<'_>) -> Result<()> {
         add_column(tx, column)?;
     }
     Ok(tx.execute_batch(&Dialect::Sqlite.render(ddl::CHECK_RUNS))?)
+}
+
+/// When each check's run was recorded (`ddl::CHECK_RUN_END`), for the rule
+/// that decides between runs on the same files that overlapped.
+fn v11_check_run_ends(tx: &Transaction<'_>) -> Result<()> {
+    add_column(tx, &ddl::CHECK_RUN_END)?;
+    Ok(())
 }
 
 /// Adds `column` unless its table has it (SQLite has no `ADD COLUMN IF

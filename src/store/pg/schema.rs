@@ -34,6 +34,7 @@ const STEPS: &[(i64, Ddl)] = &[
     (8, v8),
     (9, v9),
     (10, v10),
+    (11, || add_columns(&[ddl::CHECK_RUN_END])),
 ];
 
 /// A step's DDL, rendered when the step runs.

@@ -329,7 +329,7 @@ fn a_v4_database_is_migrated_and_its_lists_read_from_their_rows_until_written() 
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 10);
+    assert_eq!(version, 11);
     let shape = |admin: &mut postgres::Client| -> Option<String> {
         admin
             .query_one("SELECT todo_shape FROM sessions WHERE id = 's'", &[])
@@ -434,5 +434,5 @@ fn a_database_an_early_v6_build_migrated_gets_the_index_it_lacks() {
         .query_one("SELECT version FROM goalkeeper_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 10);
+    assert_eq!(version, 11);
 }

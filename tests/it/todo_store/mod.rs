@@ -15,6 +15,7 @@ mod log;
 mod marks;
 mod narrow_reads;
 mod nul;
+mod overlapping_runs;
 mod sessions;
 mod text_only;
 mod undo;
