@@ -195,6 +195,31 @@ fn a_verify_told_it_runs_in_a_check_refuses_and_records_nothing() {
     assert!(p.ok(&["goal"]).contains("1. `true`: not run yet"));
 }
 
+/// `verify` in the project with `signal` handled as by default, whatever
+/// the test run inherited: a process started in the background of a
+/// non-interactive shell ignores SIGINT, one under `nohup` SIGHUP, and
+/// verify leaves a signal ignored as it found it (the test below). GNU
+/// env's `--default-signal` resets it on Linux; elsewhere verify starts
+/// as the test run did.
+fn verify_by_default(p: &Project, signal: Signal) -> std::process::Command {
+    let verify = p.cmd(&["verify"]);
+    if !cfg!(target_os = "linux") {
+        return verify;
+    }
+    let mut cmd = std::process::Command::new("/usr/bin/env");
+    cmd.arg(format!("--default-signal={}", signal.as_raw()))
+        .arg(verify.get_program())
+        .args(verify.get_args())
+        .env_clear();
+    for (key, value) in verify.get_envs() {
+        cmd.env(key, value.unwrap());
+    }
+    if let Some(dir) = verify.get_current_dir() {
+        cmd.current_dir(dir);
+    }
+    cmd
+}
+
 /// Starts verify on `check` (after one that passes), waits until the
 /// check wrote `check.pid`, sends `signal` to verify, and asserts that
 /// verify ends by it, says so, and records nothing, and that none of the
@@ -202,8 +227,7 @@ fn a_verify_told_it_runs_in_a_check_refuses_and_records_nothing() {
 fn signal_verify(signal: Signal, check: &str, pid_files: &[&str]) {
     let p = Project::new();
     p.checks(&["true", check]);
-    let mut verify = p
-        .cmd(&["verify"])
+    let mut verify = verify_by_default(&p, signal)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -272,7 +296,7 @@ fn sighup_to_verify_stops_the_check_and_what_left_its_session() {
 fn a_signal_ignored_as_verify_starts_stays_ignored() {
     // As under `nohup`: SIGHUP ignored before verify starts.
     let p = Project::new();
-    p.checks(&["echo $$ > check.pid; while [ ! -e go ]; do sleep 0.05; done"]);
+    p.checks(&["echo $$ > check.pid; while [ ! -e ../go ]; do sleep 0.05; done"]);
     let verify = p.cmd(&["verify"]);
     let mut shell = std::process::Command::new("/bin/sh");
     shell
@@ -292,7 +316,9 @@ fn a_signal_ignored_as_verify_starts_stays_ignored() {
     kill_process(Pid::from_raw(verify.id() as i32).unwrap(), Signal::HUP).unwrap();
     // Nor does the check get it.
     kill_process(Pid::from_raw(check).unwrap(), Signal::HUP).unwrap();
-    std::fs::write(p.dir.join("go"), "").unwrap();
+    // Beside the project: a file the check waits on is none of the files
+    // it proves.
+    std::fs::write(p.env.dir().join("go"), "").unwrap();
     let status = wait_child(&mut verify);
     assert_eq!(status.code(), Some(0), "{status:?}");
     assert_eq!(p.runs_recorded(), 1);
