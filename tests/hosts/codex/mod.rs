@@ -3,7 +3,7 @@
 //! and nothing else (the user's own choice of model provider aside: the
 //! mock, written to config.toml before the install).
 
-mod shell;
+pub mod shell;
 mod subagent;
 
 pub use subagent::subagent_claims;
@@ -60,7 +60,7 @@ pub fn bare_world(mock: &MockModel) -> World {
 
 /// `world` with Codex set up to talk to `mock`, and nothing of
 /// goalkeeper's installed.
-fn bare_world_in(world: World, mock: &MockModel) -> World {
+pub fn bare_world_in(world: World, mock: &MockModel) -> World {
     let home = codex_home(&world);
     std::fs::create_dir_all(&home).unwrap();
     // The user's own configuration: the model provider (the mock), with a

@@ -9,7 +9,7 @@ use crate::mock::{Api, MockModel, Step};
 use crate::{HookLog, World, bin_dir};
 
 /// A call to Codex's shell tool, `exec_command`, running `cmd`.
-fn shell(cmd: &str) -> Step {
+pub fn shell(cmd: &str) -> Step {
     Step::tool("exec_command", json!({"cmd": cmd}))
 }
 

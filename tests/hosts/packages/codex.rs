@@ -14,7 +14,7 @@ use crate::mock::{Api, MockModel, text, usage};
 
 /// `world` with the plugin installed through Codex's commands, finished by
 /// the plugin's own goalkeeper; the plugin's folder.
-fn install_plugin(world: &World) -> PathBuf {
+pub(super) fn install_plugin(world: &World) -> PathBuf {
     let home = codex_home(world);
     let codex = |args: &[&str]| {
         ok_with(

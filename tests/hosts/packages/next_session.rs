@@ -1,8 +1,8 @@
 //! A goal set from a terminal after a session ended reaches the next one
-//! (DESIGN.md §8), in each host with goalkeeper's package: session 1 runs
+//! (DESIGN.md §8), in each host with goalkeeper's package: the first session runs
 //! and ends (the host's own session-end event marks it ended), then
 //! `goalkeeper --session-from HOST goal set …` from a terminal in the
-//! project queues the goal, and session 2 adopts it: its first model
+//! project queues the goal, and the second session adopts it: its first model
 //! request carries the goal, and the model's `complete` lands on it.
 
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ use crate::mock::{Api, MockModel, Step, text, tool, usage};
 
 const OBJECTIVE: &str = "Ship the parser";
 
-/// The script of both sessions: session 1 only talks; session 2 completes
+/// The script of both sessions: the first only talks; the second session completes
 /// the goal it was given with the tool named `goal`, then stops.
 fn script(goal: &str) -> Vec<Step> {
     vec![
@@ -28,7 +28,7 @@ fn script(goal: &str) -> Vec<Step> {
     ]
 }
 
-/// After session 1 (`first`) ended: the goal set from a terminal is
+/// After the first session (`first`) ended: the goal set from a terminal is
 /// queued, and says it waits because that session ended.
 fn set_from_a_terminal(world: &World, host: &str, first: &str) {
     let out = world.goalkeeper_ok(&["--session-from", host, "goal", "set", OBJECTIVE]);
@@ -41,12 +41,16 @@ fn set_from_a_terminal(world: &World, host: &str, first: &str) {
 }
 
 /// Session 2 (`second`, recorded by the hooks after `first`) adopted the
-/// goal and completed it; the model's requests in session 1 (`before`)
-/// never carried it, and session 2's first one did.
+/// goal and completed it; the model's requests in the first session (`before`)
+/// never carried it, and the second session's first one did.
 fn assert_adopted(world: &World, host: &str, first: &str, bodies: &[String], before: usize) {
-    let second = world.last_session(host).expect("session 2 was recorded");
-    assert_ne!(second, first, "session 2 is a new session");
-    let goal = world.goal(&second).expect("session 2 adopted the goal");
+    let second = world
+        .last_session(host)
+        .expect("the second session was recorded");
+    assert_ne!(second, first, "the second session is a new session");
+    let goal = world
+        .goal(&second)
+        .expect("the second session adopted the goal");
     assert_eq!(
         (goal.objective.as_str(), goal.status.as_str()),
         (OBJECTIVE, "complete")
@@ -55,7 +59,7 @@ fn assert_adopted(world: &World, host: &str, first: &str, bodies: &[String], bef
     assert!(bodies[..before].iter().all(|b| !b.contains(OBJECTIVE)));
     assert!(
         bodies[before].contains(OBJECTIVE),
-        "session 2's first request: {}",
+        "the second session's first request: {}",
         bodies[before]
     );
 }
@@ -70,7 +74,9 @@ fn a_terminal_goal_reaches_codexs_next_session() {
     let mock = MockModel::start(Api::Responses, script(crate::codex::GOAL));
     let world = plugin_world(&mock);
     crate::codex::run(&world, &["Say hello."]);
-    let first = world.last_session("codex").expect("session 1 was recorded");
+    let first = world
+        .last_session("codex")
+        .expect("the first session was recorded");
     let before = mock.model_calls().len();
     set_from_a_terminal(&world, "codex", &first);
     crate::codex::run(&world, &["Go on."]);
@@ -86,7 +92,7 @@ fn a_terminal_goal_reaches_gemini_clis_next_session() {
     crate::gemini_cli::run(&world, &mock, "Say hello.", &[]);
     let first = world
         .last_session("gemini-cli")
-        .expect("session 1 was recorded");
+        .expect("the first session was recorded");
     let before = mock.model_calls().len();
     set_from_a_terminal(&world, "gemini-cli", &first);
     crate::gemini_cli::run(&world, &mock, "Go on.", &[]);
@@ -106,7 +112,9 @@ fn a_terminal_goal_reaches_pis_next_session() {
     let mock = MockModel::start(Api::ChatCompletions, script("goal"));
     let world = package_world(&mock);
     crate::pi::run(&world, "Say hello.");
-    let first = world.last_session("pi").expect("session 1 was recorded");
+    let first = world
+        .last_session("pi")
+        .expect("the first session was recorded");
     let before = mock.model_calls().len();
     set_from_a_terminal(&world, "pi", &first);
     crate::pi::run(&world, "Go on.");

@@ -232,3 +232,30 @@ fn complete_waits_for_verify_run_as_the_claude_code_plugin_words_it() {
     run.assert_hooks_succeeded();
     assert_proven(&project, &verifying, proving::VERIFY, "verify");
 }
+
+/// Codex's plugin: verify runs through `exec_command`, a login shell that
+/// sets `PATH` anew, the plugin's binary by its path; in Codex's
+/// read-only sandbox the plugin's `PostToolUse` hook stores the record.
+/// (Outside the system's temporary directory: under it Codex sets up no
+/// sandbox helper and every sandboxed command fails.)
+#[test]
+#[ignore = "needs Codex from npm: scripts/install-host.sh codex"]
+fn complete_waits_for_verify_run_as_the_codex_plugin_words_it() {
+    use crate::codex::shell::shell;
+    use crate::codex::{GOAL, bare_world_in, run};
+    let verifying = verifying_model(
+        Api::Responses,
+        shell,
+        Step::tool(GOAL, json!({"op": "complete"})),
+    );
+    let world =
+        World::outside_tmp().with_path(super::SYSTEM_PATH, env!("CARGO_BIN_EXE_goalkeeper").into());
+    let world = bare_world_in(world, &verifying.model);
+    verifying.project.set(world.project()).unwrap();
+    let plugin = super::codex::install_plugin(&world);
+    let exe = plugin.join("bin/goalkeeper");
+    set_goal(&world, &exe, "codex");
+    run(&world, &["Ship it."]);
+    let expected = format!("{} verify", canonical(&exe));
+    assert_proven(&world, &verifying, &expected, "hook");
+}
